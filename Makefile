@@ -1,0 +1,37 @@
+# The two commands of the README: `make run` and `make test`.
+BUILD ?= build
+BUILD_ASAN ?= build-asan
+CMAKE_FLAGS ?= -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+JOBS ?= $(shell nproc)
+
+.PHONY: setup build build-asan run test test-fast test-asan bench clean
+
+setup:
+	@scripts/setup
+
+build: setup
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+build-asan: setup
+	@cmake -S . -B $(BUILD_ASAN) $(CMAKE_FLAGS) -DABCI_SANITIZE=ON -DABCI_BUILD_BENCH=OFF >/dev/null
+	@cmake --build $(BUILD_ASAN) -j $(JOBS)
+
+# The main job: a real anvil, a contract deployed with abcictl, its address and version.
+run: build
+	@scripts/demo $(BUILD)/src/abcictl
+
+test-fast: build
+	@ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+test-asan: build-asan
+	@ctest --test-dir $(BUILD_ASAN) --output-on-failure -j $(JOBS)
+
+# The whole suite: once as built for release, once under ASan+UBSan.
+test: test-fast test-asan
+
+bench: build
+	@bench/run $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(BUILD_ASAN)

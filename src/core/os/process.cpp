@@ -1,0 +1,246 @@
+#include "core/os/process.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+#include "core/error.hpp"
+
+extern char** environ;
+
+namespace abci::os {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Fd {
+    int fd = -1;
+    Fd() = default;
+    explicit Fd(int f) : fd(f) {}
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    ~Fd() { reset(); }
+    void reset() noexcept {
+        if (fd >= 0) ::close(fd);
+        fd = -1;
+    }
+};
+
+struct Pipe {
+    Fd read, write;
+    Pipe() {
+        int fds[2];
+        if (::pipe2(fds, O_CLOEXEC) != 0)
+            throw Error(ErrorKind::internal, std::string("pipe: ") + std::strerror(errno));
+        read.fd = fds[0];
+        write.fd = fds[1];
+    }
+};
+
+std::vector<char*> c_argv(const std::vector<std::string>& argv) {
+    std::vector<char*> out;
+    for (const auto& a : argv) out.push_back(const_cast<char*>(a.c_str()));
+    out.push_back(nullptr);
+    return out;
+}
+
+int decode_status(int status) {
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return -1;
+}
+
+pid_t spawn(const std::vector<std::string>& argv, posix_spawn_file_actions_t* actions, char** envp) {
+    if (argv.empty()) throw Error(ErrorKind::internal, "spawn: empty argv");
+    auto args = c_argv(argv);
+    pid_t pid = -1;
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    // Children start with default signal dispositions and mask, whatever ours are.
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    int rc = ::posix_spawnp(&pid, args[0], actions, &attr, args.data(), envp);
+    posix_spawnattr_destroy(&attr);
+    if (rc != 0)
+        throw Error(ErrorKind::unavailable, "cannot start " + argv[0] + ": " + std::strerror(rc));
+    return pid;
+}
+
+}  // namespace
+
+CommandResult run_command(const std::vector<std::string>& argv, std::string_view input,
+                          std::chrono::milliseconds timeout, const std::map<std::string, std::string>& extra_env) {
+    Pipe in, out, err;
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, in.read.fd, STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, out.write.fd, STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, err.write.fd, STDERR_FILENO);
+
+    std::vector<std::string> env_storage;
+    for (char** e = environ; *e; ++e) {
+        std::string_view kv(*e);
+        auto name = kv.substr(0, kv.find('='));
+        if (!extra_env.count(std::string(name))) env_storage.emplace_back(kv);
+    }
+    for (const auto& [k, v] : extra_env) env_storage.push_back(k + "=" + v);
+    auto envp = c_argv(env_storage);
+
+    pid_t pid;
+    try {
+        pid = spawn(argv, &actions, envp.data());
+    } catch (...) {
+        posix_spawn_file_actions_destroy(&actions);
+        throw;
+    }
+    posix_spawn_file_actions_destroy(&actions);
+    in.read.reset();
+    out.write.reset();
+    err.write.reset();
+
+    CommandResult result;
+    std::size_t written = 0;
+    if (input.empty()) in.write.reset();
+    const auto deadline = Clock::now() + timeout;
+    bool timed_out = false;
+    while (out.read.fd >= 0 || err.read.fd >= 0) {
+        std::vector<pollfd> fds;
+        if (in.write.fd >= 0) fds.push_back({in.write.fd, POLLOUT, 0});
+        if (out.read.fd >= 0) fds.push_back({out.read.fd, POLLIN, 0});
+        if (err.read.fd >= 0) fds.push_back({err.read.fd, POLLIN, 0});
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        if (left <= 0) {
+            timed_out = true;
+            break;
+        }
+        int n = ::poll(fds.data(), fds.size(), static_cast<int>(left));
+        if (n < 0 && errno != EINTR) break;
+        for (const auto& p : fds) {
+            if (!p.revents) continue;
+            if (p.fd == in.write.fd) {
+                ssize_t w = ::write(p.fd, input.data() + written, input.size() - written);
+                if (w > 0) written += static_cast<std::size_t>(w);
+                if (w < 0 || written == input.size()) in.write.reset();
+                continue;
+            }
+            char buf[65536];
+            ssize_t r = ::read(p.fd, buf, sizeof buf);
+            std::string& sink = p.fd == out.read.fd ? result.out : result.err;
+            if (r > 0) {
+                sink.append(buf, static_cast<std::size_t>(r));
+            } else {
+                (p.fd == out.read.fd ? out.read : err.read).reset();
+            }
+        }
+    }
+    if (timed_out) ::kill(pid, SIGKILL);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (timed_out) throw Error(ErrorKind::timeout, argv[0] + " did not finish within " +
+                                                       std::to_string(timeout.count()) + " ms");
+    result.exit_code = decode_status(status);
+    return result;
+}
+
+Process::Process(const std::vector<std::string>& argv, const std::string& log_path) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    const char* sink = log_path.empty() ? "/dev/null" : log_path.c_str();
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, sink, O_WRONLY | O_CREAT | O_APPEND, 0600);
+    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+    try {
+        pid_ = spawn(argv, &actions, environ);
+    } catch (...) {
+        posix_spawn_file_actions_destroy(&actions);
+        throw;
+    }
+    posix_spawn_file_actions_destroy(&actions);
+}
+
+Process::~Process() { stop(); }
+
+Process::Process(Process&& other) noexcept : pid_(other.pid_) { other.pid_ = -1; }
+
+Process& Process::operator=(Process&& other) noexcept {
+    if (this != &other) {
+        stop();
+        pid_ = other.pid_;
+        other.pid_ = -1;
+    }
+    return *this;
+}
+
+bool Process::running() {
+    if (pid_ <= 0) return false;
+    int status = 0;
+    pid_t r = ::waitpid(pid_, &status, WNOHANG);
+    if (r == pid_) {
+        pid_ = -1;
+        return false;
+    }
+    return true;
+}
+
+void Process::stop(std::chrono::milliseconds grace) noexcept {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGTERM);
+    const auto deadline = Clock::now() + grace;
+    int status = 0;
+    while (Clock::now() < deadline) {
+        if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+            pid_ = -1;
+            return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ::kill(pid_, SIGKILL);
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+}
+
+std::uint16_t free_loopback_port() {
+    Fd s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (s.fd < 0) throw Error(ErrorKind::internal, std::string("socket: ") + std::strerror(errno));
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    socklen_t len = sizeof addr;
+    if (::bind(s.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+        ::getsockname(s.fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+        throw Error(ErrorKind::internal, std::string("bind: ") + std::strerror(errno));
+    return ntohs(addr.sin_port);
+}
+
+bool wait_for_port(std::uint16_t port, std::chrono::milliseconds timeout) {
+    const auto deadline = Clock::now() + timeout;
+    while (Clock::now() < deadline) {
+        Fd s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        addr.sin_port = htons(port);
+        if (::connect(s.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+}
+
+}  // namespace abci::os

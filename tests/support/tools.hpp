@@ -1,0 +1,23 @@
+#pragma once
+// Paths to the real tools the tests run (from the repository's node_modules),
+// and a checked way to call cast as an independent oracle.
+
+#include <string>
+#include <vector>
+
+#include "core/os/process.hpp"
+
+namespace abci::test {
+
+/// Absolute path of an npm-installed tool, e.g. tool("cast") → <repo>/node_modules/.bin/cast.
+[[nodiscard]] std::string tool(const std::string& name);
+/// Absolute path of a file in the source tree, e.g. source_path("contracts/build/ABCIToken.json").
+[[nodiscard]] std::string source_path(const std::string& relative);
+/// The abcictl binary under test.
+[[nodiscard]] std::string abcictl_binary();
+
+/// Runs `cast args…` and returns its stdout without the trailing newline.
+/// Fails the current test (Catch2 REQUIRE) if cast exits non-zero.
+std::string cast(const std::vector<std::string>& args, const std::string& input = {});
+
+}  // namespace abci::test
