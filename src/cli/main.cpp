@@ -1,11 +1,54 @@
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <iostream>
+#include <map>
+
+#include "cli/commands/commands.hpp"
+#include "cli/context.hpp"
+#include "cli/exit_code.hpp"
+
+namespace {
+
+void add_global_options(CLI::App& app, abci::cli::GlobalOptions& options) {
+    app.add_option("--server", options.server, "API server URL")->envname("ABCICTL_SERVER");
+    app.add_option("--profile", options.profile, "Session profile")->envname("ABCICTL_PROFILE");
+    app.add_flag("--json", options.json, "Machine-readable JSON output");
+    app.add_flag("-q,--quiet", options.quiet, "Print only the essential value");
+    const std::map<std::string, abci::cli::ColorMode> colors{{"auto", abci::cli::ColorMode::automatic},
+                                                             {"always", abci::cli::ColorMode::always},
+                                                             {"never", abci::cli::ColorMode::never}};
+    app.add_option("--color", options.color, "Colour output: auto, always or never")
+        ->transform(CLI::CheckedTransformer(colors, CLI::ignore_case));
+    app.add_flag("--no-input", options.no_input, "Never prompt; fail when input is needed");
+    app.add_flag("-y,--yes", options.yes, "Answer yes to confirmations");
+    app.add_flag("-v,--verbose", options.verbosity, "More output on stderr (repeatable)");
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
+    std::signal(SIGPIPE, SIG_IGN);
+    abci::cli::Context ctx;
     CLI::App app{"abcictl: administration tool and API server for the ABCI token layer"};
     app.require_subcommand(1);
-    auto* version = app.add_subcommand("version", "Print the version");
-    version->callback([] { std::cout << "abcictl " << ABCI_VERSION << "\n"; });
-    CLI11_PARSE(app, argc, argv);
-    return 0;
+    app.fallthrough();
+    add_global_options(app, ctx.options);
+    abci::cli::add_version_command(app, ctx);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::Success& e) {
+        return app.exit(e);  // --help and friends: CLI11 prints the right subcommand's help
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "abcictl: " << e.what() << "\nRun 'abcictl --help' for usage.\n";
+        return abci::cli::kExitUsage;
+    } catch (const abci::Error& e) {
+        std::cerr << "abcictl: " << e.what() << "\n";
+        for (const auto& d : e.details()) std::cerr << "  " << d << "\n";
+        return abci::cli::exit_code_for(e.kind());
+    } catch (const std::exception& e) {
+        std::cerr << "abcictl: internal error: " << e.what() << "\n";
+        return abci::cli::kExitError;
+    }
+    return abci::cli::kExitOk;
 }

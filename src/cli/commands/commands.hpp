@@ -1,0 +1,16 @@
+#pragma once
+// Each command lives in its own file and registers itself on the root app.
+// Options bind straight into the command's settings; the action runs after
+// parsing and throws abci::Error on failure (main maps it to an exit code).
+
+namespace CLI {
+class App;
+}
+
+namespace abci::cli {
+
+class Context;
+
+void add_version_command(CLI::App& app, Context& ctx);
+
+}  // namespace abci::cli

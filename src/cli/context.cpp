@@ -1,0 +1,54 @@
+#include "cli/context.hpp"
+
+#include <algorithm>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+namespace abci::cli {
+
+void Context::print(const Record& record, const nlohmann::json& as_json) const {
+    if (options.json) {
+        std::cout << as_json.dump(2) << "\n";
+        return;
+    }
+    if (options.quiet) {
+        std::cout << record.essential << "\n";
+        return;
+    }
+    std::size_t width = 0;
+    for (const auto& [key, _] : record.fields) width = std::max(width, key.size());
+    for (const auto& [key, value] : record.fields)
+        std::cout << key << ":" << std::string(width - key.size() + 1, ' ') << value << "\n";
+}
+
+void Context::print_table(const std::vector<std::string>& headers, const std::vector<std::vector<std::string>>& rows,
+                          const nlohmann::json& as_json) const {
+    if (options.json) {
+        std::cout << as_json.dump(2) << "\n";
+        return;
+    }
+    if (options.quiet) {
+        for (const auto& row : rows) std::cout << row.front() << "\n";
+        return;
+    }
+    std::vector<std::size_t> widths(headers.size());
+    for (std::size_t i = 0; i < headers.size(); ++i) widths[i] = headers[i].size();
+    for (const auto& row : rows)
+        for (std::size_t i = 0; i < row.size() && i < widths.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+    auto print_row = [&](const std::vector<std::string>& row) {
+        std::string line;
+        for (std::size_t i = 0; i < row.size(); ++i) {
+            line += row[i];
+            if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 2, ' ');
+        }
+        std::cout << line << "\n";
+    };
+    print_row(headers);
+    for (const auto& row : rows) print_row(row);
+}
+
+void Context::note(const std::string& message) const {
+    if (!options.quiet) std::cerr << message << "\n";
+}
+
+}  // namespace abci::cli

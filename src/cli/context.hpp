@@ -1,0 +1,45 @@
+#pragma once
+// What every command receives: the global options and the output channels.
+// Data goes to stdout (table, JSON or a bare value); messages go to stderr.
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace abci::cli {
+
+enum class ColorMode { automatic, always, never };
+
+struct GlobalOptions {
+    std::string server;   // API base URL (commands that talk to a server)
+    std::string profile;  // session profile name
+    bool json = false;    // machine-readable output
+    bool quiet = false;   // only the essential value (e.g. a tx hash)
+    ColorMode color = ColorMode::automatic;
+    bool no_input = false;  // never prompt; fail instead
+    bool yes = false;       // assume "yes" to confirmations
+    int verbosity = 0;
+};
+
+/// A record printed as "key: value" lines, as JSON, or as its one essential value.
+struct Record {
+    std::vector<std::pair<std::string, std::string>> fields;
+    std::string essential;  // what -q prints
+};
+
+class Context {
+public:
+    GlobalOptions options;
+
+    /// Prints `record` honouring --json (the given JSON), -q (record.essential) or the human form.
+    void print(const Record& record, const nlohmann::json& as_json) const;
+    /// Prints rows under aligned headers, or `as_json` with --json; -q prints the first column.
+    void print_table(const std::vector<std::string>& headers, const std::vector<std::vector<std::string>>& rows,
+                     const nlohmann::json& as_json) const;
+    /// A progress or status message on stderr, suppressed by -q.
+    void note(const std::string& message) const;
+};
+
+}  // namespace abci::cli

@@ -1,0 +1,16 @@
+#pragma once
+// The one place where core error kinds become process exit codes (DESIGN.md §6):
+// 0 ok, 1 error, 2 usage, 4 not logged in or forbidden.
+
+#include "core/error.hpp"
+
+namespace abci::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitError = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitAuth = 4;
+
+[[nodiscard]] int exit_code_for(ErrorKind kind) noexcept;
+
+}  // namespace abci::cli
