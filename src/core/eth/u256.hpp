@@ -36,6 +36,10 @@ public:
     /// The value as uint64; throws Error(invalid_input) when it does not fit.
     [[nodiscard]] std::uint64_t to_u64() const;
     [[nodiscard]] bool is_zero() const noexcept { return !(limbs_[0] | limbs_[1] | limbs_[2] | limbs_[3]); }
+    /// Bit `index` (0 = least significant); false for index >= 256.
+    [[nodiscard]] bool bit(unsigned index) const noexcept {
+        return index < 256 && ((limbs_[index / 64] >> (index % 64)) & 1u) != 0;
+    }
 
     // Wrapping (mod 2^256) arithmetic, as the EVM does.
     friend U256 operator+(const U256& a, const U256& b) noexcept;
