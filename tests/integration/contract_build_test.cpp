@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "support/anvil.hpp"
 #include "support/tools.hpp"
 
 namespace {
@@ -56,31 +57,24 @@ std::vector<std::string> joined(std::vector<std::string> head, const std::vector
     return head;
 }
 
-// anvil's first two dev accounts: the deployer (admin and minter) and a token holder.
-const std::string admin_key = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
-const std::string holder_key = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
-
 /// ABCIToken deployed from the committed artifact on a fresh anvil, stopped with the object.
 class DeployedToken {
 public:
-    DeployedToken()
-        : port_(abci::os::free_loopback_port()),
-          anvil_({abci::test::tool("anvil"), "--port", std::to_string(port_)}),
-          rpc_("http://127.0.0.1:" + std::to_string(port_)) {
-        REQUIRE(abci::os::wait_for_port(port_, std::chrono::seconds(15)));
+    DeployedToken() {
         const auto artifact =
             nlohmann::json::parse(read_file(abci::test::source_path("contracts/build/ABCIToken.json")));
         const auto ctor_args =
-            abci::test::cast({"abi-encode", "constructor(address,string)", admin, "ipfs://base/{id}"});
+            abci::test::cast({"abi-encode", "constructor(address,string)", admin.address, "ipfs://base/{id}"});
         const auto receipt = nlohmann::json::parse(
-            abci::test::cast({"send", "--rpc-url", rpc_, "--private-key", admin_key, "--json", "--create",
+            abci::test::cast({"send", "--rpc-url", rpc_, "--private-key", admin.private_key, "--json", "--create",
                               artifact.at("bytecode").get<std::string>() + ctor_args.substr(2)}));
         REQUIRE(receipt.at("status") == "0x1");
         address_ = receipt.at("contractAddress").get<std::string>();
     }
 
-    const std::string admin = abci::test::cast({"wallet", "address", admin_key});
-    const std::string holder = abci::test::cast({"wallet", "address", holder_key});
+    // anvil's first two dev accounts: the deployer (admin and minter) and a token holder.
+    const abci::test::DevAccount& admin = abci::test::Anvil::dev_accounts()[0];
+    const abci::test::DevAccount& holder = abci::test::Anvil::dev_accounts()[1];
 
     /// Sends a transaction signed by `key`; REQUIREs that it succeeded and returns its receipt.
     nlohmann::json send(const std::string& key, const std::vector<std::string>& call) {
@@ -108,9 +102,8 @@ public:
     }
 
 private:
-    std::uint16_t port_;
-    abci::os::Process anvil_;
-    std::string rpc_;
+    abci::test::Anvil anvil_;
+    const std::string rpc_ = anvil_.url();
     std::string address_;
 };
 
@@ -137,8 +130,11 @@ TEST_CASE("a fresh contract build equals the committed artifact byte for byte", 
 
 TEST_CASE("ABCIToken enforces soulbound single role tokens and transferable entity tokens", "[contract]") {
     DeployedToken token;
-    const auto& holder = token.holder;
-    const std::string other = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
+    const auto& holder = token.holder.address;
+    const auto& admin = token.admin.address;
+    const auto& admin_key = token.admin.private_key;
+    const auto& holder_key = token.holder.private_key;
+    const auto& other = abci::test::Anvil::dev_accounts()[2].address;
     const std::string mint = "mint(address,uint256,uint256,bytes)";
     const std::string mint_many = "mintMany(address[],uint256[],uint256[],bytes[])";
     const std::string transfer = "safeTransferFrom(address,address,uint256,uint256,bytes)";
@@ -147,21 +143,20 @@ TEST_CASE("ABCIToken enforces soulbound single role tokens and transferable enti
         abci::test::cast({"from-utf8", "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy"});
 
     CHECK(token.call({"version()(string)"}) == "\"1.0.0\"");
-    CHECK(token.call({"hasRole(bytes32,address)(bool)", token.call({"MINTER_ROLE()(bytes32)"}), token.admin}) ==
-          "true");
+    CHECK(token.call({"hasRole(bytes32,address)(bool)", token.call({"MINTER_ROLE()(bytes32)"}), admin}) == "true");
 
     for (const auto* role : {"10000", "10100", "10200", "10300"}) token.send(admin_key, {mint, holder, role, "1", cid});
     CHECK(token.call({balances, "[" + holder + "," + holder + "," + holder + "," + holder + "]",
                       "[10000,10100,10200,10300]"}) == "[1, 1, 1, 1]");
 
-    token.require_revert(token.admin, {mint, holder, "10000", "1", cid}, "RoleTokenAlreadyHeld(address,uint256)",
+    token.require_revert(admin, {mint, holder, "10000", "1", cid}, "RoleTokenAlreadyHeld(address,uint256)",
                          {holder, "10000"});
-    token.require_revert(token.admin, {mint, other, "10000", "2", cid}, "InvalidRoleAmount(uint256)", {"2"});
-    token.require_revert(token.admin, {mint, other, "1001", "1", cid}, "UnknownTokenId(uint256)", {"1001"});
+    token.require_revert(admin, {mint, other, "10000", "2", cid}, "InvalidRoleAmount(uint256)", {"2"});
+    token.require_revert(admin, {mint, other, "1001", "1", cid}, "UnknownTokenId(uint256)", {"1001"});
     token.require_revert(holder, {transfer, holder, other, "10100", "1", "0x"}, "SoulboundToken(uint256)", {"10100"});
     token.require_revert(holder, {mint, holder, "1000", "1", cid}, "AccessControlUnauthorizedAccount(address,bytes32)",
                          {holder, token.call({"MINTER_ROLE()(bytes32)"})});
-    token.require_revert(token.admin, {mint_many, "[" + other + "]", "[1000,1000]", "[1]", "[0x]"},
+    token.require_revert(admin, {mint_many, "[" + other + "]", "[1000,1000]", "[1]", "[0x]"},
                          "ArrayLengthMismatch(uint256,uint256,uint256,uint256)", {"1", "2", "1", "1"});
 
     // Revocation burns the role token; the role can then be granted again.
