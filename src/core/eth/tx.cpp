@@ -1,6 +1,7 @@
 #include "core/eth/tx.hpp"
 
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/eth/keccak.hpp"
@@ -89,20 +90,31 @@ void read_signature(const rlp::Item& r, const rlp::Item& s, Signature& sig) {
     if (!is_low_s(sig)) bad_tx("s is in the upper half of the curve order (EIP-2)");
 }
 
+const std::vector<rlp::Item>& fields(const rlp::Item& list, std::size_t count, const char* kind) {
+    if (!list.is_list) bad_tx(std::string("the ") + kind + " payload is not an RLP list");
+    if (list.items.size() != count)
+        bad_tx(std::string("an ") + kind + " transaction has " + std::to_string(count) + " fields, got " +
+               std::to_string(list.items.size()));
+    return list.items;
+}
+
+// gas, to, value, data: the run of fields both types share, starting at `first`.
+void read_common(const std::vector<rlp::Item>& f, std::size_t first, Transaction& tx) {
+    tx.gas_limit = u64_field(f[first], "gas limit");
+    tx.to = to_field(f[first + 1]);
+    tx.value = f[first + 2].as_uint();
+    tx.data = string_field(f[first + 3], "data");
+}
+
 Transaction decode_eip1559(const rlp::Item& list, Signature& sig) {
-    if (list.items.size() != kEip1559Fields)
-        bad_tx("an EIP-1559 transaction has 12 fields, got " + std::to_string(list.items.size()));
-    const auto& f = list.items;
+    const auto& f = fields(list, kEip1559Fields, "EIP-1559");
     Transaction tx;
     tx.type = TxType::eip1559;
     tx.chain_id = u64_field(f[0], "chain id");
     tx.nonce = u64_field(f[1], "nonce");
     tx.max_priority_fee_per_gas = f[2].as_uint();
     tx.max_fee_per_gas = f[3].as_uint();
-    tx.gas_limit = u64_field(f[4], "gas limit");
-    tx.to = to_field(f[5]);
-    tx.value = f[6].as_uint();
-    tx.data = string_field(f[7], "data");
+    read_common(f, 4, tx);
     if (!f[8].is_list || !f[8].items.empty()) bad_tx("only an empty access list is supported");
     const U256 parity = f[9].as_uint();
     if (parity > U256(1)) bad_tx("y-parity must be 0 or 1");
@@ -112,17 +124,12 @@ Transaction decode_eip1559(const rlp::Item& list, Signature& sig) {
 }
 
 Transaction decode_legacy(const rlp::Item& list, Signature& sig) {
-    if (list.items.size() != kLegacyFields)
-        bad_tx("a legacy transaction has 9 fields, got " + std::to_string(list.items.size()));
-    const auto& f = list.items;
+    const auto& f = fields(list, kLegacyFields, "legacy");
     Transaction tx;
     tx.type = TxType::legacy;
     tx.nonce = u64_field(f[0], "nonce");
     tx.gas_price = f[1].as_uint();
-    tx.gas_limit = u64_field(f[2], "gas limit");
-    tx.to = to_field(f[3]);
-    tx.value = f[4].as_uint();
-    tx.data = string_field(f[5], "data");
+    read_common(f, 2, tx);
     const U256 v = f[6].as_uint();
     if (v < U256(37)) bad_tx("v carries no EIP-155 chain id (pre-EIP-155 transactions are not accepted)");
     const U256 chain_id = (v - U256(35)) / U256(2);
@@ -154,9 +161,7 @@ SignedTransaction decode_transaction(ByteView raw) {
     if (raw.empty()) bad_tx("empty input");
     SignedTransaction out;
     if (raw[0] == kEip1559Prefix) {
-        const rlp::Item list = rlp::decode(raw.subspan(1));
-        if (!list.is_list) bad_tx("the EIP-1559 payload is not an RLP list");
-        out.tx = decode_eip1559(list, out.signature);
+        out.tx = decode_eip1559(rlp::decode(raw.subspan(1)), out.signature);
     } else if (raw[0] >= kEmptyList) {
         out.tx = decode_legacy(rlp::decode(raw), out.signature);
     } else {
