@@ -1,0 +1,95 @@
+#include "core/chain/chain_client.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "core/rpc/quantity.hpp"
+
+namespace abci::chain {
+namespace {
+
+nlohmann::json call_object(const CallRequest& request) {
+    nlohmann::json tx = nlohmann::json::object();
+    if (request.from) tx["from"] = request.from->checksummed();
+    if (request.to) tx["to"] = request.to->checksummed();
+    if (!request.value.is_zero()) tx["value"] = rpc::to_quantity(request.value);
+    tx["input"] = eth::to_hex(request.data);
+    return tx;
+}
+
+}  // namespace
+
+ChainClient::ChainClient(ChainSettings settings)
+    : settings_(std::move(settings)),
+      rpc_(settings_.rpc_urls, settings_.rpc),
+      poller_(rpc_, ReceiptPoller::Options{settings_.confirmations, settings_.poll_interval, 500}) {}
+
+std::uint64_t ChainClient::node_chain_id() {
+    return rpc::quantity_to_u64(rpc_.call("eth_chainId"), "eth_chainId result");
+}
+
+void ChainClient::verify_chain_id() {
+    const std::uint64_t actual = node_chain_id();
+    if (actual != settings_.chain_id)
+        throw Error(ErrorKind::conflict, "the node serves chain id " + std::to_string(actual) + ", not the configured " +
+                                             std::to_string(settings_.chain_id));
+}
+
+std::uint64_t ChainClient::block_number() {
+    return rpc::quantity_to_u64(rpc_.call("eth_blockNumber"), "eth_blockNumber result");
+}
+
+FeeTiers ChainClient::fee_tiers() {
+    const auto now = std::chrono::steady_clock::now();
+    {
+        std::lock_guard lock(fee_mutex_);
+        if (fee_cache_ && now - fee_cache_time_ < settings_.fee_cache_ttl) return *fee_cache_;
+    }
+    auto outcomes = rpc_.batch({
+        {"eth_feeHistory", {"0x14", "latest", {kFeePercentiles[0], kFeePercentiles[1], kFeePercentiles[2]}}},
+        {"eth_maxPriorityFeePerGas", nlohmann::json::array()},
+        {"eth_gasPrice", nlohmann::json::array()},
+    });
+    // A chain without EIP-1559 has no eth_maxPriorityFeePerGas; its gas price is the fallback then.
+    const auto& tip_or_price = outcomes[1].ok() ? outcomes[1] : outcomes[2];
+    const eth::U256 fallback = rpc::quantity_to_u256(tip_or_price.value(), "suggested fee");
+    FeeTiers tiers = outcomes[0].ok() ? fee_tiers_from_history(outcomes[0].value(), fallback)
+                                      : fee_tiers_from_history(nlohmann::json::object(), fallback);
+    if (!tiers.eip1559) {
+        const eth::U256 price = rpc::quantity_to_u256(outcomes[2].value(), "eth_gasPrice result");
+        tiers.low = tiers.standard = tiers.fast = Fees{price, price};
+    }
+    std::lock_guard lock(fee_mutex_);
+    fee_cache_ = tiers;
+    fee_cache_time_ = now;
+    return tiers;
+}
+
+std::uint64_t ChainClient::estimate_gas(const CallRequest& request) {
+    const std::uint64_t estimate =
+        rpc::quantity_to_u64(rpc_.call("eth_estimateGas", {call_object(request)}), "eth_estimateGas result");
+    return estimate + estimate * settings_.gas_headroom_percent / 100;
+}
+
+eth::Bytes ChainClient::call(const CallRequest& request) {
+    const auto result = rpc_.call("eth_call", {call_object(request), "latest"});
+    if (!result.is_string()) throw Error(ErrorKind::unavailable, "eth_call: the node returned no data string");
+    return eth::from_hex(result.get<std::string>(), "eth_call result");
+}
+
+eth::Bytes ChainClient::code_at(const eth::Address& address) {
+    const auto result = rpc_.call("eth_getCode", {address.checksummed(), "latest"});
+    if (!result.is_string()) throw Error(ErrorKind::unavailable, "eth_getCode: the node returned no data string");
+    return eth::from_hex(result.get<std::string>(), "eth_getCode result");
+}
+
+std::uint64_t ChainClient::pending_nonce(const eth::Address& address) {
+    return rpc::quantity_to_u64(rpc_.call("eth_getTransactionCount", {address.checksummed(), "pending"}),
+                                "eth_getTransactionCount result");
+}
+
+eth::U256 ChainClient::balance(const eth::Address& address) {
+    return rpc::quantity_to_u256(rpc_.call("eth_getBalance", {address.checksummed(), "latest"}),
+                                 "eth_getBalance result");
+}
+
+}  // namespace abci::chain

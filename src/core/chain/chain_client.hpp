@@ -1,0 +1,77 @@
+#pragma once
+// The client of one configured EVM network: reads (chain id, head, fees,
+// code, calls, gas estimates) over its JSON-RPC endpoints, and the network's
+// single receipt poller that every sender on it shares.
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/chain/fees.hpp"
+#include "core/chain/receipt_poller.hpp"
+#include "core/eth/address.hpp"
+#include "core/eth/bytes.hpp"
+#include "core/eth/u256.hpp"
+#include "core/rpc/client.hpp"
+
+namespace abci::chain {
+
+struct ChainSettings {
+    std::uint64_t chain_id = 0;  // expected EVM chain id; verify_chain_id() checks the node agrees
+    std::vector<std::string> rpc_urls;
+    std::uint64_t confirmations = 1;
+    std::chrono::milliseconds poll_interval{200};
+    std::chrono::milliseconds fee_cache_ttl{1000};  // fee tiers are reused this long
+    unsigned gas_headroom_percent = 20;             // added to eth_estimateGas
+    rpc::Options rpc;
+};
+
+/// A read-only call or a gas estimate request.
+struct CallRequest {
+    std::optional<eth::Address> from;
+    std::optional<eth::Address> to;  // empty: contract creation (estimate only)
+    eth::U256 value;
+    eth::Bytes data;
+};
+
+class ChainClient {
+public:
+    /// Throws Error(invalid_input) when the settings name no URL or a malformed one.
+    explicit ChainClient(ChainSettings settings);
+
+    [[nodiscard]] const ChainSettings& settings() const noexcept { return settings_; }
+    [[nodiscard]] rpc::Client& rpc() noexcept { return rpc_; }
+    [[nodiscard]] ReceiptPoller& receipts() noexcept { return poller_; }
+
+    /// The node's eth_chainId.
+    [[nodiscard]] std::uint64_t node_chain_id();
+    /// Throws Error(conflict) when the node serves another chain than configured,
+    /// so a mistyped URL can never send a transaction to the wrong network.
+    void verify_chain_id();
+    [[nodiscard]] std::uint64_t block_number();
+    /// Fee tiers from eth_feeHistory over the last 20 blocks, cached for fee_cache_ttl.
+    [[nodiscard]] FeeTiers fee_tiers();
+    /// eth_estimateGas plus gas_headroom_percent. A revert throws rpc::RpcError with its data.
+    [[nodiscard]] std::uint64_t estimate_gas(const CallRequest& request);
+    /// eth_call at the latest block; returns the return data. A revert throws rpc::RpcError with its data.
+    [[nodiscard]] eth::Bytes call(const CallRequest& request);
+    /// The code at `address` (empty when nothing is deployed there).
+    [[nodiscard]] eth::Bytes code_at(const eth::Address& address);
+    /// eth_getTransactionCount(address, "pending"): the next nonce the node expects.
+    [[nodiscard]] std::uint64_t pending_nonce(const eth::Address& address);
+    /// eth_getBalance at the latest block, in wei.
+    [[nodiscard]] eth::U256 balance(const eth::Address& address);
+
+private:
+    ChainSettings settings_;
+    rpc::Client rpc_;
+    ReceiptPoller poller_;
+    std::mutex fee_mutex_;  // guards the cache only; never held across the fetch
+    std::optional<FeeTiers> fee_cache_;
+    std::chrono::steady_clock::time_point fee_cache_time_;
+};
+
+}  // namespace abci::chain

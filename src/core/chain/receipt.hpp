@@ -1,0 +1,32 @@
+#pragma once
+// A mined transaction's receipt, as the chain layer hands it to callers.
+
+#include <cstdint>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "core/eth/address.hpp"
+#include "core/eth/bytes.hpp"
+#include "core/eth/u256.hpp"
+
+namespace abci::chain {
+
+struct Receipt {
+    eth::Hash32 transaction_hash{};
+    eth::Hash32 block_hash{};
+    std::uint64_t block_number = 0;
+    std::uint64_t nonce = 0;  // the sender's nonce, filled in by TxSender
+    bool success = false;     // status 1: executed without revert
+    std::uint64_t gas_used = 0;
+    eth::U256 effective_gas_price;
+    std::optional<eth::Address> contract_address;  // set for a contract creation
+    nlohmann::json logs = nlohmann::json::array();
+    std::uint64_t confirmations = 0;  // head - block_number + 1 when it was reported
+
+    /// Parses an eth_getTransactionReceipt result. Throws Error(unavailable)
+    /// when a required field is missing or malformed (the node misbehaved).
+    [[nodiscard]] static Receipt from_json(const nlohmann::json& receipt);
+};
+
+}  // namespace abci::chain

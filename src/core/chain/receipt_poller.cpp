@@ -1,0 +1,115 @@
+#include "core/chain/receipt_poller.hpp"
+
+#include <algorithm>
+
+#include "core/rpc/quantity.hpp"
+
+namespace abci::chain {
+
+ReceiptPoller::ReceiptPoller(rpc::Client& rpc, Options options) : rpc_(rpc), options_(options) {}
+
+ReceiptPoller::~ReceiptPoller() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+}
+
+ReceiptPoller::WatchId ReceiptPoller::watch(const eth::Hash32& hash, OnMined on_mined) {
+    std::lock_guard lock(mutex_);
+    WatchId id = next_id_++;
+    watches_.emplace(id, Watch{{hash}, std::move(on_mined)});
+    new_since_last_poll_ = true;
+    if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
+    cv_.notify_all();
+    return id;
+}
+
+void ReceiptPoller::add_hash(WatchId id, const eth::Hash32& hash) {
+    std::lock_guard lock(mutex_);
+    if (auto it = watches_.find(id); it != watches_.end()) {
+        it->second.hashes.push_back(hash);
+        new_since_last_poll_ = true;
+    }
+}
+
+void ReceiptPoller::cancel(WatchId id) {
+    std::lock_guard lock(mutex_);
+    watches_.erase(id);
+}
+
+void ReceiptPoller::wake() {
+    {
+        std::lock_guard lock(mutex_);
+        woken_ = true;
+    }
+    cv_.notify_all();
+}
+
+std::size_t ReceiptPoller::watching() const {
+    std::lock_guard lock(mutex_);
+    return watches_.size();
+}
+
+void ReceiptPoller::run() {
+    std::unique_lock lock(mutex_);
+    while (!stopping_) {
+        cv_.wait_for(lock, options_.interval, [this] { return stopping_ || woken_; });
+        if (stopping_) break;
+        woken_ = false;
+        if (watches_.empty()) {
+            cv_.wait(lock, [this] { return stopping_ || !watches_.empty(); });
+            continue;
+        }
+        lock.unlock();
+        try {
+            poll_once();
+        } catch (const Error&) {
+            // The node is unreachable or misbehaving: the watches stay, the next round retries.
+        }
+        lock.lock();
+    }
+}
+
+void ReceiptPoller::poll_once() {
+    const std::uint64_t head = rpc::quantity_to_u64(rpc_.call("eth_blockNumber"), "eth_blockNumber result");
+    std::vector<std::pair<WatchId, eth::Hash32>> pending;
+    {
+        std::lock_guard lock(mutex_);
+        // Receipts only appear with new blocks; new watches may already be mined.
+        if (head == last_head_ && !new_since_last_poll_) return;
+        new_since_last_poll_ = false;
+        for (const auto& [id, w] : watches_)
+            for (const auto& h : w.hashes) pending.emplace_back(id, h);
+    }
+    for (std::size_t start = 0; start < pending.size(); start += options_.max_batch) {
+        const std::size_t end = std::min(pending.size(), start + options_.max_batch);
+        std::vector<rpc::Request> requests;
+        for (std::size_t i = start; i < end; ++i)
+            requests.push_back({"eth_getTransactionReceipt", {eth::to_hex(pending[i].second)}});
+        const auto outcomes = rpc_.batch(requests);
+        for (std::size_t i = start; i < end; ++i) {
+            const auto& outcome = outcomes[i - start];
+            if (!outcome.ok() || outcome.value().is_null()) continue;
+            Receipt receipt = Receipt::from_json(outcome.value());
+            // Mined but not deep enough yet: the next head change brings it back here.
+            if (receipt.block_number > head || head - receipt.block_number + 1 < options_.confirmations) continue;
+            receipt.confirmations = head - receipt.block_number + 1;
+            OnMined on_mined;
+            {
+                std::lock_guard lock(mutex_);
+                auto it = watches_.find(pending[i].first);
+                if (it == watches_.end()) continue;  // completed by another of its hashes, or cancelled
+                on_mined = std::move(it->second.on_mined);
+                watches_.erase(it);
+            }
+            on_mined(receipt);
+        }
+    }
+    std::lock_guard lock(mutex_);
+    last_head_ = head;
+}
+
+}  // namespace abci::chain
