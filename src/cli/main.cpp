@@ -46,7 +46,8 @@ int main(int argc, char** argv) {
         return abci::cli::kExitUsage;
     } catch (const abci::Error& e) {
         std::cerr << "abcictl: " << e.what() << "\n";
-        for (const auto& d : e.details()) std::cerr << "  " << d << "\n";
+        if (ctx.options.verbosity > 0)
+            for (const auto& d : e.details()) std::cerr << "  " << d << "\n";
         return abci::cli::exit_code_for(e.kind());
     } catch (const std::exception& e) {
         std::cerr << "abcictl: internal error: " << e.what() << "\n";

@@ -30,9 +30,14 @@ void deploy(const Context& ctx, const DeploySettings& s) {
 
     chain::ChainSettings settings;
     settings.rpc_urls = {s.rpc_url};
-    {
+    try {
         rpc::Client probe(settings.rpc_urls);
         settings.chain_id = rpc::quantity_to_u64(probe.call("eth_chainId"), "eth_chainId result");
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::unavailable && e.kind() != ErrorKind::timeout) throw;
+        throw Error(e.kind(), "cannot reach the node at " + rpc::mask_url(s.rpc_url) +
+                                  ": check --rpc-url and that the node is running",
+                    {e.what()});
     }
     if (s.chain_id && *s.chain_id != settings.chain_id)
         throw Error(ErrorKind::conflict, "the node at " + rpc::mask_url(s.rpc_url) + " serves chain id " +

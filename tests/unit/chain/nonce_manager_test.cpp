@@ -1,0 +1,53 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <mutex>
+#include <thread>
+
+#include "core/chain/nonce_manager.hpp"
+#include "core/chain/send_errors.hpp"
+#include "core/error.hpp"
+
+using namespace abci;
+
+TEST_CASE("nonces are handed out once each and contiguously under many threads", "[chain][nonce]") {
+    chain::NonceManager nonces;
+    CHECK_THROWS_AS(nonces.take(), Error);
+    nonces.sync(7);
+    std::mutex m;
+    std::vector<std::uint64_t> taken;
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 16; ++t)
+        threads.emplace_back([&] {
+            for (int i = 0; i < 500; ++i) {
+                const auto n = nonces.take();
+                std::lock_guard lock(m);
+                taken.push_back(n);
+            }
+        });
+    for (auto& t : threads) t.join();
+    std::sort(taken.begin(), taken.end());
+    REQUIRE(taken.size() == 8000);
+    for (std::size_t i = 0; i < taken.size(); ++i) CHECK(taken[i] == 7 + i);
+}
+
+TEST_CASE("a resync moves the next nonce forward, never back", "[chain][nonce]") {
+    chain::NonceManager nonces;
+    nonces.sync(3);
+    CHECK(nonces.take() == 3);
+    nonces.sync(10);  // someone else used the key
+    CHECK(nonces.take() == 10);
+    nonces.sync(5);  // a node that lost our pending transactions: ours are still tracked
+    CHECK(nonces.peek() == 11);
+}
+
+TEST_CASE("node refusals of a broadcast are told apart", "[chain][nonce]") {
+    auto refusal = [](const char* message) {
+        return chain::classify_send_refusal(rpc::RpcError("eth_sendRawTransaction", -32000, message, nullptr));
+    };
+    CHECK(refusal("already known") == chain::SendRefusal::already_known);
+    CHECK(refusal("nonce too low: next nonce 5, tx nonce 3") == chain::SendRefusal::nonce_too_low);
+    CHECK(refusal("Nonce too high") == chain::SendRefusal::nonce_too_high);
+    CHECK(refusal("replacement transaction underpriced") == chain::SendRefusal::nonce_taken);
+    CHECK(refusal("insufficient funds for gas * price + value") == chain::SendRefusal::other);
+}
