@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/eth/keystore.hpp"
+#include "support/cli_runner.hpp"
 #include "support/error_kind.hpp"
 #include "support/tools.hpp"
 
@@ -27,19 +28,6 @@ json load_json(const std::string& relative) {
     return json::parse(in);
 }
 
-// A fresh empty directory under the system temp dir, removed afterwards.
-struct TempDir {
-    std::filesystem::path path;
-    TempDir() {
-        std::string tmpl = (std::filesystem::temp_directory_path() / "abci-keystore-XXXXXX").string();
-        REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-        path = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(path, ec);
-    }
-};
 
 json light_keystore(const PrivateKey& key, const std::string& password) {
     return keystore::encrypt(key, password, kLight);
@@ -209,8 +197,8 @@ TEST_CASE("malformed or absurd keystore fields are invalid input", "[eth][keysto
 }
 
 TEST_CASE("keystore files are written atomically with geth's name and mode 0600", "[eth][keystore]") {
-    TempDir tmp;
-    const std::filesystem::path dir = tmp.path / "keys";
+    const test::TempDir tmp;
+    const std::filesystem::path dir = tmp.path() / "keys";
     const PrivateKey key = PrivateKey::generate();
     const auto path = keystore::write_file(dir, key, "pw", kLight);
 
@@ -234,21 +222,21 @@ TEST_CASE("keystore files are written atomically with geth's name and mode 0600"
 }
 
 TEST_CASE("listing a directory finds keystores and skips other files", "[eth][keystore]") {
-    TempDir tmp;
+    const test::TempDir tmp;
     const PrivateKey a = PrivateKey::generate();
     const PrivateKey b = PrivateKey::generate();
-    const auto pa = keystore::write_file(tmp.path, a, "pw", kLight);
-    const auto pb = keystore::write_file(tmp.path, b, "pw", kLight);
+    const auto pa = keystore::write_file(tmp.path(), a, "pw", kLight);
+    const auto pb = keystore::write_file(tmp.path(), b, "pw", kLight);
     // A keystore without an address field (as cast writes them), plus junk.
     json no_address = light_keystore(a, "pw");
     no_address.erase("address");
-    std::ofstream(tmp.path / "cast-style") << no_address.dump();
-    std::ofstream(tmp.path / "garbage") << "not json";
-    std::ofstream(tmp.path / "v1") << R"({"version":1})";
-    std::ofstream(tmp.path / ".hidden") << light_keystore(b, "pw").dump();
-    std::filesystem::create_directory(tmp.path / "subdir");
+    std::ofstream(tmp.path() / "cast-style") << no_address.dump();
+    std::ofstream(tmp.path() / "garbage") << "not json";
+    std::ofstream(tmp.path() / "v1") << R"({"version":1})";
+    std::ofstream(tmp.path() / ".hidden") << light_keystore(b, "pw").dump();
+    std::filesystem::create_directory(tmp.path() / "subdir");
 
-    const auto entries = keystore::list(tmp.path);
+    const auto entries = keystore::list(tmp.path());
     REQUIRE(entries.size() == 3);
     CHECK(entries[0].path == pa);
     CHECK(entries[0].address == a.address());
@@ -257,5 +245,5 @@ TEST_CASE("listing a directory finds keystores and skips other files", "[eth][ke
     CHECK(entries[2].path.filename() == "cast-style");
     CHECK_FALSE(entries[2].address.has_value());
 
-    CHECK(test::error_kind([&] { (void)keystore::list(tmp.path / "nope"); }) == ErrorKind::not_found);
+    CHECK(test::error_kind([&] { (void)keystore::list(tmp.path() / "nope"); }) == ErrorKind::not_found);
 }
