@@ -271,7 +271,7 @@ public:
     template <class TypeAt>
     std::vector<Value> sequence(std::size_t start, std::size_t count, TypeAt type_at) {
         std::vector<Value> out;
-        out.reserve(count);
+        out.reserve(std::min(count, budget_));  // a fixed array's count comes from the type, not the data
         std::size_t head = start;
         for (std::size_t i = 0; i < count; ++i) {
             const Type& t = type_at(i);
