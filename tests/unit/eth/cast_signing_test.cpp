@@ -3,9 +3,6 @@
 
 #include <catch2/catch.hpp>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <random>
 
 #include "core/error.hpp"

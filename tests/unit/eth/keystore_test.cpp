@@ -5,7 +5,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "core/error.hpp"
 #include "core/eth/keystore.hpp"
