@@ -5,6 +5,7 @@
 
 #include <benchmark/benchmark.h>
 #include <openssl/evp.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <map>
@@ -108,6 +109,9 @@ BENCHMARK(BM_PeerOpenSslVerify);
 // Console output plus, at the end, each of ours against its peer.
 class RatioReporter : public benchmark::ConsoleReporter {
 public:
+    // Colours only on a terminal, so that logs and the README stay readable.
+    RatioReporter() : ConsoleReporter(::isatty(STDOUT_FILENO) ? OO_Defaults : OO_Tabular) {}
+
     void ReportRuns(const std::vector<Run>& runs) override {
         ConsoleReporter::ReportRuns(runs);
         for (const Run& run : runs) {
