@@ -172,11 +172,11 @@ TEST_CASE("a stuck transaction is replaced with both fees raised by at least 10%
     fast_replace.rebroadcast_after = 200ms;
     fast_replace.replace_after = 300ms;
     Deployed d({}, fast_replace);
-    d.chain.rpc().call("evm_setAutomine", {false});
+    (void)d.chain.rpc().call("evm_setAutomine", {false});
     const auto tiers = d.chain.fee_tiers();
     auto pending = d.token.mint(d.sender, fresh_wallet(77), kValuator, 1, {});
     std::this_thread::sleep_for(1500ms);  // several replacement rounds pass while nothing is mined
-    d.chain.rpc().call("evm_mine");
+    (void)d.chain.rpc().call("evm_mine");
     auto receipt = pending.get();
     CHECK(receipt.success);
     const auto tx = d.chain.rpc().call("eth_getTransactionByHash", {eth::to_hex(receipt.transaction_hash)});

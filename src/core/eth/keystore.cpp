@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/os/fd.hpp"
 #include "core/eth/keccak.hpp"
 #include "core/eth/wipe.hpp"
 
@@ -269,27 +270,6 @@ std::string read_small_file(const std::filesystem::path& path) {
     return text.str();
 }
 
-// An open file descriptor, closed on scope exit.
-class Fd {
-public:
-    explicit Fd(int fd) noexcept : fd_(fd) {}
-    ~Fd() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    [[nodiscard]] int get() const noexcept { return fd_; }
-    /// Closes now, reporting failure (a close error can mean lost data).
-    [[nodiscard]] bool close() noexcept {
-        const int fd = fd_;
-        fd_ = -1;
-        return ::close(fd) == 0;
-    }
-
-private:
-    int fd_;
-};
-
 // Removes a (temporary) file on scope exit.
 class RemoveOnExit {
 public:
@@ -419,7 +399,7 @@ std::filesystem::path write_file(const std::filesystem::path& directory, const P
     random_bytes(suffix.data(), suffix.size());
     const std::filesystem::path temp = directory / ("." + target.filename().string() + ".tmp-" + to_hex(suffix, false));
 
-    Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+    os::UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
     if (fd.get() < 0) io_failure("create", temp);
     // The temporary file goes away on every path; after link() the target holds the data.
     const RemoveOnExit remove_temp(temp);

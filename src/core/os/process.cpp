@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/os/fd.hpp"
 
 extern char** environ;
 
@@ -23,27 +24,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct Fd {
-    int fd = -1;
-    Fd() = default;
-    explicit Fd(int f) : fd(f) {}
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    ~Fd() { reset(); }
-    void reset() noexcept {
-        if (fd >= 0) ::close(fd);
-        fd = -1;
-    }
-};
-
 struct Pipe {
-    Fd read, write;
+    UniqueFd read, write;
     Pipe() {
         int fds[2];
         if (::pipe2(fds, O_CLOEXEC) != 0)
             throw Error(ErrorKind::internal, std::string("pipe: ") + std::strerror(errno));
-        read.fd = fds[0];
-        write.fd = fds[1];
+        read = UniqueFd(fds[0]);
+        write = UniqueFd(fds[1]);
     }
 };
 
@@ -87,9 +75,9 @@ CommandResult run_command(const std::vector<std::string>& argv, std::string_view
     Pipe in, out, err;
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, in.read.fd, STDIN_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, out.write.fd, STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, err.write.fd, STDERR_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, in.read.get(), STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, out.write.get(), STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, err.write.get(), STDERR_FILENO);
 
     std::vector<std::string> env_storage;
     for (char** e = environ; *e; ++e) {
@@ -117,11 +105,11 @@ CommandResult run_command(const std::vector<std::string>& argv, std::string_view
     if (input.empty()) in.write.reset();
     const auto deadline = Clock::now() + timeout;
     bool timed_out = false;
-    while (out.read.fd >= 0 || err.read.fd >= 0) {
+    while (out.read.get() >= 0 || err.read.get() >= 0) {
         std::vector<pollfd> fds;
-        if (in.write.fd >= 0) fds.push_back({in.write.fd, POLLOUT, 0});
-        if (out.read.fd >= 0) fds.push_back({out.read.fd, POLLIN, 0});
-        if (err.read.fd >= 0) fds.push_back({err.read.fd, POLLIN, 0});
+        if (in.write.get() >= 0) fds.push_back({in.write.get(), POLLOUT, 0});
+        if (out.read.get() >= 0) fds.push_back({out.read.get(), POLLIN, 0});
+        if (err.read.get() >= 0) fds.push_back({err.read.get(), POLLIN, 0});
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
         if (left <= 0) {
             timed_out = true;
@@ -131,7 +119,7 @@ CommandResult run_command(const std::vector<std::string>& argv, std::string_view
         if (n < 0 && errno != EINTR) break;
         for (const auto& p : fds) {
             if (!p.revents) continue;
-            if (p.fd == in.write.fd) {
+            if (p.fd == in.write.get()) {
                 ssize_t w = ::write(p.fd, input.data() + written, input.size() - written);
                 if (w > 0) written += static_cast<std::size_t>(w);
                 if (w < 0 || written == input.size()) in.write.reset();
@@ -139,11 +127,11 @@ CommandResult run_command(const std::vector<std::string>& argv, std::string_view
             }
             char buf[65536];
             ssize_t r = ::read(p.fd, buf, sizeof buf);
-            std::string& sink = p.fd == out.read.fd ? result.out : result.err;
+            std::string& sink = p.fd == out.read.get() ? result.out : result.err;
             if (r > 0) {
                 sink.append(buf, static_cast<std::size_t>(r));
             } else {
-                (p.fd == out.read.fd ? out.read : err.read).reset();
+                (p.fd == out.read.get() ? out.read : err.read).reset();
             }
         }
     }
@@ -216,15 +204,15 @@ void Process::stop(std::chrono::milliseconds grace) noexcept {
 }
 
 std::uint16_t free_loopback_port() {
-    Fd s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    if (s.fd < 0) throw Error(ErrorKind::internal, std::string("socket: ") + std::strerror(errno));
+    UniqueFd s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (s.get() < 0) throw Error(ErrorKind::internal, std::string("socket: ") + std::strerror(errno));
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     addr.sin_port = 0;
     socklen_t len = sizeof addr;
-    if (::bind(s.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-        ::getsockname(s.fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+    if (::bind(s.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+        ::getsockname(s.get(), reinterpret_cast<sockaddr*>(&addr), &len) != 0)
         throw Error(ErrorKind::internal, std::string("bind: ") + std::strerror(errno));
     return ntohs(addr.sin_port);
 }
@@ -232,12 +220,12 @@ std::uint16_t free_loopback_port() {
 bool wait_for_port(std::uint16_t port, std::chrono::milliseconds timeout) {
     const auto deadline = Clock::now() + timeout;
     while (Clock::now() < deadline) {
-        Fd s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+        UniqueFd s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
         sockaddr_in addr{};
         addr.sin_family = AF_INET;
         addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
         addr.sin_port = htons(port);
-        if (::connect(s.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return true;
+        if (::connect(s.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return true;
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     return false;

@@ -13,6 +13,7 @@
 #include "core/eth/keccak.hpp"
 #include "core/eth/rlp.hpp"
 #include "core/eth/u256.hpp"
+#include "support/random.hpp"
 #include "support/tools.hpp"
 
 using namespace abci::eth;
@@ -22,24 +23,17 @@ namespace {
 
 constexpr int samples = 30;
 
-class Random {
+class Random : public abci::test::Random {
 public:
-    explicit Random(std::uint64_t seed) : rng_(seed) {}
-    std::size_t below(std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng_); }
+    using abci::test::Random::Random;
     Bytes bytes(std::size_t n) {
-        Bytes out(n);
-        for (auto& b : out) b = static_cast<std::uint8_t>(below(256));
+        Bytes out = abci::test::Random::bytes(n);
         // Bias towards the boundary bytes RLP and ABI treat specially.
         if (n > 0 && below(4) == 0) out[0] = static_cast<std::uint8_t>(below(2) ? 0x00 : 0x7f + below(3));
         return out;
     }
     /// A U256 of a random byte length up to `max_bytes`, so small and large values both occur.
     U256 u256(std::size_t max_bytes = 32) { return U256::from_be_bytes(bytes(below(max_bytes + 1))); }
-    Address address() {
-        std::array<std::uint8_t, 20> a{};
-        for (auto& b : a) b = static_cast<std::uint8_t>(below(256));
-        return Address(a);
-    }
     /// Text cast passes through unchanged inside quotes: no quote or backslash,
     /// but commas, brackets and spaces that a naive splitter would trip on.
     std::string text() {
@@ -49,9 +43,6 @@ public:
         return out;
     }
     abi::Value value(const abi::Type& t);
-
-private:
-    std::mt19937_64 rng_;
 };
 
 abi::Value Random::value(const abi::Type& t) {

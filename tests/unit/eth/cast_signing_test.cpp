@@ -10,6 +10,7 @@
 #include "core/eth/tx.hpp"
 #include "support/cli_runner.hpp"
 #include "support/error_kind.hpp"
+#include "support/random.hpp"
 #include "support/tools.hpp"
 
 using namespace abci;
@@ -20,16 +21,10 @@ namespace {
 constexpr int kCases = 24;
 constexpr keystore::ScryptParams kLight{4096, 8, 1};
 
-class Random {
+class Random : public test::Random {
 public:
-    explicit Random(std::uint64_t seed) : rng_(seed) {}
+    using test::Random::Random;
 
-    std::uint64_t below(std::uint64_t bound) { return std::uniform_int_distribution<std::uint64_t>(0, bound - 1)(rng_); }
-    Bytes bytes(std::size_t n) {
-        Bytes out(n);
-        for (auto& b : out) b = static_cast<std::uint8_t>(below(256));
-        return out;
-    }
     /// A random U256 below 2^bits.
     U256 uint(unsigned bits) {
         const Bytes b = bytes(32);
@@ -52,9 +47,6 @@ public:
         for (std::size_t i = 0; i < n; ++i) out += alphabet[below(sizeof(alphabet) - 1)];
         return out;
     }
-
-private:
-    std::mt19937_64 rng_;
 };
 
 std::string key_hex(const PrivateKey& key) { return to_hex(key.secret_bytes()); }

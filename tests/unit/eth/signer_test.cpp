@@ -40,7 +40,7 @@ TEST_CASE("private keys map to their published addresses", "[eth][signer]") {
 }
 
 TEST_CASE("public key of the key 1 is the secp256k1 generator", "[eth][signer]") {
-    const auto g = PrivateKey::from_hex(std::string(63, '0') + "1").public_key();
+    const auto g = PrivateKey::from_hex("0x0000000000000000000000000000000000000000000000000000000000000001").public_key();
     CHECK(to_hex(g, false) ==
           "79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798"
           "483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8");
