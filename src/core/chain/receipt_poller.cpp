@@ -36,8 +36,10 @@ void ReceiptPoller::add_hash(WatchId id, const eth::Hash32& hash) {
 }
 
 void ReceiptPoller::cancel(WatchId id) {
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
     watches_.erase(id);
+    if (std::this_thread::get_id() != thread_.get_id())
+        callback_done_.wait(lock, [this, id] { return in_callback_ != id; });
 }
 
 void ReceiptPoller::wake() {
@@ -104,8 +106,14 @@ void ReceiptPoller::poll_once() {
                 if (it == watches_.end()) continue;  // completed by another of its hashes, or cancelled
                 on_mined = std::move(it->second.on_mined);
                 watches_.erase(it);
+                in_callback_ = pending[i].first;
             }
             on_mined(receipt);
+            {
+                std::lock_guard lock(mutex_);
+                in_callback_ = 0;
+            }
+            callback_done_.notify_all();
         }
     }
     std::lock_guard lock(mutex_);

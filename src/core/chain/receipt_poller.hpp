@@ -44,7 +44,9 @@ public:
     /// Adds a replacement's hash to a watch: whichever lands completes it.
     /// Ignored when the watch already completed.
     void add_hash(WatchId id, const eth::Hash32& hash);
-    /// Stops watching without a call (the caller gave up on it).
+    /// Stops watching without a call. If the watch's callback is running on
+    /// the poller thread right now, waits for it to return, so that once
+    /// cancel() returns the callback no longer touches its captures.
     void cancel(WatchId id);
     /// Checks at once instead of at the next interval (e.g. after a broadcast).
     void wake();
@@ -69,6 +71,8 @@ private:
     bool stopping_ = false;
     std::uint64_t last_head_ = 0;
     bool new_since_last_poll_ = false;
+    WatchId in_callback_ = 0;  // the watch whose on_mined runs now, 0 when none
+    std::condition_variable callback_done_;
     std::thread thread_;
 };
 

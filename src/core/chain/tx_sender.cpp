@@ -44,15 +44,21 @@ TxSender::TxSender(ChainClient& chain, eth::PrivateKey key, SenderOptions option
     : chain_(chain), key_(std::move(key)), options_(options), thread_([this] { run(); }) {}
 
 TxSender::~TxSender() {
-    std::vector<ReceiptPoller::WatchId> watches;
     {
         std::lock_guard lock(mutex_);
         stopping_ = true;
     }
     cv_.notify_all();
     thread_.join();
+    // Cancelled without our lock held: a receipt callback running right now
+    // takes it, and cancel() waits for that callback to finish.
+    std::vector<ReceiptPoller::WatchId> watches;
+    {
+        std::lock_guard lock(mutex_);
+        for (auto& [nonce, f] : inflight_) watches.push_back(f->watch);
+    }
+    for (auto id : watches) chain_.receipts().cancel(id);
     std::lock_guard lock(mutex_);
-    for (auto& [nonce, f] : inflight_) chain_.receipts().cancel(f->watch);
     auto error = std::make_exception_ptr(Error(ErrorKind::unavailable, "the transaction sender is shutting down"));
     for (auto& intent : queue_)
         if (!intent->answered) intent->promise.set_exception(error);
