@@ -1,7 +1,8 @@
 # The two commands of the README: `make run` and `make test`.
 BUILD ?= build
 BUILD_ASAN ?= build-asan
-CMAKE_FLAGS ?= -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# -g1 (line tables) is enough for backtraces and profiles, and compiles much faster than -g.
+CMAKE_FLAGS ?= -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
 JOBS ?= $(shell nproc)
 
 .PHONY: setup build build-asan run test test-fast test-asan bench clean

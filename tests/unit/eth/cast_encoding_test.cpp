@@ -23,7 +23,7 @@ namespace {
 
 constexpr int samples = 30;
 
-class Random : public abci::test::Random {
+class AbiRandom : public abci::test::Random {
 public:
     using abci::test::Random::Random;
     Bytes bytes(std::size_t n) {
@@ -45,7 +45,7 @@ public:
     abi::Value value(const abi::Type& t);
 };
 
-abi::Value Random::value(const abi::Type& t) {
+abi::Value AbiRandom::value(const abi::Type& t) {
     using Kind = abi::Type::Kind;
     switch (t.kind) {
         case Kind::uint: return u256(t.size / 8);
@@ -81,7 +81,7 @@ std::string strip_hints(const std::string& line) {
 }
 
 /// A random RLP structure in cast's JSON form (hex strings and arrays) and its encoding by us.
-std::pair<nlohmann::json, Bytes> random_rlp(Random& r, int depth) {
+std::pair<nlohmann::json, Bytes> random_rlp(AbiRandom& r, int depth) {
     if (depth < 3 && r.below(3) == 0) {
         nlohmann::json list = nlohmann::json::array();
         std::vector<Bytes> encoded;
@@ -101,7 +101,7 @@ std::pair<nlohmann::json, Bytes> random_rlp(Random& r, int depth) {
 }  // namespace
 
 TEST_CASE("cast cross-check: keccak256", "[eth][cast][keccak]") {
-    Random r(1);
+    AbiRandom r(1);
     for (int i = 0; i < samples; ++i) {
         Bytes data = r.bytes(1 + r.below(300));
         INFO(to_hex(data));
@@ -110,7 +110,7 @@ TEST_CASE("cast cross-check: keccak256", "[eth][cast][keccak]") {
 }
 
 TEST_CASE("cast cross-check: U256 decimal and hex", "[eth][cast][u256]") {
-    Random r(2);
+    AbiRandom r(2);
     for (int i = 0; i < samples; ++i) {
         U256 v = r.u256();
         INFO(v.to_hex());
@@ -120,7 +120,7 @@ TEST_CASE("cast cross-check: U256 decimal and hex", "[eth][cast][u256]") {
 }
 
 TEST_CASE("cast cross-check: EIP-55 checksums", "[eth][cast][address]") {
-    Random r(3);
+    AbiRandom r(3);
     for (int i = 0; i < samples; ++i) {
         Bytes raw = r.bytes(20);
         std::array<std::uint8_t, 20> a{};
@@ -134,7 +134,7 @@ TEST_CASE("cast cross-check: EIP-55 checksums", "[eth][cast][address]") {
 }
 
 TEST_CASE("cast cross-check: RLP encode and decode", "[eth][cast][rlp]") {
-    Random r(4);
+    AbiRandom r(4);
     for (int i = 0; i < samples; ++i) {
         auto [json, encoded] = random_rlp(r, 0);
         INFO(json.dump());
@@ -144,7 +144,7 @@ TEST_CASE("cast cross-check: RLP encode and decode", "[eth][cast][rlp]") {
 }
 
 TEST_CASE("cast cross-check: ABI encode and decode", "[eth][cast][abi]") {
-    Random r(5);
+    AbiRandom r(5);
     const std::vector<std::string> signatures{
         "f(uint256,address,bool,bytes,string,bytes32,uint256[],(uint8,string))",
         "f(int8,int256,uint8,uint128,bytes1,bytes7,int40)",
@@ -178,7 +178,7 @@ TEST_CASE("cast cross-check: ABI encode and decode", "[eth][cast][abi]") {
 }
 
 TEST_CASE("cast cross-check: calldata and selectors", "[eth][cast][abi]") {
-    Random r(6);
+    AbiRandom r(6);
     const std::string mint = "mint(address,uint256,uint256,bytes)";
     const auto mint_types = abi::Signature::parse(mint).input_types();
     static constexpr std::string_view names[] = {"uint256", "address", "bool", "bytes", "string", "bytes32",

@@ -19,9 +19,9 @@ using namespace abci::eth;
 namespace {
 
 constexpr int kCases = 24;
-constexpr keystore::ScryptParams kLight{4096, 8, 1};
+constexpr keystore::ScryptParams kLightForCast{4096, 8, 1};
 
-class Random : public test::Random {
+class KeyRandom : public test::Random {
 public:
     using test::Random::Random;
 
@@ -55,7 +55,7 @@ std::string key_hex(const PrivateKey& key) { return to_hex(key.secret_bytes()); 
 }  // namespace
 
 TEST_CASE("cast derives the same addresses and personal_sign signatures", "[eth][signer][cast]") {
-    Random rnd(0x5167'0001);
+    KeyRandom rnd(0x5167'0001);
     for (int i = 0; i < kCases; ++i) {
         const PrivateKey key = rnd.key();
         // Half the messages are binary (cast reads 0x-prefixed messages as hex bytes).
@@ -78,7 +78,7 @@ TEST_CASE("cast derives the same addresses and personal_sign signatures", "[eth]
 }
 
 TEST_CASE("cast rejects our signature for another address", "[eth][signer][cast]") {
-    Random rnd(0x5167'0002);
+    KeyRandom rnd(0x5167'0002);
     const PrivateKey key = rnd.key();
     const PrivateKey other = rnd.key();
     const auto r = os::run_command({test::tool("cast"), "wallet", "verify", "--address",
@@ -87,7 +87,7 @@ TEST_CASE("cast rejects our signature for another address", "[eth][signer][cast]
 }
 
 TEST_CASE("cast mktx builds the same raw EIP-1559 and legacy transactions", "[eth][tx][cast]") {
-    Random rnd(0x5167'0003);
+    KeyRandom rnd(0x5167'0003);
     for (int i = 0; i < kCases; ++i) {
         const PrivateKey key = rnd.key();
         Transaction tx;
@@ -130,7 +130,7 @@ TEST_CASE("cast mktx builds the same raw EIP-1559 and legacy transactions", "[et
 
 TEST_CASE("keystores written by cast decrypt with our reader", "[eth][keystore][cast]") {
     const test::TempDir dir;
-    Random rnd(0x5167'0004);
+    KeyRandom rnd(0x5167'0004);
     for (int i = 0; i < 3; ++i) {
         const PrivateKey key = rnd.key();
         const std::string name = "imported" + std::to_string(i);
@@ -154,13 +154,13 @@ TEST_CASE("keystores written by cast decrypt with our reader", "[eth][keystore][
 
 TEST_CASE("keystores we write decrypt with cast", "[eth][keystore][cast]") {
     const test::TempDir dir;
-    Random rnd(0x5167'0005);
+    KeyRandom rnd(0x5167'0005);
     for (int i = 0; i < 4; ++i) {
         const PrivateKey key = rnd.key();
         const std::string password = rnd.text(10);
         // One file with geth's standard (slow) parameters, the rest cheap.
         const auto path = i == 0 ? keystore::write_file(dir.path(), key, password)
-                                 : keystore::write_file(dir.path(), key, password, kLight);
+                                 : keystore::write_file(dir.path(), key, password, kLightForCast);
         INFO(path);
         CHECK(test::cast({"wallet", "decrypt-keystore", path.filename().string(), "--keystore-dir", dir.path().string(),
                           "--unsafe-password", password}) ==
