@@ -45,6 +45,10 @@ TEST_CASE("anvil fixture: restart on the same port keeps the chain state", "[anv
     const auto& to = test::Anvil::dev_accounts()[1];
     auto hash = client.call("eth_sendTransaction", {{{"from", from.address}, {"to", to.address}, {"value", "0x2a"}}},
                             {.idempotent = false});
+    // Automine answers before its block is committed: wait for the receipt, so
+    // that the state dumped on stop is the state after the block.
+    for (int i = 0; i < 200 && client.call("eth_getTransactionReceipt", {hash}).is_null(); ++i)
+        std::this_thread::sleep_for(10ms);
     const auto balance = client.call("eth_getBalance", {to.address, "latest"});
     CHECK(balance != "0x21e19e0c9bab2400000");
     const auto port = anvil.port();
