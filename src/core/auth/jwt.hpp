@@ -1,0 +1,72 @@
+#pragma once
+// Access tokens: JWT (RFC 7519) with HS256, following RFC 8725's best current
+// practice: the algorithm is pinned (the header must say exactly
+// {"alg":"HS256","typ":"at+jwt"}; "none" and every other algorithm are
+// refused before any signature work), the signature is checked in constant
+// time before the payload is trusted, and iss, aud, exp, nbf, iat and jti are
+// all required and checked.
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include "core/eth/bytes.hpp"
+
+namespace abci::auth {
+
+using TimePoint = std::chrono::system_clock::time_point;
+
+struct AccessClaims {
+    std::string subject;  // "sub": the user id
+    std::string role;     // "role": farmer | verifier | admin | developer
+    std::string email;    // "email"
+    std::string jti;      // "jti": unique token id (revocation key)
+    TimePoint issued_at;  // "iat"
+    TimePoint not_before; // "nbf"
+    TimePoint expires_at; // "exp"
+};
+
+struct JwtSettings {
+    std::string issuer = "abcictl";
+    std::string audience = "abci-api";
+    std::chrono::seconds lifetime{3600};
+    std::chrono::seconds leeway{30};  // tolerated clock skew for exp and nbf
+};
+
+class JwtCodec {
+public:
+    /// `secret` must be at least 32 bytes (Error(invalid_input) otherwise); it is copied and wiped on destruction.
+    JwtCodec(eth::ByteView secret, JwtSettings settings);
+    ~JwtCodec();
+    JwtCodec(const JwtCodec&) = delete;
+    JwtCodec& operator=(const JwtCodec&) = delete;
+
+    struct Issued {
+        std::string token;
+        AccessClaims claims;
+    };
+    /// A token for the user, valid from `now` for settings().lifetime, with a fresh random jti.
+    [[nodiscard]] Issued issue(const std::string& user_id, const std::string& role, const std::string& email,
+                               TimePoint now) const;
+
+    /// The claims of a valid token. Error(unauthenticated) with a short reason
+    /// (never echoing the token) for: not three base64url parts, a header other
+    /// than the pinned one, a bad signature, a missing or mistyped claim, a
+    /// wrong iss or aud, exp in the past or nbf in the future (beyond leeway).
+    /// Revocation (jti) is the caller's check.
+    [[nodiscard]] AccessClaims verify(std::string_view token, TimePoint now) const;
+
+    [[nodiscard]] const JwtSettings& settings() const noexcept { return settings_; }
+
+private:
+    eth::Bytes secret_;
+    JwtSettings settings_;
+};
+
+/// The signing secret: from the file at `path` when it exists (its raw bytes;
+/// Error(invalid_input) when shorter than 32 bytes; a warning-worthy mode is
+/// the caller's concern), else 32 fresh random bytes written there with mode
+/// 0600 (atomically, parent directory created 0700). Error(unavailable) on I/O failure.
+[[nodiscard]] eth::Bytes load_or_create_secret(const std::string& path);
+
+}  // namespace abci::auth

@@ -1,0 +1,222 @@
+#pragma once
+// The server's persistent state, behind an interface so that a second backend
+// (PostgreSQL, DESIGN.md §9) is an added class, not a rewrite. Every method is
+// thread-safe and atomic on its own; methods that check-then-write do so inside
+// one transaction. Backends use prepared statements with bound parameters only.
+//
+// Errors: Error(conflict) when a uniqueness rule is broken (named in the
+// method's comment), Error(not_found) when a referenced row is missing,
+// Error(unavailable) when the database cannot be reached or is busy for longer
+// than its busy timeout. Values are stored and returned byte for byte.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace abci::store {
+
+using TimePoint = std::chrono::system_clock::time_point;
+
+struct User {
+    std::string id;     // UUID v4, assigned by the store
+    std::string email;  // stored lower-cased; unique
+    std::string role;   // farmer | verifier | admin | developer (checked by auth, not here)
+    bool verified = false;
+    TimePoint created_at;
+};
+
+struct NewUser {
+    std::string email;
+    std::string role;
+    bool verified = false;
+};
+
+struct RefreshToken {
+    std::string token_hash;  // SHA-256 of the opaque token, hex
+    std::string family_id;
+    std::string user_id;
+    TimePoint expires_at;
+    bool used = false;            // already exchanged once
+    bool family_revoked = false;  // the whole family was revoked (logout or reuse)
+};
+
+struct ApiKey {
+    std::string id;  // UUID v4
+    std::string name;
+    std::vector<std::string> scopes;  // e.g. "abci:read", "abci:health"
+    std::string created_by;           // user id or "" when created from the command line
+    TimePoint created_at;
+    std::optional<TimePoint> revoked_at;
+};
+
+struct NewApiKey {
+    std::string name;
+    std::string key_hash;  // SHA-256 of the key, hex; unique
+    std::vector<std::string> scopes;
+    std::string created_by;
+};
+
+struct AuditEntry {
+    std::int64_t id = 0;  // assigned by the store, increasing
+    TimePoint time;
+    std::string actor;       // user id, "apikey:<id>", or "" when unauthenticated
+    std::string method;
+    std::string path;
+    int status = 0;
+    std::string client_address;
+    std::string request_id;
+};
+
+struct RoleRequest {
+    std::string id;  // UUID v4
+    std::string user_id;
+    std::string role_type;       // producer | verifier | valuator | certifier
+    std::string wallet_address;  // lower-case 0x address
+    std::string blockchain_id;
+    std::string note;
+    std::string status;  // pending | approved | minted | rejected
+    TimePoint created_at;
+    TimePoint updated_at;
+};
+
+struct NewRoleRequest {
+    std::string user_id;
+    std::string role_type;
+    std::string wallet_address;
+    std::string blockchain_id;
+    std::string note;
+};
+
+struct Practice {
+    std::string id;  // UUID v4
+    std::string farmer_id;
+    std::string title;
+    std::string description;
+    TimePoint created_at;
+};
+
+struct NewPractice {
+    std::string farmer_id;
+    std::string title;
+    std::string description;
+};
+
+struct Verification {
+    std::string id;  // UUID v4
+    std::string practice_id;
+    std::string verifier_id;
+    std::string outcome;  // approved | rejected
+    std::string notes;
+    TimePoint created_at;
+};
+
+struct NewVerification {
+    std::string practice_id;
+    std::string verifier_id;
+    std::string outcome;
+    std::string notes;
+};
+
+class Store {
+public:
+    virtual ~Store() = default;
+
+    // --- users and credentials -------------------------------------------------
+    /// Creates a user. Error(conflict) when the e-mail (case-insensitive) exists.
+    [[nodiscard]] virtual User create_user(const NewUser& user) = 0;
+    [[nodiscard]] virtual std::optional<User> find_user_by_id(const std::string& id) = 0;
+    /// Case-insensitive lookup.
+    [[nodiscard]] virtual std::optional<User> find_user_by_email(const std::string& email) = 0;
+    /// All users, oldest first.
+    [[nodiscard]] virtual std::vector<User> list_users() = 0;
+    [[nodiscard]] virtual std::size_t count_users() = 0;
+    /// Error(not_found) when the user does not exist.
+    virtual void set_user_role(const std::string& user_id, const std::string& role) = 0;
+    /// Sets or replaces the user's password hash (an encoded scrypt string).
+    virtual void set_password_hash(const std::string& user_id, const std::string& encoded_hash) = 0;
+    [[nodiscard]] virtual std::optional<std::string> password_hash(const std::string& user_id) = 0;
+
+    /// Links a wallet (lower-case 0x address) to a user. Linking the same pair
+    /// again is a no-op; Error(conflict) when the wallet belongs to another user.
+    virtual void link_wallet(const std::string& user_id, const std::string& address) = 0;
+    [[nodiscard]] virtual std::optional<User> find_user_by_wallet(const std::string& address) = 0;
+    /// The user's wallets, in the order they were linked.
+    [[nodiscard]] virtual std::vector<std::string> wallets_of(const std::string& user_id) = 0;
+
+    /// Links an external identity (OIDC issuer + subject) to a user; idempotent;
+    /// Error(conflict) when it belongs to another user.
+    virtual void link_identity(const std::string& user_id, const std::string& issuer,
+                               const std::string& subject) = 0;
+    [[nodiscard]] virtual std::optional<User> find_user_by_identity(const std::string& issuer,
+                                                                    const std::string& subject) = 0;
+
+    // --- sessions --------------------------------------------------------------
+    /// Stores a refresh token (its hash) in `family_id`. Error(conflict) on a duplicate hash.
+    virtual void add_refresh_token(const RefreshToken& token) = 0;
+    [[nodiscard]] virtual std::optional<RefreshToken> find_refresh_token(const std::string& token_hash) = 0;
+    /// Marks the token used; true only for the one caller that flipped it from
+    /// unused to used (so two concurrent refreshes cannot both succeed).
+    [[nodiscard]] virtual bool mark_refresh_token_used(const std::string& token_hash) = 0;
+    /// Revokes every token of the family; idempotent.
+    virtual void revoke_refresh_family(const std::string& family_id) = 0;
+
+    /// Records a revoked access-token id until `expires_at` (after which the
+    /// token is dead anyway and the row may be purged).
+    virtual void revoke_token_id(const std::string& jti, TimePoint expires_at) = 0;
+    [[nodiscard]] virtual bool is_token_id_revoked(const std::string& jti) = 0;
+
+    /// Single-use values with an expiry: SIWE nonces, OIDC login states, the
+    /// one-time codes of the IdP redirect. `kind` separates their namespaces.
+    /// Error(conflict) when (kind, key) exists.
+    virtual void put_ticket(const std::string& kind, const std::string& key, const std::string& payload,
+                            TimePoint expires_at) = 0;
+    /// Removes and returns the ticket's payload when it exists and has not
+    /// expired at `now`; each ticket is returned at most once, even to
+    /// concurrent callers. Expired tickets are purged on the way.
+    [[nodiscard]] virtual std::optional<std::string> take_ticket(const std::string& kind, const std::string& key,
+                                                                 TimePoint now) = 0;
+
+    // --- API keys --------------------------------------------------------------
+    /// Error(conflict) when the hash exists.
+    [[nodiscard]] virtual ApiKey create_api_key(const NewApiKey& key) = 0;
+    /// The key with this hash, revoked or not (the caller checks revoked_at).
+    [[nodiscard]] virtual std::optional<ApiKey> find_api_key_by_hash(const std::string& key_hash) = 0;
+    [[nodiscard]] virtual std::vector<ApiKey> list_api_keys() = 0;
+    /// Revokes the key; false when no unrevoked key has this id.
+    [[nodiscard]] virtual bool revoke_api_key(const std::string& id) = 0;
+
+    // --- audit log (append-only) -----------------------------------------------
+    virtual void append_audit(const AuditEntry& entry) = 0;
+    /// Entries at or after `since` (all when empty), oldest first, at most `limit`.
+    [[nodiscard]] virtual std::vector<AuditEntry> list_audit(std::optional<TimePoint> since,
+                                                             std::size_t limit) = 0;
+
+    // --- role-gated resources ----------------------------------------------------
+    /// Error(not_found) when the user does not exist.
+    [[nodiscard]] virtual RoleRequest create_role_request(const NewRoleRequest& request) = 0;
+    /// All role requests, oldest first; only those with `status` when given.
+    [[nodiscard]] virtual std::vector<RoleRequest> list_role_requests(std::optional<std::string> status) = 0;
+
+    /// Error(not_found) when the farmer does not exist.
+    [[nodiscard]] virtual Practice create_practice(const NewPractice& practice) = 0;
+    [[nodiscard]] virtual std::optional<Practice> find_practice(const std::string& id) = 0;
+    /// The farmer's practices, oldest first.
+    [[nodiscard]] virtual std::vector<Practice> practices_of(const std::string& farmer_id) = 0;
+
+    /// Error(not_found) when the practice or the verifier does not exist.
+    [[nodiscard]] virtual Verification create_verification(const NewVerification& verification) = 0;
+    /// Verifications of one practice, oldest first.
+    [[nodiscard]] virtual std::vector<Verification> verifications_of(const std::string& practice_id) = 0;
+};
+
+/// Opens (creating when missing, mode 0600) the SQLite database at `path`,
+/// with WAL, foreign keys and a busy timeout, and applies the numbered
+/// migrations it has not seen (PRAGMA user_version). Error(unavailable) when it
+/// cannot be opened; Error(internal) when its user_version is newer than this
+/// binary knows (a downgrade).
+[[nodiscard]] std::unique_ptr<Store> open_sqlite_store(const std::string& path);
+
+}  // namespace abci::store
