@@ -76,13 +76,17 @@ bool echo_on(int terminal) {
 
 }  // namespace
 
-os::CommandResult run_abcictl(const std::vector<std::string>& args, std::string_view input, const Env& env) {
-    // os::run_command can add variables but not remove them; env(1) -u does.
+std::vector<std::string> abcictl_argv(const std::vector<std::string>& args, const Env& env) {
+    // os::run_command and os::Process can add variables but not remove them; env(1) -u does.
     std::vector<std::string> argv{"env"};
     for (const auto& name : leaking_variables(env)) argv.insert(argv.end(), {"-u", name});
     argv.push_back(abcictl_binary());
     argv.insert(argv.end(), args.begin(), args.end());
-    return os::run_command(argv, input, std::chrono::seconds(60), env);
+    return argv;
+}
+
+os::CommandResult run_abcictl(const std::vector<std::string>& args, std::string_view input, const Env& env) {
+    return os::run_command(abcictl_argv(args, env), input, std::chrono::seconds(60), env);
 }
 
 TerminalRun run_abcictl_on_terminal(const std::vector<std::string>& args, const std::vector<std::string>& answers,

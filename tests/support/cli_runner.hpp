@@ -45,6 +45,12 @@ public:
     [[nodiscard]] Env env(Env extra = {}) const;
 };
 
+/// The argv that runs `abcictl args…` (test::abcictl_binary()) in this
+/// process's environment minus every ABCICTL_*, ABCI_* and XDG_* variable
+/// not in `env` (so a developer's settings cannot change the outcome); the
+/// caller adds `env` itself (os::run_command's or os::Process's extra_env).
+[[nodiscard]] std::vector<std::string> abcictl_argv(const std::vector<std::string>& args, const Env& env);
+
 /// Runs `abcictl args…` (test::abcictl_binary()) with `input` on stdin and
 /// returns its exit code and output. The child's environment is this
 /// process's minus every ABCICTL_*, ABCI_* and XDG_* variable (so a

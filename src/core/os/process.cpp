@@ -42,6 +42,19 @@ std::vector<char*> c_argv(const std::vector<std::string>& argv) {
     return out;
 }
 
+// This process's environment ("NAME=value" entries) with `extra` added, its
+// values replacing those of the same name.
+std::vector<std::string> environment_with(const std::map<std::string, std::string>& extra) {
+    std::vector<std::string> out;
+    for (char** e = environ; *e; ++e) {
+        std::string_view kv(*e);
+        auto name = kv.substr(0, kv.find('='));
+        if (!extra.count(std::string(name))) out.emplace_back(kv);
+    }
+    for (const auto& [k, v] : extra) out.push_back(k + "=" + v);
+    return out;
+}
+
 int decode_status(int status) {
     if (WIFEXITED(status)) return WEXITSTATUS(status);
     if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
@@ -79,13 +92,7 @@ CommandResult run_command(const std::vector<std::string>& argv, std::string_view
     posix_spawn_file_actions_adddup2(&actions, out.write.get(), STDOUT_FILENO);
     posix_spawn_file_actions_adddup2(&actions, err.write.get(), STDERR_FILENO);
 
-    std::vector<std::string> env_storage;
-    for (char** e = environ; *e; ++e) {
-        std::string_view kv(*e);
-        auto name = kv.substr(0, kv.find('='));
-        if (!extra_env.count(std::string(name))) env_storage.emplace_back(kv);
-    }
-    for (const auto& [k, v] : extra_env) env_storage.push_back(k + "=" + v);
+    const auto env_storage = environment_with(extra_env);
     auto envp = c_argv(env_storage);
 
     pid_t pid;
@@ -145,15 +152,18 @@ CommandResult run_command(const std::vector<std::string>& argv, std::string_view
     return result;
 }
 
-Process::Process(const std::vector<std::string>& argv, const std::string& log_path) {
+Process::Process(const std::vector<std::string>& argv, const std::string& log_path,
+                 const std::map<std::string, std::string>& extra_env) {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     const char* sink = log_path.empty() ? "/dev/null" : log_path.c_str();
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, sink, O_WRONLY | O_CREAT | O_APPEND, 0600);
     posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+    const auto env_storage = environment_with(extra_env);
+    auto envp = c_argv(env_storage);
     try {
-        pid_ = spawn(argv, &actions, environ);
+        pid_ = spawn(argv, &actions, envp.data());
     } catch (...) {
         posix_spawn_file_actions_destroy(&actions);
         throw;
@@ -163,12 +173,15 @@ Process::Process(const std::vector<std::string>& argv, const std::string& log_pa
 
 Process::~Process() { stop(); }
 
-Process::Process(Process&& other) noexcept : pid_(other.pid_) { other.pid_ = -1; }
+Process::Process(Process&& other) noexcept : pid_(other.pid_), exit_status_(other.exit_status_) {
+    other.pid_ = -1;
+}
 
 Process& Process::operator=(Process&& other) noexcept {
     if (this != &other) {
         stop();
         pid_ = other.pid_;
+        exit_status_ = other.exit_status_;
         other.pid_ = -1;
     }
     return *this;
@@ -179,28 +192,31 @@ bool Process::running() {
     int status = 0;
     pid_t r = ::waitpid(pid_, &status, WNOHANG);
     if (r == pid_) {
+        exit_status_ = decode_status(status);
         pid_ = -1;
         return false;
     }
     return true;
 }
 
-void Process::stop(std::chrono::milliseconds grace) noexcept {
-    if (pid_ <= 0) return;
+int Process::stop(std::chrono::milliseconds grace) noexcept {
+    if (pid_ <= 0) return exit_status_;
     ::kill(pid_, SIGTERM);
     const auto deadline = Clock::now() + grace;
     int status = 0;
-    while (Clock::now() < deadline) {
-        if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-            pid_ = -1;
-            return;
+    bool reaped = false;
+    while (!reaped && Clock::now() < deadline) {
+        reaped = ::waitpid(pid_, &status, WNOHANG) == pid_;
+        if (!reaped) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (!reaped) {
+        ::kill(pid_, SIGKILL);
+        while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    ::kill(pid_, SIGKILL);
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
+    exit_status_ = decode_status(status);
     pid_ = -1;
+    return exit_status_;
 }
 
 std::uint16_t free_loopback_port() {

@@ -33,8 +33,11 @@ struct CommandResult {
 class Process {
 public:
     /// Starts argv with stdout and stderr appended to `log_path` (or /dev/null
-    /// when empty). Throws Error(unavailable) when it cannot be started.
-    Process(const std::vector<std::string>& argv, const std::string& log_path = {});
+    /// when empty), in this process's environment plus `extra_env` (which
+    /// overrides variables of the same name). Throws Error(unavailable) when
+    /// it cannot be started.
+    Process(const std::vector<std::string>& argv, const std::string& log_path = {},
+            const std::map<std::string, std::string>& extra_env = {});
     ~Process();
     Process(Process&& other) noexcept;
     Process& operator=(Process&& other) noexcept;
@@ -44,11 +47,14 @@ public:
     [[nodiscard]] pid_t pid() const noexcept { return pid_; }
     /// True while the child has not exited.
     [[nodiscard]] bool running();
-    /// Stops the child (SIGTERM, then SIGKILL after `grace`) and reaps it; idempotent.
-    void stop(std::chrono::milliseconds grace = std::chrono::seconds(2)) noexcept;
+    /// Stops the child (SIGTERM, then SIGKILL after `grace`) and reaps it;
+    /// idempotent. Returns its exit status (128+signal when a signal ended
+    /// it), also when it had already exited; -1 for a moved-from handle.
+    int stop(std::chrono::milliseconds grace = std::chrono::seconds(2)) noexcept;
 
 private:
     pid_t pid_ = -1;
+    int exit_status_ = -1;  // decoded, once reaped
 };
 
 /// A TCP port on 127.0.0.1 that was free when asked (bound to port 0 and released).
