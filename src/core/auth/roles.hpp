@@ -1,0 +1,33 @@
+#pragma once
+// Platform roles (spec 5.4), what each may do on the role-gated routes
+// (spec 5.5), and which API-key scope a given /abci request needs (spec 5.2,
+// DESIGN.md §4: a "system permission" is a scope on an API key).
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace abci::auth {
+
+enum class Role { farmer, verifier, admin, developer };
+
+[[nodiscard]] const char* to_string(Role role) noexcept;
+/// Error(invalid_input) naming the four roles when `name` is none of them.
+[[nodiscard]] Role parse_role(std::string_view name);
+
+/// The role-gated operations of spec 5.5.
+enum class Permission {
+    view_farmer_profile,  // GET /api/farmers/profile (a farmer: only their own)
+    record_practice,      // POST /api/practices
+    record_verification,  // POST /api/verifications
+    admin_read,           // GET /api/admin/*
+};
+
+/// The table of spec 5.5, and nothing else.
+[[nodiscard]] bool allows(Role role, Permission permission) noexcept;
+
+/// The API-key scope that grants `method` on the /abci `path`, or nothing when
+/// only an admin may call it (mint-role-token, unknown paths).
+[[nodiscard]] std::optional<std::string> abci_scope_for(std::string_view method, std::string_view path);
+
+}  // namespace abci::auth

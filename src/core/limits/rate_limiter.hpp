@@ -1,0 +1,78 @@
+#pragma once
+// Fixed-window request counting per key (a user id, an API key, a client
+// address). A key's window opens with its first request and lasts `window`;
+// within it at most `limit` requests are allowed. Thread-safe; the key space
+// is sharded so concurrent requests of different callers rarely contend, and
+// windows that have ended are dropped as the limiter is used, so memory stays
+// bounded by the callers of one window.
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "core/error.hpp"
+
+namespace abci::limits {
+
+/// "requests/window_seconds" as in the config ("10/60"); "0" means no limit.
+struct RateLimit {
+    std::uint32_t limit = 0;  // 0 = unlimited
+    std::chrono::seconds window{60};
+
+    [[nodiscard]] bool enabled() const noexcept { return limit > 0; }
+};
+
+/// Parses "N/S" (N ≥ 1, S ≥ 1) or "0". Error(invalid_input) naming `what` otherwise.
+[[nodiscard]] RateLimit parse_rate_limit(std::string_view text, std::string_view what);
+
+/// Error(rate_limited) that says when to come back (HTTP Retry-After).
+class RateLimitExceeded : public Error {
+public:
+    RateLimitExceeded(std::string message, std::chrono::seconds retry_after)
+        : Error(ErrorKind::rate_limited, std::move(message)), retry_after_(retry_after) {}
+    [[nodiscard]] std::chrono::seconds retry_after() const noexcept { return retry_after_; }
+
+private:
+    std::chrono::seconds retry_after_;
+};
+
+struct RateDecision {
+    bool allowed = true;
+    std::uint32_t limit = 0;
+    std::uint32_t remaining = 0;
+    std::chrono::seconds reset{0};  // until the current window ends (≥ 1 s when limited)
+};
+
+class RateLimiter {
+public:
+    using Clock = std::chrono::steady_clock;
+
+    explicit RateLimiter(RateLimit limit) : limit_(limit) {}
+
+    /// Counts one request of `key` at `now` and says whether it is allowed.
+    /// A refused request is counted too, so hammering does not help.
+    [[nodiscard]] RateDecision hit(std::string_view key, Clock::time_point now = Clock::now());
+
+    [[nodiscard]] const RateLimit& limit() const noexcept { return limit_; }
+
+private:
+    struct Window {
+        Clock::time_point start;
+        std::uint32_t count = 0;
+    };
+    struct Shard {
+        std::mutex mutex;
+        std::unordered_map<std::string, Window> windows;
+        std::uint32_t hits_since_sweep = 0;
+    };
+    static constexpr std::size_t kShards = 16;
+
+    RateLimit limit_;
+    std::array<Shard, kShards> shards_;
+};
+
+}  // namespace abci::limits
