@@ -7,9 +7,7 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <cstdio>
-#include <deque>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <thread>
 
@@ -144,15 +142,7 @@ std::vector<DevAccount> Anvil::accounts() const {
 }
 
 std::string Anvil::log_tail(std::size_t lines) const {
-    std::ifstream in(log_path_);
-    std::deque<std::string> tail;
-    for (std::string line; std::getline(in, line);) {
-        tail.push_back(std::move(line));
-        if (tail.size() > lines) tail.pop_front();
-    }
-    std::string out;
-    for (const auto& line : tail) out += line + "\n";
-    return out;
+    return file_tail(log_path_, lines);
 }
 
 }  // namespace abci::test

@@ -2,6 +2,7 @@
 // Paths to the real tools the tests run (from the repository's node_modules),
 // and a checked way to call cast as an independent oracle.
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,10 @@ namespace abci::test {
 [[nodiscard]] std::string source_path(const std::string& relative);
 /// The abcictl binary under test.
 [[nodiscard]] std::string abcictl_binary();
+
+/// The last `lines` lines of the text file at `path` (a child's log, for
+/// failure messages); empty when it cannot be read.
+[[nodiscard]] std::string file_tail(const std::string& path, std::size_t lines);
 
 /// Runs `cast args…` and returns its stdout without the trailing newline.
 /// Fails the current test (Catch2 REQUIRE) if cast exits non-zero.

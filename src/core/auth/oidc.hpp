@@ -45,7 +45,9 @@ struct AuthorizationRequest {
 
 class OidcClient {
 public:
-    /// Does no I/O; discovery and JWKS are fetched on first need.
+    /// Does no I/O; discovery and JWKS are fetched on first need. Throws
+    /// Error(invalid_input) when issuer, client_id or redirect_uri is missing,
+    /// or a configured URL is not http(s).
     explicit OidcClient(OidcProviderSettings settings);
     ~OidcClient();
 
@@ -73,12 +75,14 @@ public:
                                                 const std::optional<std::string>& expected_nonce);
 
 private:
-    struct Keys;
-    void ensure_endpoints();
+    struct Endpoints;
+    struct Cache;
+    // The endpoints, from the settings or (first time, under mutex_) discovery.
+    [[nodiscard]] Endpoints endpoints();
 
-    OidcProviderSettings settings_;
-    std::mutex mutex_;  // guards the endpoints and the key cache
-    std::unique_ptr<Keys> keys_;
+    const OidcProviderSettings settings_;  // never changes, so settings() needs no lock
+    std::mutex mutex_;                     // guards cache_
+    std::unique_ptr<Cache> cache_;         // discovered endpoints and the JWKS
 };
 
 }  // namespace abci::auth

@@ -1,0 +1,539 @@
+#include "core/auth/oidc.hpp"
+
+#include <httplib.h>
+#include <openssl/core_names.h>
+#include <openssl/ecdsa.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/param_build.h>
+#include <openssl/rsa.h>
+
+#include <functional>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "core/crypto/encoding.hpp"
+#include "core/error.hpp"
+#include "core/eth/bytes.hpp"
+#include "core/eth/wipe.hpp"
+#include "core/rpc/url.hpp"
+
+namespace abci::auth {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+// An unknown kid may mean the provider rotated its keys, so it triggers a
+// JWKS refetch, but an attacker can send any kid: refetch at most once per
+// kid and at most this often, so forged tokens cannot make us hammer the provider.
+constexpr auto kJwksRefetchInterval = std::chrono::seconds(10);
+constexpr std::size_t kMaxRefetchKids = 1024;
+// Real ID tokens are a few KiB; anything far larger is not worth decoding.
+constexpr std::size_t kMaxIdTokenSize = 16 * 1024;
+constexpr int kMinRsaBits = 2048;
+
+template <auto Free>
+struct Deleter {
+    template <class T>
+    void operator()(T* p) const noexcept {
+        Free(p);
+    }
+};
+using Pkey = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY_free>>;
+using PkeyCtx = std::unique_ptr<EVP_PKEY_CTX, Deleter<EVP_PKEY_CTX_free>>;
+using MdCtx = std::unique_ptr<EVP_MD_CTX, Deleter<EVP_MD_CTX_free>>;
+using Bignum = std::unique_ptr<BIGNUM, Deleter<BN_free>>;
+using ParamBuilder = std::unique_ptr<OSSL_PARAM_BLD, Deleter<OSSL_PARAM_BLD_free>>;
+using Params = std::unique_ptr<OSSL_PARAM, Deleter<OSSL_PARAM_free>>;
+using EcdsaSig = std::unique_ptr<ECDSA_SIG, Deleter<ECDSA_SIG_free>>;
+
+[[noreturn]] void refuse(const std::string& why) {
+    ERR_clear_error();  // leave no OpenSSL errors behind for unrelated code to trip over
+    throw Error(ErrorKind::unauthenticated, "ID token refused: " + why);
+}
+
+[[noreturn]] void unavailable(const std::string& why) { throw Error(ErrorKind::unavailable, "OpenID provider: " + why); }
+
+// A JWKS entry that cannot be a key; caught where the JWKS is parsed.
+struct UnusableKey : Error {
+    explicit UnusableKey(const std::string& why) : Error(ErrorKind::unavailable, why) {}
+};
+
+// ---- HTTP -----------------------------------------------------------------
+
+// RFC 3986 percent-encoding of everything but the unreserved characters,
+// which is also valid application/x-www-form-urlencoded.
+std::string percent_encode(std::string_view text) {
+    static constexpr char kHex[] = "0123456789ABCDEF";
+    std::string out;
+    out.reserve(text.size());
+    for (const char ch : text) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+            out += ch;
+        } else {
+            out += '%';
+            out += kHex[c >> 4];
+            out += kHex[c & 0xF];
+        }
+    }
+    return out;
+}
+
+std::string form_encode(std::initializer_list<std::pair<std::string_view, std::string_view>> fields) {
+    std::string out;
+    for (const auto& [name, value] : fields) {
+        if (!out.empty()) out += '&';
+        out += percent_encode(name) + "=" + percent_encode(value);
+    }
+    return out;
+}
+
+struct HttpAnswer {
+    int status = 0;
+    std::string body;
+};
+
+// One request to `url` (made by `send` with the URL's target) within `timeout`.
+// Error(unavailable) when there is no answer; any HTTP status is an answer.
+HttpAnswer http_exchange(const std::string& url, std::chrono::seconds timeout,
+                         const std::function<httplib::Result(httplib::Client&, const std::string&)>& send) {
+    const auto parsed = rpc::parse_url(url);
+    httplib::Client client(parsed.origin());
+    client.set_connection_timeout(timeout);
+    client.set_read_timeout(timeout);
+    client.set_write_timeout(timeout);
+    if (parsed.scheme == "https") client.enable_server_certificate_verification(true);
+    auto res = send(client, parsed.target);
+    if (!res) unavailable(rpc::mask_url(url) + ": " + httplib::to_string(res.error()));
+    return {res->status, std::move(res->body)};
+}
+
+// GET of a JSON object (discovery document, JWKS). Error(unavailable) unless
+// the answer is 200 with a JSON object.
+json get_json_object(const std::string& url, std::chrono::seconds timeout) {
+    const auto answer = http_exchange(url, timeout, [](httplib::Client& c, const std::string& target) {
+        return c.Get(target, {{"Accept", "application/json"}});
+    });
+    if (answer.status != 200) unavailable(rpc::mask_url(url) + ": HTTP " + std::to_string(answer.status));
+    auto doc = json::parse(answer.body, nullptr, false);
+    if (!doc.is_object()) unavailable(rpc::mask_url(url) + ": the answer is not a JSON object");
+    return doc;
+}
+
+// ---- JOSE -----------------------------------------------------------------
+
+enum class Alg { rs256, es256 };
+
+const char* name(Alg alg) { return alg == Alg::rs256 ? "RS256" : "ES256"; }
+
+// A string member of a JSON object; nullopt when absent, `on_bad` when not a string.
+std::optional<std::string> optional_string(const json& object, const char* key,
+                                           const std::function<void(const std::string&)>& on_bad) {
+    const auto it = object.find(key);
+    if (it == object.end()) return std::nullopt;
+    if (!it->is_string()) on_bad(std::string("\"") + key + "\" is not a string");
+    return it->get<std::string>();
+}
+
+// One entry of the provider's JWKS, with why it cannot verify anything when
+// it cannot (kept, so that a token naming it is refused for the right reason).
+struct Jwk {
+    std::optional<std::string> kid;
+    std::string kty;
+    std::string crv;
+    std::optional<std::string> use;
+    std::optional<std::string> alg;
+    std::shared_ptr<EVP_PKEY> key;  // null when unusable
+    std::string unusable;           // why, when key is null
+
+    [[nodiscard]] bool fits(Alg a) const { return a == Alg::rs256 ? kty == "RSA" : kty == "EC" && crv == "P-256"; }
+    // Why this key must not verify an `a` signature, or nullopt when it may.
+    [[nodiscard]] std::optional<std::string> objection(Alg a) const {
+        if (use && *use != "sig") return "its \"use\" is \"" + *use + "\", not \"sig\"";
+        if (!fits(a)) return "its type (" + kty + (crv.empty() ? "" : " " + crv) + ") does not fit " + name(a);
+        if (alg && *alg != name(a)) return "it is for " + *alg + ", not " + name(a);
+        if (!key) return unusable;
+        return std::nullopt;
+    }
+};
+
+Bignum bignum(eth::ByteView bytes) {
+    Bignum bn(BN_bin2bn(bytes.data(), static_cast<int>(bytes.size()), nullptr));
+    if (!bn) throw Error(ErrorKind::internal, "BN_bin2bn failed");
+    return bn;
+}
+
+// A public key from OSSL parameters; nullptr when OpenSSL refuses them.
+Pkey public_key_from(const char* type, const OSSL_PARAM* params) {
+    PkeyCtx ctx(EVP_PKEY_CTX_new_from_name(nullptr, type, nullptr));
+    EVP_PKEY* raw = nullptr;
+    if (!ctx || EVP_PKEY_fromdata_init(ctx.get()) != 1 ||
+        EVP_PKEY_fromdata(ctx.get(), &raw, EVP_PKEY_PUBLIC_KEY, const_cast<OSSL_PARAM*>(params)) != 1)
+        return nullptr;
+    Pkey key(raw);
+    // fromdata takes the numbers as given: make OpenSSL check the key itself
+    // (for EC, that the point is on the curve).
+    PkeyCtx check(EVP_PKEY_CTX_new_from_pkey(nullptr, key.get(), nullptr));
+    if (!check || EVP_PKEY_public_check(check.get()) != 1) return nullptr;
+    return key;
+}
+
+// The base64url member `field` of a JWK, decoded; UnusableKey when it is not one.
+eth::Bytes jwk_bytes(const json& jwk, const char* field) {
+    const auto it = jwk.find(field);
+    if (it == jwk.end() || !it->is_string()) throw UnusableKey(std::string("no \"") + field + "\"");
+    try {
+        return crypto::base64url_decode(it->get_ref<const std::string&>());
+    } catch (const Error&) {
+        throw UnusableKey(std::string("\"") + field + "\" is not base64url");
+    }
+}
+
+// The public key of a JWK of type RSA or EC P-256; UnusableKey saying why
+// when it is not one.
+Pkey jwk_public_key(const json& jwk, const std::string& kty, const std::string& crv) {
+    ParamBuilder builder(OSSL_PARAM_BLD_new());
+    if (!builder) throw Error(ErrorKind::internal, "OSSL_PARAM_BLD_new failed");
+    // The builder keeps pointers to these until to_param: they must outlive it.
+    Bignum n, e;
+    eth::Bytes point;
+    const char* type = nullptr;
+    if (kty == "RSA") {
+        n = bignum(jwk_bytes(jwk, "n"));
+        e = bignum(jwk_bytes(jwk, "e"));
+        if (BN_num_bits(n.get()) < kMinRsaBits) throw UnusableKey("RSA modulus shorter than 2048 bits");
+        if (OSSL_PARAM_BLD_push_BN(builder.get(), OSSL_PKEY_PARAM_RSA_N, n.get()) != 1 ||
+            OSSL_PARAM_BLD_push_BN(builder.get(), OSSL_PKEY_PARAM_RSA_E, e.get()) != 1)
+            throw Error(ErrorKind::internal, "OSSL_PARAM_BLD_push_BN failed");
+        type = "RSA";
+    } else if (kty == "EC" && crv == "P-256") {
+        const auto x = jwk_bytes(jwk, "x");
+        const auto y = jwk_bytes(jwk, "y");
+        if (x.size() != 32 || y.size() != 32) throw UnusableKey("P-256 coordinates are not 32 bytes");
+        point = {0x04};  // SEC 1 uncompressed point
+        point.insert(point.end(), x.begin(), x.end());
+        point.insert(point.end(), y.begin(), y.end());
+        if (OSSL_PARAM_BLD_push_utf8_string(builder.get(), OSSL_PKEY_PARAM_GROUP_NAME, SN_X9_62_prime256v1, 0) != 1 ||
+            OSSL_PARAM_BLD_push_octet_string(builder.get(), OSSL_PKEY_PARAM_PUB_KEY, point.data(), point.size()) != 1)
+            throw Error(ErrorKind::internal, "OSSL_PARAM_BLD push failed");
+        type = "EC";
+    } else {
+        throw UnusableKey("unsupported key type");
+    }
+    Params params(OSSL_PARAM_BLD_to_param(builder.get()));
+    if (!params) throw Error(ErrorKind::internal, "OSSL_PARAM_BLD_to_param failed");
+    auto key = public_key_from(type, params.get());
+    ERR_clear_error();
+    if (!key) throw UnusableKey("OpenSSL rejects the key");
+    return key;
+}
+
+std::vector<Jwk> parse_jwks(const json& doc) {
+    const auto keys = doc.find("keys");
+    if (keys == doc.end() || !keys->is_array()) unavailable("the JWKS has no \"keys\" array");
+    std::vector<Jwk> out;
+    for (const auto& entry : *keys) {
+        if (!entry.is_object()) continue;
+        Jwk jwk;
+        try {
+            const auto unusable = [](const std::string& why) { throw UnusableKey(why); };
+            jwk.kid = optional_string(entry, "kid", unusable);
+            jwk.kty = optional_string(entry, "kty", unusable).value_or("");
+            jwk.crv = optional_string(entry, "crv", unusable).value_or("");
+            jwk.use = optional_string(entry, "use", unusable);
+            jwk.alg = optional_string(entry, "alg", unusable);
+            jwk.key = jwk_public_key(entry, jwk.kty, jwk.crv);
+        } catch (const UnusableKey& e) {
+            jwk.unusable = std::string("the key is unusable: ") + e.what();
+        }
+        out.push_back(std::move(jwk));
+    }
+    return out;
+}
+
+// ES256 signatures are r‖s (32 bytes each, RFC 7518 §3.4); OpenSSL wants DER.
+eth::Bytes ecdsa_der(eth::ByteView raw) {
+    if (raw.size() != 64) refuse("an ES256 signature is 64 bytes, this one " + std::to_string(raw.size()));
+    auto r = bignum(raw.first(32));
+    auto s = bignum(raw.subspan(32));
+    EcdsaSig sig(ECDSA_SIG_new());
+    if (!sig || ECDSA_SIG_set0(sig.get(), r.get(), s.get()) != 1)
+        throw Error(ErrorKind::internal, "ECDSA_SIG_set0 failed");
+    (void)r.release();  // owned by sig now
+    (void)s.release();
+    const int len = i2d_ECDSA_SIG(sig.get(), nullptr);
+    if (len <= 0) throw Error(ErrorKind::internal, "i2d_ECDSA_SIG failed");
+    eth::Bytes der(static_cast<std::size_t>(len));
+    auto* out = der.data();
+    i2d_ECDSA_SIG(sig.get(), &out);
+    return der;
+}
+
+bool signature_valid(EVP_PKEY* key, Alg alg, std::string_view signing_input, eth::ByteView signature) {
+    const auto sig = alg == Alg::es256 ? ecdsa_der(signature) : eth::Bytes(signature.begin(), signature.end());
+    MdCtx ctx(EVP_MD_CTX_new());
+    EVP_PKEY_CTX* pctx = nullptr;  // owned by ctx
+    if (!ctx || EVP_DigestVerifyInit(ctx.get(), &pctx, EVP_sha256(), nullptr, key) != 1 ||
+        (alg == Alg::rs256 && EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PADDING) != 1))
+        throw Error(ErrorKind::internal, "EVP_DigestVerifyInit failed");
+    const bool ok = EVP_DigestVerify(ctx.get(), sig.data(), sig.size(),
+                                     reinterpret_cast<const unsigned char*>(signing_input.data()),
+                                     signing_input.size()) == 1;
+    ERR_clear_error();
+    return ok;
+}
+
+// A base64url JSON object from a JWS part (header or payload).
+json decode_part(std::string_view part, const char* what) {
+    eth::Bytes raw;
+    try {
+        raw = crypto::base64url_decode(part);
+    } catch (const Error&) {
+        refuse(std::string("its ") + what + " is not base64url");
+    }
+    auto doc = json::parse(raw.begin(), raw.end(), nullptr, false);
+    if (!doc.is_object()) refuse(std::string("its ") + what + " is not a JSON object");
+    return doc;
+}
+
+// Seconds since the epoch in a numeric claim; nullopt when absent.
+std::optional<double> time_claim(const json& claims, const char* name) {
+    const auto it = claims.find(name);
+    if (it == claims.end()) return std::nullopt;
+    if (!it->is_number()) refuse(std::string("\"") + name + "\" is not a number");
+    return it->get<double>();
+}
+
+const auto refuse_claim = [](const std::string& why) { refuse(why); };
+
+}  // namespace
+
+struct OidcClient::Endpoints {
+    std::string authorization;
+    std::string token;
+    std::string jwks;
+};
+
+struct OidcClient::Cache {
+    std::optional<Endpoints> endpoints;
+    std::vector<Jwk> keys;
+    std::optional<Clock::time_point> fetched_at;  // of the JWKS
+    std::set<std::string> refetched_for;          // kids that already caused a refetch
+
+    void fetch_keys(const std::string& jwks_uri, std::chrono::seconds timeout) {
+        keys = parse_jwks(get_json_object(jwks_uri, timeout));
+        fetched_at = Clock::now();
+    }
+
+    // The key for a token's header, fetching the JWKS when needed (see
+    // kJwksRefetchInterval). Refuses the token when no key may verify it.
+    std::shared_ptr<EVP_PKEY> key_for(const std::optional<std::string>& kid, Alg alg, const std::string& jwks_uri,
+                                      std::chrono::seconds timeout) {
+        if (!fetched_at) fetch_keys(jwks_uri, timeout);
+        const auto find = [&]() -> const Jwk* {
+            if (kid) {
+                for (const auto& k : keys)
+                    if (k.kid == kid) return &k;
+                return nullptr;
+            }
+            // No kid: acceptable when exactly one key could have signed it.
+            const Jwk* only = nullptr;
+            for (const auto& k : keys) {
+                if (k.objection(alg)) continue;
+                if (only) refuse("it names no \"kid\" and several keys fit " + std::string(name(alg)));
+                only = &k;
+            }
+            return only;
+        };
+        const Jwk* jwk = find();
+        if (!jwk && kid && !refetched_for.contains(*kid) && Clock::now() - *fetched_at >= kJwksRefetchInterval) {
+            if (refetched_for.size() >= kMaxRefetchKids) refetched_for.clear();
+            refetched_for.insert(*kid);
+            fetch_keys(jwks_uri, timeout);
+            jwk = find();
+        }
+        if (!jwk) refuse(kid ? "no key with kid \"" + *kid + "\" in the provider's JWKS"
+                             : "no key in the provider's JWKS fits " + std::string(name(alg)));
+        if (auto why = jwk->objection(alg)) refuse("key \"" + jwk->kid.value_or("") + "\": " + *why);
+        return jwk->key;
+    }
+};
+
+OidcClient::OidcClient(OidcProviderSettings settings) : settings_(std::move(settings)), cache_(std::make_unique<Cache>()) {
+    if (settings_.issuer.empty() || settings_.client_id.empty() || settings_.redirect_uri.empty())
+        throw Error(ErrorKind::invalid_input, "OpenID provider \"" + settings_.name +
+                                                  "\": issuer, client_id and redirect_uri are required");
+    for (const auto* url : {&settings_.issuer, &settings_.redirect_uri, &settings_.authorization_endpoint,
+                            &settings_.token_endpoint, &settings_.jwks_uri})
+        if (!url->empty()) (void)rpc::parse_url(*url);
+}
+
+OidcClient::~OidcClient() = default;
+
+OidcClient::Endpoints OidcClient::endpoints() {
+    std::lock_guard lock(mutex_);
+    if (cache_->endpoints) return *cache_->endpoints;
+    Endpoints e{settings_.authorization_endpoint, settings_.token_endpoint, settings_.jwks_uri};
+    if (e.authorization.empty() || e.token.empty() || e.jwks.empty()) {
+        // OpenID Connect Discovery 1.0 §4: the issuer without its trailing slash.
+        auto base = settings_.issuer;
+        if (base.ends_with('/')) base.pop_back();
+        const auto doc = get_json_object(base + "/.well-known/openid-configuration", settings_.http_timeout);
+        const auto bad = [](const std::string& why) { unavailable("discovery: " + why); };
+        // A document for another issuer would have us trust that issuer's keys.
+        if (optional_string(doc, "issuer", bad) != settings_.issuer)
+            unavailable("discovery: the document is for issuer " + doc.value("issuer", json()).dump() +
+                        ", not the configured " + settings_.issuer);
+        for (auto [field, key] : {std::pair{&e.authorization, "authorization_endpoint"},
+                                  std::pair{&e.token, "token_endpoint"}, std::pair{&e.jwks, "jwks_uri"}}) {
+            if (!field->empty()) continue;
+            *field = optional_string(doc, key, bad).value_or("");
+            if (field->empty()) bad(std::string("no ") + key);
+            try {
+                (void)rpc::parse_url(*field);
+            } catch (const Error&) {
+                bad(std::string(key) + " is not an http(s) URL");
+            }
+        }
+    }
+    cache_->endpoints = e;
+    return e;
+}
+
+AuthorizationRequest OidcClient::begin() {
+    const auto e = endpoints();
+    AuthorizationRequest request;
+    request.state = crypto::random_token(32);
+    request.nonce = crypto::random_token(32);
+    request.code_verifier = crypto::random_token(32);
+    const auto challenge = crypto::base64url_encode(crypto::sha256(eth::as_bytes(request.code_verifier)));
+    std::string scope;
+    for (const auto& s : settings_.scopes) scope += (scope.empty() ? "" : " ") + s;
+    request.url = e.authorization + (e.authorization.find('?') == std::string::npos ? '?' : '&') +
+                  form_encode({{"response_type", "code"},
+                               {"client_id", settings_.client_id},
+                               {"redirect_uri", settings_.redirect_uri},
+                               {"scope", scope},
+                               {"state", request.state},
+                               {"nonce", request.nonce},
+                               {"code_challenge", challenge},
+                               {"code_challenge_method", "S256"}});
+    return request;
+}
+
+IdTokenClaims OidcClient::exchange_code(const std::string& code, const std::string& code_verifier,
+                                        const std::string& expected_nonce) {
+    const auto e = endpoints();
+    std::string body = form_encode({{"grant_type", "authorization_code"},
+                                    {"code", code},
+                                    {"redirect_uri", settings_.redirect_uri},
+                                    {"code_verifier", code_verifier},
+                                    {"client_id", settings_.client_id}});
+    const eth::WipeOnExit wipe_body(body);
+    std::string credentials;
+    const eth::WipeOnExit wipe_credentials(credentials);
+    std::string authorization;
+    const eth::WipeOnExit wipe_authorization(authorization);
+    if (!settings_.client_secret.empty()) {
+        // RFC 6749 §2.3.1: id and secret are form-encoded before base64.
+        credentials = percent_encode(settings_.client_id) + ":" + percent_encode(settings_.client_secret);
+        authorization = "Basic " + crypto::base64_encode(eth::as_bytes(credentials));
+    }
+    const auto answer = http_exchange(e.token, settings_.http_timeout, [&](httplib::Client& c, const std::string& target) {
+        httplib::Headers headers{{"Accept", "application/json"}};
+        if (!authorization.empty()) headers.emplace("Authorization", authorization);
+        return c.Post(target, headers, body, "application/x-www-form-urlencoded");
+    });
+
+    const auto doc = json::parse(answer.body, nullptr, false);
+    if (answer.status >= 500) unavailable("token endpoint: HTTP " + std::to_string(answer.status));
+    if (answer.status != 200) {
+        const auto error = doc.is_object() ? doc.value("error", json()).dump() : "no JSON error";
+        throw Error(ErrorKind::unauthenticated,
+                    "the OpenID provider refused the code: HTTP " + std::to_string(answer.status) + " " + error);
+    }
+    if (!doc.is_object() || !doc.contains("id_token") || !doc["id_token"].is_string())
+        throw Error(ErrorKind::unauthenticated, "the OpenID provider's token answer has no id_token");
+    return verify_id_token(doc["id_token"].get<std::string>(), expected_nonce);
+}
+
+IdTokenClaims OidcClient::verify_id_token(std::string_view id_token,
+                                          const std::optional<std::string>& expected_nonce) {
+    if (id_token.size() > kMaxIdTokenSize) refuse("it is longer than " + std::to_string(kMaxIdTokenSize) + " bytes");
+    const auto dot1 = id_token.find('.');
+    const auto dot2 = dot1 == std::string_view::npos ? dot1 : id_token.find('.', dot1 + 1);
+    if (dot2 == std::string_view::npos || id_token.find('.', dot2 + 1) != std::string_view::npos)
+        refuse("it is not a compact JWS (three dot-separated parts)");
+    const auto header = decode_part(id_token.substr(0, dot1), "header");
+
+    const auto alg_name = optional_string(header, "alg", refuse_claim).value_or("");
+    // Only asymmetric algorithms: "none" is no signature, and HS256 with a
+    // public key as its secret is the classic forgery.
+    if (alg_name != "RS256" && alg_name != "ES256") refuse("alg \"" + alg_name + "\" is not accepted");
+    const auto alg = alg_name == "RS256" ? Alg::rs256 : Alg::es256;
+    if (header.contains("crit")) refuse("it has critical header extensions");
+    const auto kid = optional_string(header, "kid", refuse_claim);
+
+    std::shared_ptr<EVP_PKEY> key;
+    {
+        const auto jwks_uri = endpoints().jwks;
+        std::lock_guard lock(mutex_);
+        key = cache_->key_for(kid, alg, jwks_uri, settings_.http_timeout);
+    }
+    eth::Bytes signature;
+    try {
+        signature = crypto::base64url_decode(id_token.substr(dot2 + 1));
+    } catch (const Error&) {
+        refuse("its signature is not base64url");
+    }
+    if (!signature_valid(key.get(), alg, id_token.substr(0, dot2), signature)) refuse("the signature does not verify");
+
+    // Signed by the provider: now its claims mean something.
+    const auto claims = decode_part(id_token.substr(dot1 + 1, dot2 - dot1 - 1), "payload");
+    if (optional_string(claims, "iss", refuse_claim) != settings_.issuer) refuse("\"iss\" is not the configured issuer");
+
+    const auto aud = claims.find("aud");
+    std::size_t audiences = 0;
+    bool ours = false;
+    if (aud != claims.end() && aud->is_string()) {
+        audiences = 1;
+        ours = *aud == settings_.client_id;
+    } else if (aud != claims.end() && aud->is_array()) {
+        audiences = aud->size();
+        for (const auto& a : *aud) ours = ours || (a.is_string() && a == settings_.client_id);
+    }
+    if (!ours) refuse("\"aud\" does not contain this client");
+    const auto azp = optional_string(claims, "azp", refuse_claim);
+    if ((audiences > 1 || azp) && azp != settings_.client_id) refuse("\"azp\" is not this client");
+
+    const auto now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    const auto leeway = static_cast<double>(settings_.leeway.count());
+    const auto exp = time_claim(claims, "exp");
+    const auto iat = time_claim(claims, "iat");
+    if (!exp || !iat) refuse("\"exp\" and \"iat\" are required");
+    if (now > *exp + leeway) refuse("it has expired");
+    if (*iat > now + leeway) refuse("it was issued in the future");
+    if (const auto nbf = time_claim(claims, "nbf"); nbf && *nbf > now + leeway) refuse("it is not valid yet");
+
+    if (expected_nonce) {
+        const auto nonce = optional_string(claims, "nonce", refuse_claim);
+        if (!nonce || !crypto::constant_time_equal(eth::as_bytes(*nonce), eth::as_bytes(*expected_nonce)))
+            refuse("\"nonce\" does not match");
+    }
+
+    IdTokenClaims out;
+    out.issuer = settings_.issuer;
+    out.subject = optional_string(claims, "sub", refuse_claim).value_or("");
+    if (out.subject.empty() || out.subject.size() > 255) refuse("\"sub\" is missing or longer than 255 characters");
+    out.email = optional_string(claims, "email", refuse_claim).value_or("");
+    if (const auto v = claims.find("email_verified"); v != claims.end()) {
+        if (!v->is_boolean()) refuse("\"email_verified\" is not a boolean");
+        out.email_verified = v->get<bool>();
+    }
+    return out;
+}
+
+}  // namespace abci::auth
