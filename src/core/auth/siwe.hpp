@@ -36,11 +36,14 @@ struct SiweMessage {
 
 struct SiweExpectations {
     std::string domain;                    // must equal the message's domain
-    std::string uri_origin;                // the message's uri must start with this (scheme://host[:port])
+    std::string uri_origin;                // the message's uri must start with this (scheme://host[:port]),
+                                           // followed by its end, '/', '?' or '#'; a scheme before the
+                                           // message's domain must equal this origin's
     std::vector<std::uint64_t> chain_ids;  // accepted chain ids (those the server serves)
     std::chrono::system_clock::time_point now;
     std::chrono::seconds max_age{600};     // issued-at no older than this (and not in the future beyond skew)
-    std::chrono::seconds skew{60};
+    std::chrono::seconds skew{60};         // how far ahead of `now` a client's clock may be: issued-at and
+                                           // not-before may lie this far in the future (expiry gets none)
 };
 
 /// Verifies `text` signed by `signature_hex` (65 bytes r‖s‖v, v 27/28 or 0/1,
@@ -48,7 +51,10 @@ struct SiweExpectations {
 /// domain, uri, chain id, issued-at, expiration, not-before, that the EIP-191
 /// signer recovers to the message's address, and that it equals
 /// `claimed_address` (case-insensitively). Error(unauthenticated) naming the
-/// failed check; Error(invalid_input) for unparsable input. The nonce is
+/// failed check; Error(invalid_input) for unparsable input (the message, a
+/// signature that is not "0x" and 65 bytes of hex, a claimed address that is
+/// not 20 bytes of hex); Error(internal) when `expect` has an empty domain,
+/// uri origin or chain id list. The nonce is
 /// returned in the message for the caller to consume (single use is the
 /// caller's store).
 [[nodiscard]] SiweMessage verify_siwe(std::string_view text, std::string_view signature_hex,
