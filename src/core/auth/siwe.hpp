@@ -17,7 +17,7 @@ struct SiweMessage {
     std::string scheme;  // optional "https" etc. before the domain; empty when absent
     std::string domain;  // authority, e.g. "example.org:8080"
     eth::Address address;
-    std::optional<std::string> statement;
+    std::optional<std::string> statement;  // absent: no statement line; "": an empty one (address, 4 LFs, URI)
     std::string uri;
     std::string version;  // must be "1"
     std::uint64_t chain_id = 0;
@@ -26,7 +26,7 @@ struct SiweMessage {
     std::optional<std::chrono::system_clock::time_point> expiration_time;
     std::optional<std::chrono::system_clock::time_point> not_before;
     std::optional<std::string> request_id;
-    std::vector<std::string> resources;
+    std::vector<std::string> resources;  // empty both without "Resources:" and with it but no items
 };
 
 /// Parses an EIP-4361 message. Error(invalid_input) naming the first line or
