@@ -17,13 +17,14 @@ namespace abci::auth {
 using TimePoint = std::chrono::system_clock::time_point;
 
 struct AccessClaims {
-    std::string subject;  // "sub": the user id
-    std::string role;     // "role": farmer | verifier | admin | developer
-    std::string email;    // "email"
-    std::string jti;      // "jti": unique token id (revocation key)
-    TimePoint issued_at;  // "iat"
-    TimePoint not_before; // "nbf"
-    TimePoint expires_at; // "exp"
+    std::string subject;     // "sub": the user id
+    std::string role;        // "role": farmer | verifier | admin | developer
+    std::string email;       // "email"
+    std::string jti;         // "jti": unique token id (revocation key)
+    std::string session_id;  // "sid": the login session (refresh-token family) the token belongs to
+    TimePoint issued_at;     // "iat"
+    TimePoint not_before;    // "nbf"
+    TimePoint expires_at;    // "exp"
 };
 
 struct JwtSettings {
@@ -45,9 +46,10 @@ public:
         std::string token;
         AccessClaims claims;
     };
-    /// A token for the user, valid from `now` for settings().lifetime, with a fresh random jti.
+    /// A token for the user in login session `session_id`, valid from `now`
+    /// (whole seconds) for settings().lifetime, with a fresh random jti.
     [[nodiscard]] Issued issue(const std::string& user_id, const std::string& role, const std::string& email,
-                               TimePoint now) const;
+                               const std::string& session_id, TimePoint now) const;
 
     /// The claims of a valid token. Error(unauthenticated) with a short reason
     /// (never echoing the token) for: not three base64url parts, a header other

@@ -1,0 +1,288 @@
+#include "core/auth/jwt.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "core/crypto/encoding.hpp"
+#include "core/error.hpp"
+#include "core/os/fd.hpp"
+
+namespace abci::auth {
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+constexpr std::size_t kMinSecretLength = 32;
+constexpr std::size_t kMaxSecretFileSize = 4096;
+// Far above any token we issue; bounds the work an unauthenticated caller can cause.
+constexpr std::size_t kMaxTokenLength = 8192;
+constexpr std::string_view kHeader = R"({"alg":"HS256","typ":"at+jwt"})";
+// 9999-12-31T23:59:59Z: keeps time arithmetic far from overflow.
+constexpr std::int64_t kMaxEpochSeconds = 253402300799;
+
+[[noreturn]] void reject(const std::string& reason) { throw Error(ErrorKind::unauthenticated, reason); }
+
+// A JSON object from base64url text, or nothing when it is not one. Duplicate
+// member names are refused at every depth: parsers disagree on which of two
+// wins, and a check must see what every later reader sees.
+std::optional<json> decode_object(std::string_view part) {
+    eth::Bytes text;
+    try {
+        text = crypto::base64url_decode(part);
+    } catch (const Error&) {
+        return std::nullopt;
+    }
+    bool duplicate = false;
+    std::vector<std::set<std::string>> open_objects;
+    const json::parser_callback_t note_keys = [&](int, json::parse_event_t event, json& value) {
+        if (event == json::parse_event_t::object_start) open_objects.emplace_back();
+        if (event == json::parse_event_t::object_end) open_objects.pop_back();
+        if (event == json::parse_event_t::key && !open_objects.back().insert(value.get<std::string>()).second)
+            duplicate = true;
+        return true;
+    };
+    json doc = json::parse(text.begin(), text.end(), note_keys, /*allow_exceptions=*/false);
+    if (doc.is_discarded() || duplicate || !doc.is_object()) return std::nullopt;
+    return doc;
+}
+
+void check_header(const json& header) {
+    const auto alg = header.find("alg");
+    if (alg == header.end() || !alg->is_string() || *alg != "HS256") reject("token algorithm not accepted");
+    const auto typ = header.find("typ");
+    if (typ == header.end() || !typ->is_string() || *typ != "at+jwt") reject("token type not accepted");
+    // Members that point at other keys or demand extensions we do not implement (RFC 7515 4.1).
+    for (const char* name : {"crit", "jku", "jwk", "x5u", "x5c"})
+        if (header.contains(name)) reject("token header not accepted");
+}
+
+[[noreturn]] void bad_claim(std::string_view name) {
+    reject("token claim '" + std::string(name) + "' is missing or mistyped");
+}
+
+std::string string_claim(const json& payload, std::string_view name) {
+    const auto it = payload.find(name);
+    if (it == payload.end() || !it->is_string() || it->get_ref<const std::string&>().empty()) bad_claim(name);
+    return it->get<std::string>();
+}
+
+TimePoint time_claim(const json& payload, std::string_view name) {
+    const auto it = payload.find(name);
+    if (it == payload.end() || !it->is_number_integer()) bad_claim(name);
+    if (it->is_number_unsigned() ? it->get<std::uint64_t>() > kMaxEpochSeconds
+                                 : (it->get<std::int64_t>() < 0 || it->get<std::int64_t>() > kMaxEpochSeconds))
+        bad_claim(name);
+    return TimePoint(std::chrono::seconds(it->get<std::int64_t>()));
+}
+
+std::int64_t epoch_seconds(TimePoint t) {
+    return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
+}
+
+void check_audience(const json& payload, const std::string& audience) {
+    const auto it = payload.find("aud");
+    if (it == payload.end()) bad_claim("aud");
+    if (it->is_string()) {
+        if (*it != audience) reject("token audience not accepted");
+        return;
+    }
+    if (!it->is_array()) bad_claim("aud");
+    bool found = false;
+    for (const auto& entry : *it) {
+        if (!entry.is_string()) bad_claim("aud");
+        found = found || entry == audience;
+    }
+    if (!found) reject("token audience not accepted");
+}
+
+std::string signature_of(eth::ByteView secret, std::string_view signing_input) {
+    return crypto::base64url_encode(crypto::hmac_sha256(secret, eth::as_bytes(signing_input)));
+}
+
+[[noreturn]] void io_failure(const char* action, const fs::path& path) {
+    throw Error(ErrorKind::unavailable,
+                "cannot " + std::string(action) + " JWT secret file " + path.string() + ": " + std::strerror(errno));
+}
+
+// The secret in `path`, or nothing when there is no such file.
+std::optional<eth::Bytes> read_secret(const fs::path& path) {
+    const os::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd.valid()) {
+        if (errno == ENOENT) return std::nullopt;
+        io_failure("open", path);
+    }
+    // One byte of room beyond the limit tells "too large" from "exactly at the limit".
+    eth::Bytes secret(kMaxSecretFileSize + 1);
+    std::size_t used = 0;
+    while (used < secret.size()) {
+        const ssize_t n = ::read(fd.get(), secret.data() + used, secret.size() - used);
+        if (n == 0) break;
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            eth::secure_wipe(secret.data(), secret.size());
+            io_failure("read", path);
+        }
+        used += static_cast<std::size_t>(n);
+    }
+    if (used < kMinSecretLength || used > kMaxSecretFileSize) {
+        eth::secure_wipe(secret.data(), secret.size());
+        throw Error(ErrorKind::invalid_input, "JWT secret file " + path.string() + " must hold between " +
+                                                  std::to_string(kMinSecretLength) + " and " +
+                                                  std::to_string(kMaxSecretFileSize) + " bytes");
+    }
+    secret.resize(used);
+    return secret;
+}
+
+// Unlinks a temporary file when the scope ends, on every path out of it.
+class UnlinkOnExit {
+public:
+    explicit UnlinkOnExit(fs::path path) noexcept : path_(std::move(path)) {}
+    ~UnlinkOnExit() { ::unlink(path_.c_str()); }
+    UnlinkOnExit(const UnlinkOnExit&) = delete;
+    UnlinkOnExit& operator=(const UnlinkOnExit&) = delete;
+
+private:
+    fs::path path_;
+};
+
+}  // namespace
+
+JwtCodec::JwtCodec(eth::ByteView secret, JwtSettings settings)
+    : secret_(secret.begin(), secret.end()), settings_(std::move(settings)) {
+    if (secret_.size() < kMinSecretLength) {
+        eth::secure_wipe(secret_.data(), secret_.size());
+        throw Error(ErrorKind::invalid_input, "the JWT secret must be at least 32 bytes");
+    }
+    if (settings_.lifetime.count() <= 0 || settings_.leeway.count() < 0) {
+        eth::secure_wipe(secret_.data(), secret_.size());
+        throw Error(ErrorKind::invalid_input, "the JWT lifetime must be positive and the leeway not negative");
+    }
+}
+
+JwtCodec::~JwtCodec() { eth::secure_wipe(secret_.data(), secret_.size()); }
+
+JwtCodec::Issued JwtCodec::issue(const std::string& user_id, const std::string& role, const std::string& email,
+                                 const std::string& session_id, TimePoint now) const {
+    if (user_id.empty() || role.empty() || session_id.empty())
+        throw Error(ErrorKind::invalid_input, "a token needs a user id, a role and a session id");
+    const TimePoint start = std::chrono::floor<std::chrono::seconds>(now);
+    AccessClaims claims{user_id, role, email, crypto::random_uuid(), session_id, start, start,
+                        start + settings_.lifetime};
+    const json payload = {
+        {"iss", settings_.issuer},
+        {"aud", settings_.audience},
+        {"sub", claims.subject},
+        {"role", claims.role},
+        {"email", claims.email},
+        {"jti", claims.jti},
+        {"sid", claims.session_id},
+        {"iat", epoch_seconds(claims.issued_at)},
+        {"nbf", epoch_seconds(claims.not_before)},
+        {"exp", epoch_seconds(claims.expires_at)},
+    };
+    std::string payload_text;
+    try {
+        payload_text = payload.dump();
+    } catch (const json::exception&) {
+        throw Error(ErrorKind::invalid_input, "token claims must be valid UTF-8");
+    }
+    std::string token = crypto::base64url_encode(eth::as_bytes(kHeader)) + "." +
+                        crypto::base64url_encode(eth::as_bytes(payload_text));
+    token += "." + signature_of(secret_, token);
+    return {std::move(token), std::move(claims)};
+}
+
+AccessClaims JwtCodec::verify(std::string_view token, TimePoint now) const {
+    if (token.size() > kMaxTokenLength) reject("token is too long");
+    const std::size_t first = token.find('.');
+    const std::size_t second = first == std::string_view::npos ? first : token.find('.', first + 1);
+    if (second == std::string_view::npos || token.find('.', second + 1) != std::string_view::npos)
+        reject("token is malformed");
+
+    // The header decides everything before any signature work (RFC 8725 3.1).
+    const auto header = decode_object(token.substr(0, first));
+    if (!header) reject("token is malformed");
+    check_header(*header);
+
+    const std::string expected = signature_of(secret_, token.substr(0, second));
+    // Comparing the canonical base64url text is comparing the bytes: the
+    // decoder accepts exactly one spelling of each signature.
+    if (!crypto::constant_time_equal(eth::as_bytes(expected), eth::as_bytes(token.substr(second + 1))))
+        reject("token signature is invalid");
+
+    const auto payload = decode_object(token.substr(first + 1, second - first - 1));
+    if (!payload) reject("token is malformed");
+    const auto issuer = payload->find("iss");
+    if (issuer == payload->end() || !issuer->is_string()) bad_claim("iss");
+    if (*issuer != settings_.issuer) reject("token issuer not accepted");
+    check_audience(*payload, settings_.audience);
+
+    AccessClaims claims;
+    claims.subject = string_claim(*payload, "sub");
+    claims.role = string_claim(*payload, "role");
+    claims.jti = string_claim(*payload, "jti");
+    claims.session_id = string_claim(*payload, "sid");
+    claims.issued_at = time_claim(*payload, "iat");
+    claims.not_before = time_claim(*payload, "nbf");
+    claims.expires_at = time_claim(*payload, "exp");
+    if (const auto email = payload->find("email"); email != payload->end()) {
+        if (!email->is_string()) bad_claim("email");
+        claims.email = email->get<std::string>();
+    }
+
+    if (now >= claims.expires_at + settings_.leeway) reject("token has expired");
+    if (now + settings_.leeway < claims.not_before) reject("token is not yet valid");
+    if (now + settings_.leeway < claims.issued_at) reject("token was issued in the future");
+    return claims;
+}
+
+eth::Bytes load_or_create_secret(const std::string& path_text) {
+    const fs::path path(path_text);
+    if (auto existing = read_secret(path)) return std::move(*existing);
+
+    const fs::path directory = path.has_parent_path() ? path.parent_path() : fs::path(".");
+    std::error_code ec;
+    if (fs::create_directories(directory, ec)) fs::permissions(directory, fs::perms::owner_all, ec);
+    if (ec) throw Error(ErrorKind::unavailable, "cannot create " + directory.string() + ": " + ec.message());
+
+    eth::Bytes secret = crypto::random_bytes(kMinSecretLength);
+    const fs::path temp = directory / ("." + path.filename().string() + ".tmp-" + crypto::random_token(8));
+    {
+        os::UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+        if (!fd.valid()) io_failure("create", temp);
+        const UnlinkOnExit remove_temp(temp);
+        std::size_t written = 0;
+        while (written < secret.size()) {
+            const ssize_t n = ::write(fd.get(), secret.data() + written, secret.size() - written);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) io_failure("write", temp);
+            written += static_cast<std::size_t>(n);
+        }
+        if (::fsync(fd.get()) != 0) io_failure("sync", temp);
+        if (!fd.close()) io_failure("close", temp);
+        // link(), unlike rename(), never replaces: when another process created
+        // the secret meanwhile, both must end up using that one.
+        if (::link(temp.c_str(), path.c_str()) != 0) {
+            eth::secure_wipe(secret.data(), secret.size());
+            if (errno != EEXIST) io_failure("create", path);
+            if (auto theirs = read_secret(path)) return std::move(*theirs);
+            io_failure("read", path);
+        }
+    }
+    // Make the new directory entry itself durable.
+    if (const os::UniqueFd dir(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)); dir.valid())
+        (void)::fsync(dir.get());
+    return secret;
+}
+
+}  // namespace abci::auth
