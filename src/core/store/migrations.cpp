@@ -1,0 +1,164 @@
+#include "core/store/migrations.hpp"
+
+#include <SQLiteCpp/Transaction.h>
+#include <fmt/format.h>
+
+#include <array>
+
+#include "core/error.hpp"
+
+namespace abci::store::sqlite {
+namespace {
+
+// Conventions: times are integer milliseconds since the Unix epoch (UTC);
+// e-mails are stored lower-cased by the store, so a plain UNIQUE index is
+// case-insensitive for ASCII; tables are STRICT so a mistyped bind fails
+// instead of storing the wrong type; "oldest first" orders by rowid, the
+// insertion order.
+constexpr const char* kInitialSchema = R"sql(
+CREATE TABLE users (
+    id         TEXT PRIMARY KEY NOT NULL,
+    email      TEXT NOT NULL UNIQUE,
+    role       TEXT NOT NULL,
+    verified   INTEGER NOT NULL,
+    created_at INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE password_credentials (
+    user_id    TEXT PRIMARY KEY NOT NULL REFERENCES users(id),
+    hash       TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE wallets (
+    address   TEXT PRIMARY KEY NOT NULL,
+    user_id   TEXT NOT NULL REFERENCES users(id),
+    linked_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX wallets_by_user ON wallets(user_id);
+
+CREATE TABLE identities (
+    issuer    TEXT NOT NULL,
+    subject   TEXT NOT NULL,
+    user_id   TEXT NOT NULL REFERENCES users(id),
+    linked_at INTEGER NOT NULL,
+    PRIMARY KEY (issuer, subject)
+) STRICT;
+CREATE INDEX identities_by_user ON identities(user_id);
+
+CREATE TABLE refresh_families (
+    family_id  TEXT PRIMARY KEY NOT NULL,
+    user_id    TEXT NOT NULL REFERENCES users(id),
+    created_at INTEGER NOT NULL,
+    revoked    INTEGER NOT NULL DEFAULT 0
+) STRICT;
+CREATE INDEX refresh_families_by_user ON refresh_families(user_id);
+
+CREATE TABLE refresh_tokens (
+    token_hash TEXT PRIMARY KEY NOT NULL,
+    family_id  TEXT NOT NULL REFERENCES refresh_families(family_id),
+    user_id    TEXT NOT NULL REFERENCES users(id),
+    expires_at INTEGER NOT NULL,
+    used       INTEGER NOT NULL
+) STRICT;
+CREATE INDEX refresh_tokens_by_family ON refresh_tokens(family_id);
+CREATE INDEX refresh_tokens_by_user ON refresh_tokens(user_id);
+
+CREATE TABLE revoked_tokens (
+    jti        TEXT PRIMARY KEY NOT NULL,
+    expires_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX revoked_tokens_by_expiry ON revoked_tokens(expires_at);
+
+CREATE TABLE tickets (
+    kind       TEXT NOT NULL,
+    key        TEXT NOT NULL,
+    payload    TEXT NOT NULL,
+    expires_at INTEGER NOT NULL,
+    PRIMARY KEY (kind, key)
+) STRICT;
+CREATE INDEX tickets_by_expiry ON tickets(expires_at);
+
+CREATE TABLE api_keys (
+    id         TEXT PRIMARY KEY NOT NULL,
+    name       TEXT NOT NULL,
+    key_hash   TEXT NOT NULL UNIQUE,
+    scopes     TEXT NOT NULL,  -- JSON array of strings
+    created_by TEXT NOT NULL,  -- a user id, or '' from the command line: no foreign key
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER
+) STRICT;
+
+CREATE TABLE audit_log (
+    id             INTEGER PRIMARY KEY AUTOINCREMENT,
+    time           INTEGER NOT NULL,
+    actor          TEXT NOT NULL,
+    method         TEXT NOT NULL,
+    path           TEXT NOT NULL,
+    status         INTEGER NOT NULL,
+    client_address TEXT NOT NULL,
+    request_id     TEXT NOT NULL
+) STRICT;
+CREATE INDEX audit_log_by_time ON audit_log(time);
+
+CREATE TABLE role_requests (
+    id             TEXT PRIMARY KEY NOT NULL,
+    user_id        TEXT NOT NULL REFERENCES users(id),
+    role_type      TEXT NOT NULL,
+    wallet_address TEXT NOT NULL,
+    blockchain_id  TEXT NOT NULL,
+    note           TEXT NOT NULL,
+    status         TEXT NOT NULL,
+    created_at     INTEGER NOT NULL,
+    updated_at     INTEGER NOT NULL
+) STRICT;
+CREATE INDEX role_requests_by_user ON role_requests(user_id);
+CREATE INDEX role_requests_by_status ON role_requests(status);
+
+CREATE TABLE practices (
+    id          TEXT PRIMARY KEY NOT NULL,
+    farmer_id   TEXT NOT NULL REFERENCES users(id),
+    title       TEXT NOT NULL,
+    description TEXT NOT NULL,
+    created_at  INTEGER NOT NULL
+) STRICT;
+CREATE INDEX practices_by_farmer ON practices(farmer_id);
+
+CREATE TABLE verifications (
+    id          TEXT PRIMARY KEY NOT NULL,
+    practice_id TEXT NOT NULL REFERENCES practices(id),
+    verifier_id TEXT NOT NULL REFERENCES users(id),
+    outcome     TEXT NOT NULL,
+    notes       TEXT NOT NULL,
+    created_at  INTEGER NOT NULL
+) STRICT;
+CREATE INDEX verifications_by_practice ON verifications(practice_id);
+CREATE INDEX verifications_by_verifier ON verifications(verifier_id);
+)sql";
+
+constexpr std::array<const char*, 1> kMigrations = {kInitialSchema};
+
+}  // namespace
+
+std::span<const char* const> migrations() noexcept { return kMigrations; }
+
+void migrate(SQLite::Database& db) {
+    const auto known = static_cast<std::int64_t>(kMigrations.size());
+    for (;;) {
+        // IMMEDIATE: two processes opening the same new file must not both
+        // read version i and both run script i.
+        SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+        const std::int64_t version = db.execAndGet("PRAGMA user_version").getInt64();
+        if (version > known) {
+            throw Error(ErrorKind::internal,
+                        fmt::format("database schema version {} is newer than this abcictl ({})", version, known));
+        }
+        if (version == known) return;
+        db.exec(kMigrations[static_cast<std::size_t>(version)]);
+        // PRAGMA takes no bound parameters; the value is our own integer.
+        db.exec(fmt::format("PRAGMA user_version = {}", version + 1));
+        tx.commit();
+    }
+}
+
+}  // namespace abci::store::sqlite

@@ -1,0 +1,131 @@
+// Text that means something to SQL (quotes, comments, LIKE wildcards, parameter
+// markers) or to a careless encoder (control characters, non-ASCII) goes into
+// every text field and comes back byte for byte, and a lookup by it matches
+// only its own row.
+
+#include <catch2/catch.hpp>
+
+#include "unit/store/store_fixture.hpp"
+
+using namespace abci;
+using namespace abci::store;
+using namespace abci::store::testing;
+using namespace std::chrono_literals;
+
+namespace abci::store::testing {
+
+// Lower-case already where it matters: e-mails are stored lower-cased.
+const std::vector<std::string> kAwkwardTexts = {
+    "'; drop table users; --",
+    "\" or \"\"=\"",
+    "' or '1'='1",
+    "%",
+    "_",
+    "a%b_c",
+    "\\' \\\"",
+    "?1 :name @p $q",
+    "/* comment */",
+    "üñíçødé ✓ 🙂 日本語",
+    "tab\tnew\nline\rcr \x01\x1f\x7f",
+    "  spaced  ",
+};
+
+}  // namespace abci::store::testing
+
+TEST_CASE("store: SQL metacharacters are stored and found byte for byte, and match nothing else", "[store]") {
+    FreshStore f;
+    Store& s = *f.store;
+    // Rows whose values a LIKE or a broken quote would match.
+    const User decoy = add_user(s, "x");
+    s.link_wallet(decoy.id, "x");
+    s.link_identity(decoy.id, "x", "x");
+    s.put_ticket("x", "x", "decoy", millis_from_now(1h));
+    const TimePoint expiry = millis_from_now(1h);
+
+    std::vector<User> users;
+    for (const std::string& v : kAwkwardTexts) {
+        INFO("value: " << v);
+        const User u = s.create_user(NewUser{v, v, false});
+        users.push_back(u);
+        CHECK(u.email == v);
+        const auto by_email = s.find_user_by_email(v);
+        REQUIRE(by_email);
+        CHECK(by_email->id == u.id);
+        CHECK(by_email->role == v);
+
+        s.set_password_hash(u.id, v);
+        CHECK(s.password_hash(u.id) == v);
+
+        s.link_wallet(u.id, v);
+        CHECK(s.find_user_by_wallet(v)->id == u.id);
+        CHECK(s.wallets_of(u.id) == std::vector<std::string>{v});
+        s.link_identity(u.id, v, v);
+        CHECK(s.find_user_by_identity(v, v)->id == u.id);
+        CHECK_FALSE(s.find_user_by_identity(v, "x"));
+
+        s.add_refresh_token(RefreshToken{v, v, u.id, expiry});
+        const auto token = s.find_refresh_token(v);
+        REQUIRE(token);
+        CHECK(token->token_hash == v);
+        CHECK(token->family_id == v);
+
+        s.revoke_token_id(v, expiry);
+        CHECK(s.is_token_id_revoked(v));
+
+        s.put_ticket(v, v, v, expiry);
+        CHECK(s.take_ticket(v, v, millis_from_now(0ms)) == v);
+
+        const ApiKey key = s.create_api_key(NewApiKey{v, v, {v, v + v}, v});
+        const auto found_key = s.find_api_key_by_hash(v);
+        REQUIRE(found_key);
+        CHECK(found_key->id == key.id);
+        CHECK(found_key->name == v);
+        CHECK(found_key->scopes == std::vector<std::string>{v, v + v});
+        CHECK(found_key->created_by == v);
+
+        const Practice p = s.create_practice(NewPractice{u.id, v, v});
+        CHECK(s.find_practice(p.id)->title == v);
+        CHECK(s.find_practice(p.id)->description == v);
+        (void)s.create_verification(NewVerification{p.id, u.id, v, v});
+        const auto checks = s.verifications_of(p.id);
+        REQUIRE(checks.size() == 1);
+        CHECK(checks[0].outcome == v);
+        CHECK(checks[0].notes == v);
+
+        const RoleRequest r = s.create_role_request(NewRoleRequest{u.id, v, v, v, v});
+        CHECK(s.list_role_requests(v).empty());  // every request is "pending"
+        CHECK(r.note == v);
+
+        s.append_audit(AuditEntry{0, expiry, v, v, v, 200, v, v});
+    }
+
+    // Nothing a value could have matched by accident: the decoy is still
+    // only itself, and no lookup by an awkward value found the decoy.
+    CHECK(s.find_user_by_email("x")->id == decoy.id);
+    CHECK(s.find_user_by_wallet("x")->id == decoy.id);
+    CHECK(s.find_user_by_identity("x", "x")->id == decoy.id);
+    CHECK_FALSE(s.is_token_id_revoked("x"));
+    CHECK(s.take_ticket("x", "x", millis_from_now(0ms)) == "decoy");
+    CHECK_FALSE(s.find_user_by_email("%%"));
+    CHECK_FALSE(s.find_user_by_email("a_b_c"));
+    CHECK(s.count_users() == kAwkwardTexts.size() + 1);
+
+    const auto requests = s.list_role_requests(std::nullopt);
+    const auto audit = s.list_audit(std::nullopt, 1000);
+    REQUIRE(requests.size() == kAwkwardTexts.size());
+    REQUIRE(audit.size() == kAwkwardTexts.size());
+    for (std::size_t i = 0; i < kAwkwardTexts.size(); ++i) {
+        const std::string& v = kAwkwardTexts[i];
+        INFO("value: " << v);
+        CHECK(requests[i].user_id == users[i].id);
+        CHECK(requests[i].role_type == v);
+        CHECK(requests[i].wallet_address == v);
+        CHECK(requests[i].blockchain_id == v);
+        CHECK(audit[i].actor == v);
+        CHECK(audit[i].method == v);
+        CHECK(audit[i].path == v);
+        CHECK(audit[i].client_address == v);
+        CHECK(audit[i].request_id == v);
+        CHECK(s.practices_of(users[i].id).at(0).farmer_id == users[i].id);
+    }
+}

@@ -1,0 +1,105 @@
+// Opening the database file: its schema version, its modes, and the files it
+// refuses.
+
+#include <catch2/catch.hpp>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+
+#include "core/store/migrations.hpp"
+#include "support/error_kind.hpp"
+#include "unit/store/store_fixture.hpp"
+
+using namespace abci;
+using namespace abci::store;
+using namespace abci::store::testing;
+
+namespace abci::store::testing {
+
+std::int64_t user_version(const std::string& path) {
+    SQLite::Database db(path, SQLite::OPEN_READONLY);
+    return db.execAndGet("PRAGMA user_version").getInt64();
+}
+
+/// Sets the process's umask for its lifetime.
+class ScopedUmask {
+public:
+    explicit ScopedUmask(mode_t mask) : saved_(::umask(mask)) {}
+    ~ScopedUmask() { ::umask(saved_); }
+    ScopedUmask(const ScopedUmask&) = delete;
+    ScopedUmask& operator=(const ScopedUmask&) = delete;
+
+private:
+    mode_t saved_;
+};
+
+unsigned file_mode(const std::string& path) {
+    struct stat st {};
+    REQUIRE(::stat(path.c_str(), &st) == 0);
+    return st.st_mode & 07777;
+}
+
+}  // namespace abci::store::testing
+
+TEST_CASE("store: a new database is at the latest schema version, in WAL mode", "[store]") {
+    FreshStore f;
+    CHECK(sqlite::migrations().size() >= 1);
+    CHECK(user_version(f.path) == static_cast<std::int64_t>(sqlite::migrations().size()));
+    SQLite::Database db(f.path, SQLite::OPEN_READONLY);
+    CHECK(db.execAndGet("PRAGMA journal_mode").getString() == "wal");
+}
+
+TEST_CASE("store: reopening keeps the data and applies nothing again", "[store]") {
+    test::TempDir dir;
+    const std::string path = dir / "abci.db";
+    std::string id;
+    {
+        auto store = open_sqlite_store(path);
+        id = add_user(*store, "keep@example.org").id;
+    }
+    auto store = open_sqlite_store(path);  // re-running script 1 would fail: its tables exist
+    CHECK(user_version(path) == static_cast<std::int64_t>(sqlite::migrations().size()));
+    REQUIRE(store->find_user_by_id(id));
+    CHECK(store->count_users() == 1);
+}
+
+TEST_CASE("store: a database from a newer abcictl is refused, not downgraded", "[store]") {
+    test::TempDir dir;
+    const std::string path = dir / "abci.db";
+    (void)open_sqlite_store(path);
+    const auto newer = static_cast<std::int64_t>(sqlite::migrations().size()) + 1;
+    {
+        SQLite::Database db(path, SQLite::OPEN_READWRITE);
+        db.exec("PRAGMA user_version = " + std::to_string(newer));
+    }
+    CHECK(test::error_kind([&] { (void)open_sqlite_store(path); }) == ErrorKind::internal);
+    CHECK(user_version(path) == newer);
+}
+
+TEST_CASE("store: the database and its -wal and -shm files are private, whatever the umask", "[store]") {
+    test::TempDir dir;
+    const std::string path = dir / "abci.db";
+    std::unique_ptr<Store> store;
+    {
+        const ScopedUmask permissive(0);
+        store = open_sqlite_store(path);
+    }
+    (void)add_user(*store, "mode@example.org");  // a write, so the WAL exists
+    CHECK(file_mode(path) == 0600);
+    CHECK(file_mode(path + "-wal") == 0600);
+    CHECK(file_mode(path + "-shm") == 0600);
+}
+
+TEST_CASE("store: an unusable path is unavailable", "[store]") {
+    test::TempDir dir;
+    CHECK(test::error_kind([&] { (void)open_sqlite_store(dir / "missing/abci.db"); }) == ErrorKind::unavailable);
+    CHECK_FALSE(std::filesystem::exists(dir / "missing"));
+
+    std::filesystem::create_directory(dir / "a-directory");
+    CHECK(test::error_kind([&] { (void)open_sqlite_store(dir / "a-directory"); }) == ErrorKind::unavailable);
+
+    const std::string garbage = dir.write("garbage.db", std::string(4096, 'x'));
+    CHECK(test::error_kind([&] { (void)open_sqlite_store(garbage); }) == ErrorKind::unavailable);
+}
