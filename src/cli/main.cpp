@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
     abci::cli::add_version_command(app, ctx);
     abci::cli::add_keystore_command(app, ctx);
     abci::cli::add_admin_command(app, ctx);
+    abci::cli::add_serve_command(app, ctx);
 
     try {
         app.parse(argc, argv);

@@ -14,6 +14,7 @@ class Context;
 void add_version_command(CLI::App& app, Context& ctx);
 void add_keystore_command(CLI::App& app, Context& ctx);
 void add_admin_command(CLI::App& app, Context& ctx);
+void add_serve_command(CLI::App& app, Context& ctx);
 // Subcommands of `admin`.
 void add_admin_contract_command(CLI::App& admin, Context& ctx);
 

@@ -1,0 +1,244 @@
+#include "core/auth/auth_service.hpp"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "core/auth/accounts.hpp"
+#include "core/auth/api_key.hpp"
+#include "core/auth/password.hpp"
+#include "core/auth/siwe.hpp"
+#include "core/crypto/encoding.hpp"
+#include "core/error.hpp"
+#include "core/rpc/url.hpp"
+
+namespace abci::auth {
+
+namespace {
+
+using Clock = std::chrono::system_clock;
+
+constexpr const char* kNonceTicket = "siwe_nonce";
+constexpr const char* kIdpStateTicket = "idp_state";
+constexpr const char* kIdpCodeTicket = "idp_code";
+constexpr std::chrono::minutes kIdpStateLifetime{10};
+constexpr std::chrono::minutes kIdpCodeLifetime{2};
+
+Error refused(const std::string& message) { return Error(ErrorKind::unauthenticated, message); }
+
+std::string lower(std::string_view text) {
+    std::string out(text);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return out;
+}
+
+bool is_loopback_redirect(const rpc::Url& url) {
+    return url.scheme == "http" && (url.host == "127.0.0.1" || url.host == "localhost" || url.host == "[::1]");
+}
+
+}  // namespace
+
+std::string Principal::actor() const { return kind == Kind::user ? id : "apikey:" + id; }
+
+bool Principal::has_scope(std::string_view scope) const {
+    return std::find(scopes.begin(), scopes.end(), scope) != scopes.end();
+}
+
+AuthService::AuthService(store::Store& store, eth::ByteView jwt_secret, AuthSettings settings)
+    : store_(store),
+      jwt_(jwt_secret, settings.jwt),
+      settings_(std::move(settings)),
+      per_account_(settings_.login_per_account),
+      per_address_(settings_.login_per_address) {
+    if (settings_.idp) idp_ = std::make_unique<OidcClient>(*settings_.idp);
+}
+
+AuthService::~AuthService() = default;
+
+LoginResult AuthService::issue_tokens(const store::User& user, const std::string& family_id) {
+    const auto now = Clock::now();
+    auto issued = jwt_.issue(user.id, user.role, user.email, family_id, now);
+    auto refresh_token = crypto::random_token(32);
+    store_.add_refresh_token(store::RefreshToken{crypto::sha256_hex(refresh_token), family_id, user.id,
+                                                 now + settings_.refresh_lifetime, false, false});
+    return LoginResult{std::move(issued.token), settings_.jwt.lifetime.count(), std::move(refresh_token), user};
+}
+
+LoginResult AuthService::start_session(const store::User& user) { return issue_tokens(user, crypto::random_uuid()); }
+
+LoginResult AuthService::login_password(std::string_view email, std::string_view password,
+                                         std::string_view client_address) {
+    const auto account_key = lower(email);
+    const auto by_account = per_account_.hit(account_key);
+    const auto by_address = per_address_.hit(client_address);
+    if (!by_account.allowed || !by_address.allowed)
+        throw limits::RateLimitExceeded("too many login attempts; try again later",
+                                        std::max(by_account.allowed ? std::chrono::seconds(0) : by_account.reset,
+                                                 by_address.allowed ? std::chrono::seconds(0) : by_address.reset));
+
+    std::optional<store::User> user;
+    std::optional<std::string> hash;
+    if (password.size() <= 1024) {
+        user = store_.find_user_by_email(account_key);
+        if (user) hash = store_.password_hash(user->id);
+    }
+    if (!hash) {
+        spend_password_verification_time(password.substr(0, 1024));
+        throw refused("invalid e-mail or password");
+    }
+    if (!verify_password(password, *hash)) throw refused("invalid e-mail or password");
+    return start_session(*user);
+}
+
+AuthService::WalletNonce AuthService::issue_wallet_nonce() {
+    // SIWE nonces are alphanumeric: hex of 16 random bytes is 32 of them.
+    auto nonce = eth::to_hex(crypto::random_bytes(16), false);
+    const auto expires = Clock::now() + settings_.wallet.nonce_lifetime;
+    store_.put_ticket(kNonceTicket, nonce, "", expires);
+    return WalletNonce{std::move(nonce), expires};
+}
+
+LoginResult AuthService::login_wallet(std::string_view address, std::string_view signature, std::string_view message) {
+    const SiweExpectations expect{settings_.wallet.domain, settings_.wallet.uri_origin, settings_.wallet.chain_ids,
+                                  Clock::now()};
+    const auto siwe = verify_siwe(message, signature, address, expect);
+    // The nonce is consumed only after the signature checked out, so a forged
+    // message cannot burn a legitimate client's nonce.
+    if (!store_.take_ticket(kNonceTicket, siwe.nonce, Clock::now()))
+        throw refused("SIWE nonce is unknown, expired or already used");
+    const auto wallet = siwe.address.lower();
+    auto user = store_.find_user_by_wallet(wallet);
+    if (!user) {
+        if (!settings_.wallet.auto_register) throw refused("this wallet is not linked to any user");
+        auto created = store_.create_user(store::NewUser{wallet.substr(2) + "@wallet.invalid", to_string(Role::farmer), false});
+        store_.link_wallet(created.id, wallet);
+        user = std::move(created);
+    }
+    return start_session(*user);
+}
+
+bool AuthService::has_idp(std::string_view name) const noexcept { return idp_ && settings_.idp->name == name; }
+
+void AuthService::check_redirect(std::string_view redirect) const {
+    const auto bad = [&] {
+        return Error(ErrorKind::invalid_input, "redirect '" + std::string(redirect.substr(0, 200)) +
+                                                   "' is not allowed (loopback or a configured origin only)");
+    };
+    rpc::Url url;
+    try {
+        url = rpc::parse_url(redirect);
+    } catch (const Error&) {
+        throw bad();
+    }
+    if (!url.user.empty()) throw bad();
+    if (is_loopback_redirect(url)) return;
+    // Origins compare in parse_url's normal form (default ports made explicit).
+    const auto allowed = std::any_of(settings_.redirect_origins.begin(), settings_.redirect_origins.end(),
+                                     [&](const std::string& origin) { return rpc::parse_url(origin).origin() == url.origin(); });
+    if (!allowed) throw bad();
+}
+
+std::string AuthService::begin_idp_login(const std::optional<std::string>& redirect) {
+    if (!idp_) throw Error(ErrorKind::not_found, "no identity provider is configured");
+    if (redirect) check_redirect(*redirect);
+    auto request = idp_->begin();
+    const nlohmann::json pending{{"nonce", request.nonce},
+                                 {"verifier", request.code_verifier},
+                                 {"redirect", redirect.value_or("")}};
+    store_.put_ticket(kIdpStateTicket, crypto::sha256_hex(request.state), pending.dump(), Clock::now() + kIdpStateLifetime);
+    return request.url;
+}
+
+store::User AuthService::user_for_identity(const IdTokenClaims& claims) {
+    if (auto user = store_.find_user_by_identity(claims.issuer, claims.subject)) return *user;
+    // A first login links the identity to the account with the same e-mail,
+    // but only when the provider vouches for that e-mail.
+    if (claims.email.empty() || !claims.email_verified)
+        throw refused("the identity provider did not vouch for an e-mail address of this account");
+    auto user = store_.find_user_by_email(lower(claims.email));
+    if (!user) {
+        if (!settings_.idp_auto_register) throw refused("no user has the e-mail the identity provider gave");
+        user = store_.create_user(store::NewUser{normalize_email(claims.email), to_string(Role::farmer), true});
+    }
+    store_.link_identity(user->id, claims.issuer, claims.subject);
+    return *user;
+}
+
+IdpCallbackResult AuthService::finish_idp_login(const std::string& code, const std::string& state) {
+    if (!idp_) throw Error(ErrorKind::not_found, "no identity provider is configured");
+    const auto pending_text = store_.take_ticket(kIdpStateTicket, crypto::sha256_hex(state), Clock::now());
+    if (!pending_text) throw refused("unknown or expired login state");
+    const auto pending = nlohmann::json::parse(*pending_text);
+    const auto claims = idp_->exchange_code(code, pending.at("verifier").get<std::string>(),
+                                            pending.at("nonce").get<std::string>());
+    const auto user = user_for_identity(claims);
+    const auto redirect = pending.at("redirect").get<std::string>();
+    if (redirect.empty()) return IdpCallbackResult{start_session(user), std::nullopt};
+
+    auto one_time = crypto::random_token(32);
+    store_.put_ticket(kIdpCodeTicket, crypto::sha256_hex(one_time), user.id, Clock::now() + kIdpCodeLifetime);
+    const auto separator = redirect.find('?') == std::string::npos ? '?' : '&';
+    return IdpCallbackResult{std::nullopt, redirect + separator + "code=" + one_time};
+}
+
+LoginResult AuthService::exchange_idp_code(const std::string& one_time_code) {
+    const auto user_id = store_.take_ticket(kIdpCodeTicket, crypto::sha256_hex(one_time_code), Clock::now());
+    if (!user_id) throw refused("unknown, expired or already used login code");
+    const auto user = store_.find_user_by_id(*user_id);
+    if (!user) throw refused("the user of this login no longer exists");
+    return start_session(*user);
+}
+
+LoginResult AuthService::login_id_token(std::string_view id_token) {
+    if (!idp_) throw Error(ErrorKind::not_found, "no identity provider is configured");
+    return start_session(user_for_identity(idp_->verify_id_token(id_token, std::nullopt)));
+}
+
+LoginResult AuthService::refresh(std::string_view refresh_token) {
+    const auto hash = crypto::sha256_hex(refresh_token);
+    const auto token = store_.find_refresh_token(hash);
+    if (!token) throw refused("unknown refresh token");
+    if (token->family_revoked) throw refused("this session has been revoked; log in again");
+    if (token->used || !store_.mark_refresh_token_used(hash)) {
+        // A spent token coming back means it leaked: end the whole session.
+        store_.revoke_refresh_family(token->family_id);
+        throw refused("refresh token reuse detected; the session has been revoked, log in again");
+    }
+    if (token->expires_at <= Clock::now()) throw refused("the refresh token has expired; log in again");
+    const auto user = store_.find_user_by_id(token->user_id);
+    if (!user) throw refused("the user of this session no longer exists");
+    return issue_tokens(*user, token->family_id);
+}
+
+void AuthService::logout(const Principal& principal) {
+    if (principal.kind != Principal::Kind::user)
+        throw Error(ErrorKind::invalid_input, "API keys do not log out; revoke the key instead");
+    store_.revoke_token_id(principal.jti, principal.token_expires_at);
+    store_.revoke_refresh_family(principal.session_id);
+}
+
+Principal AuthService::authenticate(std::string_view bearer) {
+    Principal principal;
+    if (looks_like_api_key(bearer)) {
+        const auto key = store_.find_api_key_by_hash(hash_api_key(bearer));
+        if (!key || key->revoked_at) throw refused("the API key is unknown or revoked");
+        principal.kind = Principal::Kind::api_key;
+        principal.id = key->id;
+        principal.scopes = key->scopes;
+        return principal;
+    }
+    const auto claims = jwt_.verify(bearer, Clock::now());
+    if (store_.is_token_id_revoked(claims.jti)) throw refused("the token has been revoked");
+    const auto user = store_.find_user_by_id(claims.subject);
+    if (!user) throw refused("the token's user no longer exists");
+    principal.id = user->id;
+    // The role is read from the store, so a role change applies at once.
+    principal.role = parse_role(user->role);
+    principal.email = user->email;
+    principal.jti = claims.jti;
+    principal.session_id = claims.session_id;
+    principal.token_expires_at = claims.expires_at;
+    return principal;
+}
+
+}  // namespace abci::auth

@@ -1,0 +1,100 @@
+#include "serve/http_error.hpp"
+
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/limits/rate_limiter.hpp"
+
+namespace abci::serve {
+
+namespace {
+
+const char* unauthorized_code(Unauthorized why) {
+    switch (why) {
+    case Unauthorized::missing_token: return "MISSING_TOKEN";
+    case Unauthorized::invalid_token: return "INVALID_TOKEN";
+    case Unauthorized::invalid_credentials: return "INVALID_CREDENTIALS";
+    }
+    return "INVALID_TOKEN";
+}
+
+const char* error_name(int status) {
+    switch (status) {
+    case 400: return "invalid_request";
+    case 401: return "unauthorized";
+    case 403: return "forbidden";
+    case 404: return "not_found";
+    case 405: return "method_not_allowed";
+    case 409: return "conflict";
+    case 413: return "payload_too_large";
+    case 422: return "unprocessable";
+    case 429: return "too_many_requests";
+    case 503: return "unavailable";
+    case 504: return "timeout";
+    default: return status >= 500 ? "internal_error" : "invalid_request";
+    }
+}
+
+void set_json(httplib::Response& res, int status, const nlohmann::json& body) {
+    res.status = status;
+    res.set_content(body.dump(), "application/json");
+}
+
+}  // namespace
+
+int status_for(ErrorKind kind) noexcept {
+    switch (kind) {
+    case ErrorKind::invalid_input: return 400;
+    case ErrorKind::unauthenticated: return 401;
+    case ErrorKind::forbidden: return 403;
+    case ErrorKind::not_found: return 404;
+    case ErrorKind::conflict: return 409;
+    case ErrorKind::unprocessable: return 422;
+    case ErrorKind::rate_limited: return 429;
+    case ErrorKind::unavailable: return 503;
+    case ErrorKind::timeout: return 504;
+    case ErrorKind::chain_rejected:
+    case ErrorKind::internal: return 500;
+    }
+    return 500;
+}
+
+void render_error(httplib::Response& res, const Error& error, Unauthorized why) {
+    const int status = status_for(error.kind());
+    nlohmann::json body{{"error", error_name(status)}};
+    switch (error.kind()) {
+    case ErrorKind::invalid_input:
+        // Spec §7: a validation failure lists every problem in `details`.
+        body["details"] = error.details().empty() ? std::vector<std::string>{error.what()} : error.details();
+        break;
+    case ErrorKind::unauthenticated:
+        body["message"] = error.what();
+        body["code"] = unauthorized_code(why);
+        break;
+    case ErrorKind::forbidden:
+        body["message"] = error.what();
+        body["code"] = "INSUFFICIENT_PERMISSIONS";
+        break;
+    default: body["message"] = error.what();
+    }
+    if (const auto* limited = dynamic_cast<const limits::RateLimitExceeded*>(&error))
+        res.set_header("Retry-After", std::to_string(limited->retry_after().count()));
+    set_json(res, status, body);
+}
+
+void render_status(httplib::Response& res) {
+    if (!res.body.empty()) return;
+    const char* message = res.status == 404   ? "no such route"
+                          : res.status == 413 ? "the request body is larger than the server accepts"
+                          : res.status == 400 ? "malformed HTTP request"
+                                              : "request failed";
+    nlohmann::json body{{"error", error_name(res.status)}};
+    if (res.status == 400)
+        body["details"] = {message};
+    else
+        body["message"] = message;
+    set_json(res, res.status, body);
+}
+
+}  // namespace abci::serve

@@ -1,0 +1,225 @@
+#include "serve/router.hpp"
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "core/crypto/encoding.hpp"
+#include "serve/log.hpp"
+
+namespace abci::serve {
+
+namespace {
+
+std::string trim(std::string_view text) {
+    const auto begin = text.find_first_not_of(" \t");
+    if (begin == std::string_view::npos) return {};
+    const auto end = text.find_last_not_of(" \t");
+    return std::string(text.substr(begin, end - begin + 1));
+}
+
+bool contains(const std::vector<std::string>& list, const std::string& value) {
+    return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+/// The peer, or — when the peer is a trusted proxy — the right-most
+/// X-Forwarded-For entry that is not itself a trusted proxy (entries to its
+/// left are client-supplied and cannot be believed).
+std::string client_address_of(const httplib::Request& request, const std::vector<std::string>& trusted) {
+    std::string address = request.remote_addr;
+    if (!contains(trusted, address) || !request.has_header("X-Forwarded-For")) return address;
+    std::vector<std::string> hops;
+    for (std::size_t i = 0, n = request.get_header_value_count("X-Forwarded-For"); i < n; ++i) {
+        const auto value = request.get_header_value("X-Forwarded-For", i);
+        std::size_t start = 0;
+        while (start <= value.size()) {
+            const auto comma = value.find(',', start);
+            hops.push_back(trim(std::string_view(value).substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+            if (comma == std::string::npos) break;
+            start = comma + 1;
+        }
+    }
+    for (auto hop = hops.rbegin(); hop != hops.rend(); ++hop) {
+        if (hop->empty()) break;
+        address = *hop;
+        if (!contains(trusted, *hop)) break;
+    }
+    return address;
+}
+
+std::string bearer_of(const httplib::Request& request) {
+    const auto header = request.get_header_value("Authorization");
+    constexpr std::string_view scheme = "Bearer ";
+    if (header.size() <= scheme.size() ||
+        !std::equal(scheme.begin(), scheme.end(), header.begin(), [](char a, char b) { return std::tolower(a) == std::tolower(b); }))
+        return {};
+    return trim(std::string_view(header).substr(scheme.size()));
+}
+
+void set_rate_headers(httplib::Response& response, const limits::RateDecision& decision) {
+    response.set_header("RateLimit-Limit", std::to_string(decision.limit));
+    response.set_header("RateLimit-Remaining", std::to_string(decision.remaining));
+    response.set_header("RateLimit-Reset", std::to_string(decision.reset.count()));
+}
+
+void check_rate(httplib::Response& response, limits::RateLimiter& limiter, const std::string& key) {
+    if (!limiter.limit().enabled()) return;
+    const auto decision = limiter.hit(key);
+    set_rate_headers(response, decision);
+    if (!decision.allowed)
+        throw limits::RateLimitExceeded(fmt::format("rate limit of {} requests per {} s exceeded; retry in {} s",
+                                                    decision.limit, limiter.limit().window.count(), decision.reset.count()),
+                                        decision.reset);
+}
+
+Error missing_token() {
+    return Error(ErrorKind::unauthenticated, "authentication required: send Authorization: Bearer <token>");
+}
+
+}  // namespace
+
+RequestContext::RequestContext(const httplib::Request& request_, httplib::Response& response_, Services& services_)
+    : request(request_), response(response_), services(services_) {
+    request_id = response.get_header_value("X-Request-Id");
+    client_address = client_address_of(request, services.settings.trusted_proxies);
+}
+
+nlohmann::json RequestContext::json_body() const {
+    const int max_depth = services.settings.max_json_depth;
+    const nlohmann::json::parser_callback_t limit_depth = [max_depth](int depth, nlohmann::json::parse_event_t,
+                                                                     nlohmann::json&) {
+        if (depth > max_depth)
+            throw Error(ErrorKind::invalid_input, "the JSON body is nested deeper than " + std::to_string(max_depth) + " levels");
+        return true;
+    };
+    nlohmann::json body;
+    try {
+        body = nlohmann::json::parse(request.body, limit_depth);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw Error(ErrorKind::invalid_input, "the body is not valid JSON", {std::string("malformed JSON: ") + e.what()});
+    }
+    if (!body.is_object()) throw Error(ErrorKind::invalid_input, "the body must be a JSON object");
+    return body;
+}
+
+std::optional<std::string> RequestContext::query(const std::string& name) const {
+    if (!request.has_param(name.c_str())) return std::nullopt;
+    return request.get_param_value(name.c_str());
+}
+
+std::string RequestContext::path_match(std::size_t n) const { return request.matches[static_cast<int>(n)].str(); }
+
+void require(bool allowed, const std::string& message) {
+    if (!allowed) throw Error(ErrorKind::forbidden, message);
+}
+
+void Router::add(const std::string& method, const std::string& pattern, RouteOptions options, bool gated,
+                 Handler handler) {
+    // The router is gone once routes are registered: capture the services it points at.
+    auto wrapped = [&services_ = services_, options, gated, handler = std::move(handler)](const httplib::Request& request,
+                                                                                        httplib::Response& response) {
+        const auto started = std::chrono::steady_clock::now();
+        RequestContext ctx(request, response, services_);
+        auto why = Unauthorized::invalid_token;
+        try {
+            if (gated) {
+                // Spec 5.2 and 8: the caller is counted against the limit
+                // before anything else is decided, so refused probes count too.
+                const auto bearer = bearer_of(request);
+                std::optional<Error> refused;
+                try {
+                    if (bearer.empty()) {
+                        why = Unauthorized::missing_token;
+                        throw missing_token();
+                    }
+                    ctx.principal = services_.auth.authenticate(bearer);
+                } catch (const Error& e) {
+                    refused = e;
+                }
+                check_rate(response, services_.abci_limiter,
+                           ctx.principal ? ctx.principal->actor() : "addr:" + ctx.client_address);
+                if (refused) throw *refused;
+                const auto scope = auth::abci_scope_for(request.method, request.path);
+                require(ctx.principal->is_admin() || (scope && ctx.principal->has_scope(*scope)),
+                        scope ? "this route needs the admin role or an API key with scope " + *scope
+                              : "this route needs the admin role");
+            } else if (options.access == Access::authenticated) {
+                const auto bearer = bearer_of(request);
+                if (bearer.empty()) {
+                    why = Unauthorized::missing_token;
+                    throw missing_token();
+                }
+                ctx.principal = services_.auth.authenticate(bearer);
+                require(ctx.principal->kind == auth::Principal::Kind::user, "API keys are accepted on /abci routes only");
+                check_rate(response, services_.api_limiter, ctx.principal->actor());
+            }
+            why = options.handler_unauthorized;
+            auto reply = handler(ctx);
+            if (!reply.location.empty()) {
+                response.set_redirect(reply.location);
+            } else {
+                response.status = reply.status;
+                response.set_content(reply.body.dump(), "application/json");
+            }
+        } catch (const Error& e) {
+            render_error(response, e, why);
+            if (response.status >= 500)
+                log_line("error", "request failed",
+                         {{"request_id", ctx.request_id}, {"kind", to_string(e.kind())}, {"error", e.what()}});
+        } catch (const nlohmann::json::exception& e) {
+            // A field of the wrong JSON type met a handler's get<>().
+            render_error(response, Error(ErrorKind::invalid_input, "a field has the wrong type", {e.what()}), why);
+        } catch (const std::exception& e) {
+            log_line("error", "unexpected failure", {{"request_id", ctx.request_id}, {"error", e.what()}});
+            render_error(response, Error(ErrorKind::internal, "internal error (request " + ctx.request_id + ")"), why);
+        }
+        if (gated) {
+            try {
+                services_.store.append_audit(store::AuditEntry{0, std::chrono::system_clock::now(),
+                                                               ctx.principal ? ctx.principal->actor() : "", request.method,
+                                                               request.path, response.status, ctx.client_address,
+                                                               ctx.request_id});
+            } catch (const std::exception& e) {
+                log_line("error", "audit write failed", {{"request_id", ctx.request_id}, {"error", e.what()}});
+            }
+        }
+        const auto micros =
+            std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count();
+        response.set_header("Server-Timing", fmt::format("app;dur={:.3f}", static_cast<double>(micros) / 1000.0));
+    };
+    if (method == "GET")
+        server_.Get(pattern, std::move(wrapped));
+    else if (method == "POST")
+        server_.Post(pattern, std::move(wrapped));
+    else if (method == "PUT")
+        server_.Put(pattern, std::move(wrapped));
+    else if (method == "DELETE")
+        server_.Delete(pattern, std::move(wrapped));
+    else if (method == "PATCH")
+        server_.Patch(pattern, std::move(wrapped));
+}
+
+void Router::get(const std::string& pattern, RouteOptions options, Handler handler) {
+    add("GET", pattern, options, false, std::move(handler));
+}
+void Router::post(const std::string& pattern, RouteOptions options, Handler handler) {
+    add("POST", pattern, options, false, std::move(handler));
+}
+void Router::put(const std::string& pattern, RouteOptions options, Handler handler) {
+    add("PUT", pattern, options, false, std::move(handler));
+}
+void Router::abci(const std::string& method, const std::string& pattern, Handler handler) {
+    add(method, pattern, RouteOptions{}, true, std::move(handler));
+}
+
+void Router::abci_fallback() {
+    for (const auto* method : {"GET", "POST", "PUT", "DELETE", "PATCH"})
+        abci(method, "/abci(/.*)?", [](RequestContext& ctx) -> Reply {
+            throw Error(ErrorKind::not_found, "no ABCI route " + ctx.request.method + " " + ctx.request.path);
+        });
+}
+
+}  // namespace abci::serve

@@ -1,0 +1,110 @@
+#pragma once
+// Routes and the middleware every request goes through, in this order:
+// request id → client address → (for /abci/*: the gate of spec 5.2 — caller,
+// permission, rate limit) → (authenticated routes: caller, per-user rate
+// limit) → handler → error mapping → audit row (/abci/*) → request log line.
+// Handlers receive a RequestContext and return a Reply, or throw abci::Error.
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/auth/auth_service.hpp"
+#include "core/limits/rate_limiter.hpp"
+#include "core/store/store.hpp"
+#include "serve/http_error.hpp"
+#include "serve/settings.hpp"
+
+namespace httplib {
+class Server;
+struct Request;
+struct Response;
+}  // namespace httplib
+
+namespace abci::serve {
+
+/// What the routes share: settings, the store, authentication, limiters.
+struct Services {
+    Services(const Settings& settings_, store::Store& store_, auth::AuthService& auth_)
+        : settings(settings_), store(store_), auth(auth_), abci_limiter(settings_.abci_rate), api_limiter(settings_.api_rate) {}
+
+    const Settings& settings;
+    store::Store& store;
+    auth::AuthService& auth;
+    limits::RateLimiter abci_limiter;
+    limits::RateLimiter api_limiter;
+};
+
+class RequestContext {
+public:
+    RequestContext(const httplib::Request& request, httplib::Response& response, Services& services);
+
+    const httplib::Request& request;
+    httplib::Response& response;
+    Services& services;
+    std::string request_id;
+    std::string client_address;
+    std::optional<auth::Principal> principal;  // set on authenticated routes and /abci
+
+    /// The body as a JSON object; Error(invalid_input) when it is not JSON, not
+    /// an object, or nested deeper than the configured limit.
+    [[nodiscard]] nlohmann::json json_body() const;
+    /// A query parameter, or nothing.
+    [[nodiscard]] std::optional<std::string> query(const std::string& name) const;
+    /// The path parameter matched by the route's n-th regex group.
+    [[nodiscard]] std::string path_match(std::size_t n) const;
+    /// The caller; only valid on authenticated routes.
+    [[nodiscard]] const auth::Principal& caller() const { return *principal; }
+};
+
+struct Reply {
+    int status = 200;
+    nlohmann::json body;
+    std::string location;  // set: a 302 redirect to it, body ignored
+};
+
+/// How a route is reached.
+enum class Access {
+    open,           // anyone (logins)
+    authenticated,  // any user with a valid access token (not an API key)
+};
+
+struct RouteOptions {
+    Access access = Access::authenticated;
+    /// The 401 code of an unauthenticated error the handler throws (login routes: invalid_credentials).
+    Unauthorized handler_unauthorized = Unauthorized::invalid_token;
+};
+
+class Router {
+public:
+    using Handler = std::function<Reply(RequestContext&)>;
+
+    Router(httplib::Server& server, Services& services) : server_(server), services_(services) {}
+
+    /// `pattern` is a cpp-httplib regex over the path ("/api/practices", "/v1/x/([^/]+)").
+    void get(const std::string& pattern, RouteOptions options, Handler handler);
+    void post(const std::string& pattern, RouteOptions options, Handler handler);
+    void put(const std::string& pattern, RouteOptions options, Handler handler);
+
+    /// Every /abci/* route goes through the gate: register them here.
+    void abci(const std::string& method, const std::string& pattern, Handler handler);
+    /// Must come after all /abci routes: answers the rest of /abci/* (404),
+    /// still behind the gate so probing is limited and audited.
+    void abci_fallback();
+
+private:
+    void add(const std::string& method, const std::string& pattern, RouteOptions options, bool gated, Handler handler);
+
+    httplib::Server& server_;
+    Services& services_;
+};
+
+/// Throws Error(forbidden) with `message` unless `allowed`.
+void require(bool allowed, const std::string& message);
+
+}  // namespace abci::serve

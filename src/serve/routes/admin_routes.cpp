@@ -1,0 +1,75 @@
+// GET /api/admin/*: listings for platform administrators (spec 5.5: admin only).
+
+#include "core/util/time.hpp"
+#include "serve/router.hpp"
+#include "serve/routes/routes.hpp"
+#include "serve/routes/views.hpp"
+
+namespace abci::serve {
+
+namespace {
+
+constexpr std::size_t kDefaultAuditLimit = 100;
+constexpr std::size_t kMaxAuditLimit = 10000;
+
+template <typename Record, typename View>
+Reply list_reply(const std::vector<Record>& records, View view) {
+    auto data = nlohmann::json::array();
+    for (const auto& record : records) data.push_back(view(record));
+    return Reply{200, {{"success", true}, {"data", std::move(data)}}, {}};
+}
+
+Reply users(RequestContext& ctx) {
+    auto& store = ctx.services.store;
+    return list_reply(store.list_users(), [&](const store::User& user) {
+        auto view = user_view(user);
+        view["wallets"] = store.wallets_of(user.id);
+        view["createdAt"] = util::format_iso8601_utc(user.created_at);
+        return view;
+    });
+}
+
+Reply audit(RequestContext& ctx) {
+    std::optional<store::TimePoint> since;
+    if (const auto text = ctx.query("since")) since = util::parse_rfc3339(*text);
+    std::size_t limit = kDefaultAuditLimit;
+    if (const auto text = ctx.query("limit")) {
+        try {
+            const auto value = std::stoll(*text);
+            if (value < 1 || static_cast<std::size_t>(value) > kMaxAuditLimit) throw std::out_of_range("limit");
+            limit = static_cast<std::size_t>(value);
+        } catch (const std::logic_error&) {
+            throw Error(ErrorKind::invalid_input, "invalid request",
+                        {"limit must be an integer from 1 to " + std::to_string(kMaxAuditLimit)});
+        }
+    }
+    return list_reply(ctx.services.store.list_audit(since, limit), audit_view);
+}
+
+Reply role_requests(RequestContext& ctx) {
+    return list_reply(ctx.services.store.list_role_requests(ctx.query("status")), role_request_view);
+}
+
+Reply api_keys(RequestContext& ctx) { return list_reply(ctx.services.store.list_api_keys(), api_key_view); }
+
+}  // namespace
+
+void add_admin_routes(Router& router) {
+    const auto admin_only = [](Router::Handler handler) {
+        return [handler = std::move(handler)](RequestContext& ctx) {
+            require(auth::allows(ctx.caller().role, auth::Permission::admin_read), "the admin role is required");
+            return handler(ctx);
+        };
+    };
+    router.get("/api/admin/users", RouteOptions{}, admin_only(users));
+    router.get("/api/admin/audit", RouteOptions{}, admin_only(audit));
+    router.get("/api/admin/role-requests", RouteOptions{}, admin_only(role_requests));
+    router.get("/api/admin/api-keys", RouteOptions{}, admin_only(api_keys));
+    // Spec 5.5 gates all of GET /api/admin/*: a non-admin learns nothing about
+    // which admin routes exist (403), an admin gets 404 for unknown ones.
+    router.get("/api/admin/.*", RouteOptions{}, admin_only([](RequestContext& ctx) -> Reply {
+                   throw Error(ErrorKind::not_found, "no admin route " + ctx.request.path);
+               }));
+}
+
+}  // namespace abci::serve

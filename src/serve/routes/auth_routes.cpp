@@ -1,0 +1,130 @@
+// /api/auth/*: the login flows of spec 4.9 and DESIGN.md §4.
+
+#include <httplib.h>
+
+#include "core/util/time.hpp"
+#include "serve/fields.hpp"
+#include "serve/router.hpp"
+#include "serve/routes/routes.hpp"
+#include "serve/routes/views.hpp"
+
+namespace abci::serve {
+
+namespace {
+
+constexpr RouteOptions kLogin{Access::open, Unauthorized::invalid_credentials};
+constexpr RouteOptions kTokenExchange{Access::open, Unauthorized::invalid_token};
+
+Reply login_reply(const auth::LoginResult& login) { return Reply{200, login_view(login), {}}; }
+
+Reply login_password(RequestContext& ctx) {
+    const auto body = ctx.json_body();
+    Fields fields(body);
+    const auto email = fields.required_string("email", 254);
+    const auto password = fields.required_string("password", 1024);
+    const auto redirect = fields.optional_string("redirect", 2048);
+    fields.done();
+    if (redirect) ctx.services.auth.check_redirect(*redirect);
+    return login_reply(ctx.services.auth.login_password(email, password, ctx.client_address));
+}
+
+Reply wallet_nonce(RequestContext& ctx) {
+    const auto& wallet = ctx.services.auth.settings().wallet;
+    if (wallet.chain_ids.empty())
+        throw Error(ErrorKind::not_found, "wallet login is not enabled: no chain ids are configured");
+    const auto nonce = ctx.services.auth.issue_wallet_nonce();
+    return Reply{200,
+                 {{"success", true},
+                  {"nonce", nonce.nonce},
+                  {"expiresAt", util::format_iso8601_utc(nonce.expires_at)},
+                  {"domain", wallet.domain},
+                  {"uri", wallet.uri_origin},
+                  {"chainIds", wallet.chain_ids}},
+                 {}};
+}
+
+Reply wallet_connect(RequestContext& ctx) {
+    const auto body = ctx.json_body();
+    Fields fields(body);
+    const auto address = fields.required_string("address", 42);
+    const auto signature = fields.required_string("signature", 134);
+    const auto message = fields.required_string("message", 4096);
+    fields.done();
+    return login_reply(ctx.services.auth.login_wallet(address, signature, message));
+}
+
+Reply idp_login(RequestContext& ctx) {
+    const auto body = ctx.request.body.empty() ? nlohmann::json::object() : ctx.json_body();
+    Fields fields(body);
+    const auto id_token = fields.optional_string("id_token", 16 * 1024);
+    const auto redirect = fields.optional_string("redirect", 2048);
+    fields.done();
+    if (id_token) return login_reply(ctx.services.auth.login_id_token(*id_token));
+    return Reply{200, {{"success", true}, {"authorizationUrl", ctx.services.auth.begin_idp_login(redirect)}}, {}};
+}
+
+Reply idp_callback(RequestContext& ctx) {
+    if (const auto error = ctx.query("error"))
+        throw Error(ErrorKind::unauthenticated, "the identity provider refused the login: " + error->substr(0, 200));
+    const auto code = ctx.query("code");
+    const auto state = ctx.query("state");
+    if (!code || !state || code->empty() || state->empty())
+        throw Error(ErrorKind::invalid_input, "invalid request", {"code and state query parameters are required"});
+    auto result = ctx.services.auth.finish_idp_login(*code, *state);
+    if (result.redirect_to) return Reply{302, nullptr, *result.redirect_to};
+    return login_reply(*result.login);
+}
+
+/// The body's one string field `key`, handed to `login`.
+template <typename Login>
+Reply login_with_field(RequestContext& ctx, const std::string& key, Login login) {
+    const auto body = ctx.json_body();
+    Fields fields(body);
+    const auto value = fields.required_string(key, 256);
+    fields.done();
+    return login_reply(login(value));
+}
+
+Reply idp_exchange(RequestContext& ctx) {
+    return login_with_field(ctx, "code", [&](const std::string& code) { return ctx.services.auth.exchange_idp_code(code); });
+}
+
+Reply refresh(RequestContext& ctx) {
+    return login_with_field(ctx, "refresh_token",
+                            [&](const std::string& token) { return ctx.services.auth.refresh(token); });
+}
+
+Reply logout(RequestContext& ctx) {
+    ctx.services.auth.logout(ctx.caller());
+    return Reply{200, {{"success", true}, {"message", "logged out"}}, {}};
+}
+
+Reply me(RequestContext& ctx) {
+    const auto user = ctx.services.store.find_user_by_id(ctx.caller().id);
+    if (!user) throw Error(ErrorKind::unauthenticated, "the token's user no longer exists");
+    auto view = user_view(*user);
+    view["wallets"] = ctx.services.store.wallets_of(user->id);
+    return Reply{200, {{"success", true}, {"user", view}}, {}};
+}
+
+}  // namespace
+
+void add_auth_routes(Router& router) {
+    router.post("/api/auth/login-email-password", kLogin, login_password);
+    router.get("/api/auth/wallet-nonce", kLogin, wallet_nonce);
+    router.post("/api/auth/wallet-connect", kLogin, wallet_connect);
+    router.post("/api/auth/idp-login", kLogin, idp_login);
+    // DESIGN.md §4: the provider's configured name routes to it as well.
+    router.post("/api/auth/([a-z0-9-]+)-login", kLogin, [](RequestContext& ctx) {
+        if (!ctx.services.auth.has_idp(ctx.path_match(1)))
+            throw Error(ErrorKind::not_found, "no identity provider named " + ctx.path_match(1));
+        return idp_login(ctx);
+    });
+    router.get("/api/auth/idp-callback", kLogin, idp_callback);
+    router.post("/api/auth/idp-exchange", kTokenExchange, idp_exchange);
+    router.post("/api/auth/refresh", kTokenExchange, refresh);
+    router.post("/api/auth/logout", RouteOptions{}, logout);
+    router.get("/api/auth/me", RouteOptions{}, me);
+}
+
+}  // namespace abci::serve

@@ -1,0 +1,13 @@
+#pragma once
+// One file per route group; each registers its routes on the router.
+
+namespace abci::serve {
+
+class Router;
+
+void add_auth_routes(Router& router);      // /api/auth/* (spec 4.9, DESIGN.md §4)
+void add_api_routes(Router& router);       // /api/farmers, /api/practices, /api/verifications (spec 5.5)
+void add_admin_routes(Router& router);     // /api/admin/*
+void add_workflow_routes(Router& router);  // /v1/*
+
+}  // namespace abci::serve

@@ -1,0 +1,22 @@
+#pragma once
+// The JSON shapes of stored records, shared by the route groups (camelCase
+// keys and ISO 8601 UTC timestamps, as the spec writes its fields).
+
+#include <nlohmann/json.hpp>
+
+#include "core/auth/auth_service.hpp"
+#include "core/store/store.hpp"
+
+namespace abci::serve {
+
+/// Spec 2.6: {id, email, role, verified}.
+[[nodiscard]] nlohmann::json user_view(const store::User& user);
+/// Spec 5.3 plus refresh_token.
+[[nodiscard]] nlohmann::json login_view(const auth::LoginResult& login);
+[[nodiscard]] nlohmann::json practice_view(const store::Practice& practice);
+[[nodiscard]] nlohmann::json verification_view(const store::Verification& verification);
+[[nodiscard]] nlohmann::json role_request_view(const store::RoleRequest& request);
+[[nodiscard]] nlohmann::json api_key_view(const store::ApiKey& key);
+[[nodiscard]] nlohmann::json audit_view(const store::AuditEntry& entry);
+
+}  // namespace abci::serve

@@ -1,0 +1,146 @@
+#include "serve/server.hpp"
+
+#include <httplib.h>
+#include <sys/stat.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/auth/accounts.hpp"
+#include "core/eth/bytes.hpp"
+#include "core/store/data_dir.hpp"
+#include "serve/log.hpp"
+#include "serve/router.hpp"
+#include "serve/routes/routes.hpp"
+
+namespace abci::serve {
+
+namespace {
+
+/// The secret is needed only to build the codec, which keeps its own copy.
+class WipedBytes {
+public:
+    explicit WipedBytes(eth::Bytes bytes) : bytes_(std::move(bytes)) {}
+    ~WipedBytes() { eth::secure_wipe(bytes_.data(), bytes_.size()); }
+    WipedBytes(const WipedBytes&) = delete;
+    WipedBytes& operator=(const WipedBytes&) = delete;
+    [[nodiscard]] eth::ByteView view() const noexcept { return bytes_; }
+
+private:
+    eth::Bytes bytes_;
+};
+
+std::unique_ptr<httplib::Server> make_http_server(const Settings& settings) {
+    std::unique_ptr<httplib::Server> server;
+    if (settings.tls()) {
+        auto tls = std::make_unique<httplib::SSLServer>(settings.tls_cert.c_str(), settings.tls_key.c_str());
+        if (!tls->is_valid())
+            throw Error(ErrorKind::invalid_input, "cannot load the TLS certificate " + settings.tls_cert + " or key " +
+                                                      settings.tls_key);
+        server = std::move(tls);
+    } else {
+        server = std::make_unique<httplib::Server>();
+    }
+    // DESIGN.md §8: Nagle and a low keep-alive cap cost two orders of magnitude.
+    server->set_tcp_nodelay(true);
+    server->set_keep_alive_max_count(100000);
+    server->set_payload_max_length(settings.max_body_bytes);
+    const auto threads = settings.threads;
+    server->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    return server;
+}
+
+void warn_if_exposed(const std::string& path) {
+    struct stat info {};
+    if (::stat(path.c_str(), &info) == 0 && (info.st_mode & 077) != 0)
+        log_line("warn", "secret file is readable by group or others; chmod 600 it", {{"path", path}});
+}
+
+}  // namespace
+
+struct Server::State {
+    Settings settings;
+    std::unique_ptr<store::Store> store;
+    std::unique_ptr<auth::AuthService> auth;
+    std::unique_ptr<Services> services;
+    std::unique_ptr<httplib::Server> http;
+    int port = 0;
+};
+
+Server::Server(Settings settings) : state_(std::make_unique<State>()) {
+    auto& s = *state_;
+    s.settings = std::move(settings);
+    const store::DataDir data_dir(s.settings.data_dir);
+    s.store = data_dir.open_store(true);
+
+    warn_if_exposed(s.settings.jwt_secret_file);
+    {
+        const WipedBytes secret(auth::load_or_create_secret(s.settings.jwt_secret_file));
+        s.auth = std::make_unique<auth::AuthService>(*s.store, secret.view(), s.settings.auth);
+    }
+    if (!s.settings.admin_email.empty() && !s.settings.admin_password.empty()) {
+        if (const auto admin = auth::bootstrap_admin(*s.store, s.settings.admin_email, s.settings.admin_password))
+            log_line("info", "created the first admin", {{"email", admin->email}, {"user_id", admin->id}});
+        eth::secure_wipe(s.settings.admin_password.data(), s.settings.admin_password.size());
+        s.settings.admin_password.clear();
+    }
+    if (s.store->count_users() == 0)
+        log_line("warn", "no users yet: set ABCI_ADMIN_EMAIL and ABCI_ADMIN_PASSWORD, or run `abcictl admin user add`",
+                 {{"data_dir", s.settings.data_dir}});
+
+    s.services = std::make_unique<Services>(s.settings, *s.store, *s.auth);
+    s.http = make_http_server(s.settings);
+    s.http->set_pre_routing_handler([](const httplib::Request& request, httplib::Response& response) {
+        const auto given = request.get_header_value("X-Request-Id");
+        const bool sane = !given.empty() && given.size() <= 64 &&
+                          given.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.") ==
+                              std::string::npos;
+        response.set_header("X-Request-Id", sane ? given : crypto::random_uuid());
+        return httplib::Server::HandlerResponse::Unhandled;
+    });
+    s.http->set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& response) {
+        render_status(response);
+        return httplib::Server::HandlerResponse::Handled;
+    }));
+    s.http->set_logger([](const httplib::Request& request, const httplib::Response& response) {
+        // Paths only: query strings can carry one-time codes and states.
+        nlohmann::json fields{{"request_id", response.get_header_value("X-Request-Id")},
+                              {"method", request.method},
+                              {"path", request.path},
+                              {"status", response.status},
+                              {"client", request.remote_addr}};
+        if (const auto timing = response.get_header_value("Server-Timing"); timing.rfind("app;dur=", 0) == 0)
+            fields["duration_ms"] = std::stod(timing.substr(8));
+        log_line("info", "request", fields);
+    });
+
+    Router router(*s.http, *s.services);
+    add_auth_routes(router);
+    add_api_routes(router);
+    add_admin_routes(router);
+    add_workflow_routes(router);
+    router.abci_fallback();
+
+    s.port = s.settings.listen_port == 0 ? s.http->bind_to_any_port(s.settings.listen_host)
+                                         : (s.http->bind_to_port(s.settings.listen_host, s.settings.listen_port)
+                                                ? s.settings.listen_port
+                                                : -1);
+    if (s.port <= 0)
+        throw Error(ErrorKind::unavailable, "cannot listen on " + s.settings.listen_host + ":" +
+                                                std::to_string(s.settings.listen_port) + " (in use, or not an address of this host)");
+}
+
+Server::~Server() = default;
+
+std::uint16_t Server::port() const noexcept { return static_cast<std::uint16_t>(state_->port); }
+
+void Server::run() {
+    log_line("info", "serving", {{"listen", state_->settings.listen_host + ":" + std::to_string(state_->port)},
+                                 {"tls", state_->settings.tls()},
+                                 {"data_dir", state_->settings.data_dir}});
+    state_->http->listen_after_bind();
+    log_line("info", "stopped", nlohmann::json::object());
+}
+
+void Server::stop() { state_->http->stop(); }
+
+}  // namespace abci::serve

@@ -1,0 +1,36 @@
+#pragma once
+// `abcictl serve`: the HTTP(S) server of the ABCI API. Construction does all
+// the fallible setup (data directory, database and migrations, JWT secret,
+// first admin, listening socket), so a misconfiguration fails before anything
+// is served; run() then serves until stop().
+
+#include <cstdint>
+#include <memory>
+
+#include "serve/settings.hpp"
+
+namespace abci::serve {
+
+class Server {
+public:
+    /// Error(invalid_input/unavailable/...) when the setup fails (the port is
+    /// taken: Error(unavailable) naming it).
+    explicit Server(Settings settings);
+    ~Server();
+    Server(const Server&) = delete;
+    Server& operator=(const Server&) = delete;
+
+    /// The bound port (useful with port 0).
+    [[nodiscard]] std::uint16_t port() const noexcept;
+
+    /// Serves until stop(); returns after in-flight requests have finished.
+    void run();
+    /// Stops accepting connections; safe from any thread, idempotent.
+    void stop();
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+}  // namespace abci::serve

@@ -1,0 +1,253 @@
+#include "serve/settings.hpp"
+
+#include <charconv>
+#include <cstdlib>
+#include <filesystem>
+
+#include <toml++/toml.h>
+
+#include "core/error.hpp"
+
+extern char** environ;
+
+namespace abci::serve {
+
+namespace {
+
+Error bad_setting(const std::string& where, const std::string& why) {
+    return Error(ErrorKind::invalid_input, where + ": " + why);
+}
+
+std::string default_data_dir() {
+    if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg) return std::string(xdg) + "/abcictl";
+    if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.local/share/abcictl";
+    return "abcictl-data";
+}
+
+/// Splits "host:port" ("[v6]:port" too). Error naming `where` when malformed.
+void parse_listen(const std::string& text, const std::string& where, Settings& settings) {
+    const auto colon = text.rfind(':');
+    if (colon == std::string::npos || colon == 0) throw bad_setting(where, "'" + text + "' is not host:port");
+    auto host = text.substr(0, colon);
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    unsigned port = 0;
+    const auto digits = std::string_view(text).substr(colon + 1);
+    const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
+    if (ec != std::errc() || ptr != digits.data() + digits.size() || port > 65535)
+        throw bad_setting(where, "'" + text + "' has no valid port");
+    settings.listen_host = host;
+    settings.listen_port = static_cast<std::uint16_t>(port);
+}
+
+bool is_loopback(const std::string& host) {
+    return host == "127.0.0.1" || host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+class Table {
+public:
+    Table(const toml::table* table, std::string prefix) : table_(table), prefix_(std::move(prefix)) {}
+
+    [[nodiscard]] Table sub(const std::string& key) const {
+        if (!table_) return {nullptr, prefix_ + key + "."};
+        const auto* node = table_->get(key);
+        if (node && !node->is_table()) throw bad_setting(name(key), "must be a table");
+        return {node ? node->as_table() : nullptr, prefix_ + key + "."};
+    }
+
+    void get(const std::string& key, std::string& out) const {
+        if (const auto* node = find(key)) {
+            if (!node->is_string()) throw bad_setting(name(key), "must be a string");
+            out = node->value<std::string>().value();
+        }
+    }
+    void get(const std::string& key, bool& out) const {
+        if (const auto* node = find(key)) {
+            if (!node->is_boolean()) throw bad_setting(name(key), "must be true or false");
+            out = node->value<bool>().value();
+        }
+    }
+    template <typename Int>
+    void get_int(const std::string& key, Int& out, std::int64_t min, std::int64_t max) const {
+        if (const auto* node = find(key)) {
+            const auto value = node->value<std::int64_t>();
+            if (!node->is_integer() || !value || *value < min || *value > max)
+                throw bad_setting(name(key), "must be an integer from " + std::to_string(min) + " to " + std::to_string(max));
+            out = static_cast<Int>(*value);
+        }
+    }
+    void get_seconds(const std::string& key, std::chrono::seconds& out, std::int64_t min, std::int64_t max) const {
+        std::int64_t seconds = out.count();
+        get_int(key, seconds, min, max);
+        out = std::chrono::seconds(seconds);
+    }
+    void get(const std::string& key, std::vector<std::string>& out) const {
+        if (const auto* node = find(key)) {
+            const auto* array = node->as_array();
+            if (!array) throw bad_setting(name(key), "must be an array of strings");
+            out.clear();
+            for (const auto& item : *array) {
+                if (!item.is_string()) throw bad_setting(name(key), "must be an array of strings");
+                out.push_back(item.value<std::string>().value());
+            }
+        }
+    }
+    void get(const std::string& key, std::vector<std::uint64_t>& out) const {
+        if (const auto* node = find(key)) {
+            const auto* array = node->as_array();
+            if (!array) throw bad_setting(name(key), "must be an array of integers");
+            out.clear();
+            for (const auto& item : *array) {
+                const auto value = item.value<std::int64_t>();
+                if (!item.is_integer() || !value || *value <= 0) throw bad_setting(name(key), "must be an array of positive integers");
+                out.push_back(static_cast<std::uint64_t>(*value));
+            }
+        }
+    }
+    void get_rate(const std::string& key, limits::RateLimit& out) const {
+        std::string text;
+        get(key, text);
+        if (!text.empty()) out = limits::parse_rate_limit(text, name(key));
+    }
+    [[nodiscard]] bool present() const noexcept { return table_ != nullptr; }
+    [[nodiscard]] const toml::table* raw() const noexcept { return table_; }
+
+private:
+    [[nodiscard]] const toml::node* find(const std::string& key) const { return table_ ? table_->get(key) : nullptr; }
+    [[nodiscard]] std::string name(const std::string& key) const { return "config key " + prefix_ + key; }
+
+    const toml::table* table_;
+    std::string prefix_;
+};
+
+void apply_idp(const Table& idp, Settings& settings) {
+    auth::OidcProviderSettings provider;
+    idp.get("name", provider.name);
+    idp.get("issuer", provider.issuer);
+    idp.get("clientId", provider.client_id);
+    idp.get("clientSecret", provider.client_secret);
+    idp.get("redirectUri", provider.redirect_uri);
+    idp.get("scopes", provider.scopes);
+    idp.get("authorizationEndpoint", provider.authorization_endpoint);
+    idp.get("tokenEndpoint", provider.token_endpoint);
+    idp.get("jwksUri", provider.jwks_uri);
+    idp.get("autoRegister", settings.auth.idp_auto_register);
+    const auto require = [](const std::string& value, const char* key) {
+        if (value.empty()) throw bad_setting(std::string("config key idp.") + key, "is required when [idp] is present");
+    };
+    require(provider.issuer, "issuer");
+    require(provider.client_id, "clientId");
+    require(provider.redirect_uri, "redirectUri");
+    settings.auth.idp = std::move(provider);
+}
+
+void apply_file(const std::string& path, Settings& settings, std::string& listen) {
+    if (!std::filesystem::exists(path)) throw Error(ErrorKind::not_found, "config file " + path + " does not exist");
+    toml::table root;
+    try {
+        root = toml::parse_file(path);
+    } catch (const toml::parse_error& e) {
+        const auto& where = e.source().begin;
+        throw Error(ErrorKind::invalid_input, "config file " + path + ":" + std::to_string(where.line) + ":" +
+                                                  std::to_string(where.column) + ": " + std::string(e.description()));
+    }
+    const Table top(&root, "");
+    top.get("listen", listen);
+    top.get("dataDir", settings.data_dir);
+    top.get("domain", settings.domain);
+    top.get("trustedProxies", settings.trusted_proxies);
+
+    const auto rate = top.sub("rate_limit");
+    rate.get_rate("abci", settings.abci_rate);
+    rate.get_rate("api", settings.api_rate);
+    limits::RateLimit login = settings.auth.login_per_account;
+    rate.get_rate("login", login);
+    settings.auth.login_per_account = login;
+    settings.auth.login_per_address = limits::RateLimit{login.limit * 5, login.window};
+
+    const auto auth = top.sub("auth");
+    auth.get_seconds("tokenLifetime", settings.auth.jwt.lifetime, 1, 24 * 3600);
+    auth.get_seconds("refreshLifetime", settings.auth.refresh_lifetime, 60, 365LL * 24 * 3600);
+    auth.get_seconds("clockSkew", settings.auth.jwt.leeway, 0, 300);
+    auth.get("jwtSecretFile", settings.jwt_secret_file);
+    auth.get("redirectOrigins", settings.auth.redirect_origins);
+    const auto wallet = auth.sub("wallet");
+    wallet.get("chainIds", settings.auth.wallet.chain_ids);
+    wallet.get("autoRegister", settings.auth.wallet.auto_register);
+    wallet.get("uri", settings.auth.wallet.uri_origin);
+
+    if (const auto idp = top.sub("idp"); idp.present()) apply_idp(idp, settings);
+
+    const auto tls = top.sub("tls");
+    tls.get("cert", settings.tls_cert);
+    tls.get("key", settings.tls_key);
+
+    const auto limits = top.sub("limits");
+    limits.get_int("maxBodyBytes", settings.max_body_bytes, 1024, 64LL * 1024 * 1024);
+    limits.get_int("maxJsonDepth", settings.max_json_depth, 2, 512);
+    limits.get_int("threads", settings.threads, 4, 4096);
+}
+
+std::string env_or(const std::map<std::string, std::string>& env, const char* name, const std::string& fallback) {
+    const auto it = env.find(name);
+    return it == env.end() || it->second.empty() ? fallback : it->second;
+}
+
+}  // namespace
+
+Settings load_settings(const FlagSettings& flags, const std::map<std::string, std::string>& env) {
+    Settings settings;
+    std::string listen = "127.0.0.1:8080";
+    std::string listen_from = "listen";
+
+    if (const auto config = flags.config_file.empty() ? env_or(env, "ABCI_CONFIG", "") : flags.config_file; !config.empty())
+        apply_file(config, settings, listen);
+
+    listen = env_or(env, "ABCI_LISTEN", listen);
+    settings.data_dir = env_or(env, "ABCI_DATA_DIR", settings.data_dir);
+    settings.domain = env_or(env, "ABCI_DOMAIN", settings.domain);
+    settings.jwt_secret_file = env_or(env, "ABCI_JWT_SECRET_FILE", settings.jwt_secret_file);
+    if (const auto rate = env_or(env, "ABCI_RATE_LIMIT", ""); !rate.empty())
+        settings.abci_rate = limits::parse_rate_limit(rate, "ABCI_RATE_LIMIT");
+    if (const auto rate = env_or(env, "ABCI_API_RATE_LIMIT", ""); !rate.empty())
+        settings.api_rate = limits::parse_rate_limit(rate, "ABCI_API_RATE_LIMIT");
+    settings.admin_email = env_or(env, "ABCI_ADMIN_EMAIL", "");
+    settings.admin_password = env_or(env, "ABCI_ADMIN_PASSWORD", "");
+    if (settings.auth.idp)
+        settings.auth.idp->client_secret = env_or(env, "ABCI_IDP_CLIENT_SECRET", settings.auth.idp->client_secret);
+
+    if (!flags.listen.empty()) listen = flags.listen, listen_from = "--listen";
+    if (!flags.data_dir.empty()) settings.data_dir = flags.data_dir;
+
+    parse_listen(listen, listen_from, settings);
+    if (settings.data_dir.empty()) settings.data_dir = default_data_dir();
+    if (settings.jwt_secret_file.empty()) settings.jwt_secret_file = settings.data_dir + "/jwt.secret";
+    if (settings.tls_cert.empty() != settings.tls_key.empty())
+        throw bad_setting("config [tls]", "cert and key must be given together");
+    // Spec 5.1: HTTPS is mandatory in production. Without TLS of our own, only
+    // loopback, or a TLS-terminating proxy the operator names, may reach us.
+    if (!settings.tls() && !is_loopback(settings.listen_host) && settings.trusted_proxies.empty())
+        throw bad_setting(listen_from, "listening on " + settings.listen_host +
+                                           " without TLS needs [tls] cert and key, or trustedProxies naming the TLS proxy in front");
+
+    if (settings.domain.empty())
+        settings.domain = (settings.listen_host.find(':') != std::string::npos ? "[" + settings.listen_host + "]"
+                                                                                : settings.listen_host) +
+                          ":" + std::to_string(settings.listen_port);
+    auto& wallet = settings.auth.wallet;
+    wallet.domain = settings.domain;
+    if (wallet.uri_origin.empty()) wallet.uri_origin = (settings.tls() ? "https://" : "http://") + settings.domain;
+    return settings;
+}
+
+std::map<std::string, std::string> abci_environment() {
+    std::map<std::string, std::string> env;
+    for (char** entry = environ; entry && *entry; ++entry) {
+        const std::string_view text(*entry);
+        if (text.rfind("ABCI_", 0) != 0) continue;
+        const auto eq = text.find('=');
+        if (eq != std::string_view::npos) env.emplace(text.substr(0, eq), text.substr(eq + 1));
+    }
+    return env;
+}
+
+}  // namespace abci::serve

@@ -1,0 +1,62 @@
+#pragma once
+// Everything `abcictl serve` can be told, with its precedence: command-line
+// flag > environment (ABCI_*) > config file (TOML, DESIGN.md §5) > default.
+// The CLI binds its flags into FlagSettings; load_settings() applies the rest.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/auth/auth_service.hpp"
+#include "core/limits/rate_limiter.hpp"
+
+namespace abci::serve {
+
+/// What came from the command line (empty = not given).
+struct FlagSettings {
+    std::string config_file;
+    std::string listen;
+    std::string data_dir;
+};
+
+struct Settings {
+    std::string listen_host = "127.0.0.1";
+    std::uint16_t listen_port = 8080;
+    std::string data_dir;
+    std::string domain;  // public host[:port]; SIWE domain
+    std::vector<std::string> trusted_proxies;
+
+    limits::RateLimit abci_rate{10, std::chrono::seconds(60)};
+    limits::RateLimit api_rate{120, std::chrono::seconds(60)};
+
+    std::string jwt_secret_file;  // default: <data_dir>/jwt.secret
+    auth::AuthSettings auth;
+
+    std::string tls_cert;  // both set: serve HTTPS
+    std::string tls_key;
+
+    std::size_t max_body_bytes = 1024 * 1024;
+    int max_json_depth = 32;
+    std::size_t threads = 256;  // requests served at once (mints wait for receipts)
+
+    // First admin on an empty data directory (environment only: a password has no place in a file or a flag).
+    std::string admin_email;
+    std::string admin_password;
+
+    [[nodiscard]] bool tls() const noexcept { return !tls_cert.empty() && !tls_key.empty(); }
+};
+
+/// Builds the settings from the defaults, the config file (flag, else
+/// ABCI_CONFIG), the environment `env` and the flags. Error(invalid_input)
+/// naming the key or variable that is wrong; Error(not_found) when a named
+/// config file does not exist.
+[[nodiscard]] Settings load_settings(const FlagSettings& flags, const std::map<std::string, std::string>& env);
+
+/// The process environment's ABCI_* variables.
+[[nodiscard]] std::map<std::string, std::string> abci_environment();
+
+}  // namespace abci::serve
