@@ -1,10 +1,13 @@
 #pragma once
 // Access tokens: JWT (RFC 7519) with HS256, following RFC 8725's best current
-// practice: the algorithm is pinned (the header must say exactly
-// {"alg":"HS256","typ":"at+jwt"}; "none" and every other algorithm are
-// refused before any signature work), the signature is checked in constant
-// time before the payload is trusted, and iss, aud, exp, nbf, iat and jti are
-// all required and checked.
+// practice: the algorithm is pinned (we issue exactly
+// {"alg":"HS256","typ":"at+jwt"} and accept only alg HS256 with typ at+jwt;
+// "none" and every other algorithm are refused before any signature work),
+// the signature is checked in constant time before the payload is trusted,
+// and iss, aud, exp, nbf, iat, jti, sub, role and sid are all required and
+// checked. Headers naming other keys (jku,
+// jwk, x5u, x5c) or extensions (crit), and duplicate members anywhere, are
+// refused; "kid" is ignored.
 
 #include <chrono>
 #include <string>
@@ -36,7 +39,9 @@ struct JwtSettings {
 
 class JwtCodec {
 public:
-    /// `secret` must be at least 32 bytes (Error(invalid_input) otherwise); it is copied and wiped on destruction.
+    /// `secret` must be at least 32 bytes, settings.lifetime positive and
+    /// settings.leeway not negative (Error(invalid_input) otherwise); the
+    /// secret is copied and wiped on destruction.
     JwtCodec(eth::ByteView secret, JwtSettings settings);
     ~JwtCodec();
     JwtCodec(const JwtCodec&) = delete;
@@ -66,9 +71,10 @@ private:
 };
 
 /// The signing secret: from the file at `path` when it exists (its raw bytes;
-/// Error(invalid_input) when shorter than 32 bytes; a warning-worthy mode is
+/// Error(invalid_input) when shorter than 32 bytes or over 4 KiB; a warning-worthy mode is
 /// the caller's concern), else 32 fresh random bytes written there with mode
-/// 0600 (atomically, parent directory created 0700). Error(unavailable) on I/O failure.
+/// 0600 (atomically, parent directory created 0700; of two processes racing
+/// to create it, both get the one written first). Error(unavailable) on I/O failure.
 [[nodiscard]] eth::Bytes load_or_create_secret(const std::string& path);
 
 }  // namespace abci::auth
