@@ -17,5 +17,9 @@ void add_admin_command(CLI::App& app, Context& ctx);
 void add_serve_command(CLI::App& app, Context& ctx);
 // Subcommands of `admin`.
 void add_admin_contract_command(CLI::App& admin, Context& ctx);
+// These work on a server's data directory directly, not over HTTP.
+void add_admin_user_command(CLI::App& admin, Context& ctx);
+void add_admin_apikey_command(CLI::App& admin, Context& ctx);
+void add_admin_audit_command(CLI::App& admin, Context& ctx);
 
 }  // namespace abci::cli

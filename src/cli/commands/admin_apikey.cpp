@@ -1,0 +1,102 @@
+// `abcictl admin apikey …`: API keys (service tokens) for other systems, made
+// directly in the server's data directory. A key is shown once, when created;
+// only its hash is stored.
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands/commands.hpp"
+#include "cli/context.hpp"
+#include "cli/data_dir_option.hpp"
+#include "core/auth/api_key.hpp"
+#include "core/error.hpp"
+#include "core/store/store.hpp"
+#include "core/util/time.hpp"
+
+namespace abci::cli {
+namespace {
+
+std::string join_scopes(const std::vector<std::string>& scopes) {
+    std::string joined;
+    for (const auto& scope : scopes) joined += (joined.empty() ? "" : ",") + scope;
+    return joined;
+}
+
+std::string known_scopes_text() { return join_scopes(auth::known_scopes()); }
+
+struct ApiKeyCreateSettings {
+    std::string name;
+    std::vector<std::string> scopes;
+};
+
+void create_api_key(const Context& ctx, store::Store& store, const ApiKeyCreateSettings& s) {
+    if (s.name.empty()) throw Error(ErrorKind::invalid_input, "--name must not be empty");
+    // A repeated scope grants nothing more: keep the first of each.
+    std::vector<std::string> scopes;
+    for (const auto& scope : s.scopes) {
+        auth::check_scope(scope);
+        if (std::find(scopes.begin(), scopes.end(), scope) == scopes.end()) scopes.push_back(scope);
+    }
+    const auth::GeneratedApiKey generated = auth::generate_api_key();
+    const store::ApiKey key = store.create_api_key({s.name, generated.hash, scopes, ""});
+    ctx.print({{{"id", key.id}, {"name", key.name}, {"scopes", join_scopes(key.scopes)}, {"key", generated.key}},
+               generated.key},
+              {{"id", key.id}, {"name", key.name}, {"scopes", key.scopes}, {"key", generated.key}});
+    ctx.note("store this key now: it is not shown again");
+}
+
+void add_api_key_create(CLI::App& apikey, Context& ctx) {
+    auto s = std::make_shared<ApiKeyCreateSettings>();
+    auto* command = add_store_command(apikey, "create", "Create an API key and print it (once; -q: only the key)",
+                                      [s, &ctx](store::Store& store) { create_api_key(ctx, store, *s); });
+    command->add_option("--name", s->name, "What the key is for (shown in lists)")->required();
+    command->add_option("--scope", s->scopes, "A permission of the key (repeatable): " + known_scopes_text())
+        ->required()
+        ->allow_extra_args(false)
+        ->delimiter(',');
+}
+
+void add_api_key_list(CLI::App& apikey, Context& ctx) {
+    add_store_command(
+        apikey, "list", "List the API keys, never the keys themselves (-q: their ids)", [&ctx](store::Store& store) {
+            std::vector<std::vector<std::string>> rows;
+            auto json = nlohmann::json::array();
+            for (const auto& key : store.list_api_keys()) {
+                const std::string created = util::format_iso8601_utc(key.created_at);
+                const std::optional<std::string> revoked =
+                    key.revoked_at ? std::optional(util::format_iso8601_utc(*key.revoked_at)) : std::nullopt;
+                rows.push_back({key.id, key.name, join_scopes(key.scopes), created, revoked.value_or("-")});
+                json.push_back({{"id", key.id},
+                                {"name", key.name},
+                                {"scopes", key.scopes},
+                                {"createdBy", key.created_by},
+                                {"createdAt", created},
+                                {"revokedAt", revoked ? nlohmann::json(*revoked) : nlohmann::json(nullptr)}});
+            }
+            ctx.print_table({"ID", "NAME", "SCOPES", "CREATED", "REVOKED"}, rows, json);
+        });
+}
+
+void add_api_key_revoke(CLI::App& apikey, Context& ctx) {
+    auto id = std::make_shared<std::string>();
+    auto* command = add_store_command(
+        apikey, "revoke", "Revoke an API key: requests with it fail from now on", [id, &ctx](store::Store& store) {
+            if (!store.revoke_api_key(*id)) throw Error(ErrorKind::not_found, "no active API key with id " + *id);
+            ctx.print({{{"id", *id}, {"revoked", "yes"}}, *id}, {{"id", *id}, {"revoked", true}});
+        });
+    command->add_option("id", *id, "The key's id (from `apikey list`)")->required();
+}
+
+}  // namespace
+
+void add_admin_apikey_command(CLI::App& admin, Context& ctx) {
+    auto* apikey = admin.add_subcommand("apikey", "API keys for other systems, in the server's data directory");
+    apikey->require_subcommand(1);
+    add_api_key_create(*apikey, ctx);
+    add_api_key_list(*apikey, ctx);
+    add_api_key_revoke(*apikey, ctx);
+}
+
+}  // namespace abci::cli

@@ -1,0 +1,29 @@
+#include "cli/data_dir_option.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include "core/store/data_dir.hpp"
+
+namespace abci::cli {
+
+void DataDirOption::add_to(CLI::App& command) {
+    command.add_option("--data-dir", dir, "The server's data directory (as given to `abcictl serve`)")
+        ->envname("ABCI_DATA_DIR")
+        ->type_name("DIR")
+        ->required();
+}
+
+std::unique_ptr<store::Store> DataDirOption::open(bool create_missing) const {
+    return store::DataDir(dir).open_store(create_missing);
+}
+
+CLI::App* add_store_command(CLI::App& parent, const std::string& name, const std::string& description,
+                            std::function<void(store::Store&)> action) {
+    auto data_dir = std::make_shared<DataDirOption>();
+    auto* command = parent.add_subcommand(name, description);
+    data_dir->add_to(*command);
+    command->callback([data_dir, action = std::move(action)] { action(*data_dir->open(false)); });
+    return command;
+}
+
+}  // namespace abci::cli
