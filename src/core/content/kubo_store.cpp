@@ -1,0 +1,148 @@
+#include "core/content/kubo_store.hpp"
+
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/crypto/encoding.hpp"
+#include "core/error.hpp"
+
+namespace abci::content {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+// Room for the largest block we store plus an HTTP error body; more is not a
+// Kubo answer to anything we ask.
+constexpr std::size_t kMaxAnswerSize = kMaxContentSize + 64 * 1024;
+
+// go-ipld-format's ErrNotFound text ("ipld: could not find <cid>"), which
+// Kubo passes on (HTTP 500, Code 0) when a block is not in its repository:
+// its error body carries no finer code to tell "missing" from other failures.
+constexpr std::string_view kNotFoundText = "could not find";
+
+std::string multipart_body(eth::ByteView data, const std::string& file_name, std::string& boundary) {
+    const std::string_view content(reinterpret_cast<const char*>(data.data()), data.size());
+    do boundary = "abcictl-" + crypto::random_token(24);
+    while (content.find(boundary) != std::string_view::npos);
+    std::string body = "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"" + file_name +
+                       "\"\r\nContent-Type: application/octet-stream\r\n\r\n";
+    body.append(content);
+    body += "\r\n--" + boundary + "--\r\n";
+    return body;
+}
+
+}  // namespace
+
+struct KuboStore::Answer {
+    int status = 0;
+    std::string body;
+    std::string error;  // Kubo's error Message when it sent one, else a description of the body
+
+    [[nodiscard]] bool ok() const { return status == 200; }
+};
+
+KuboStore::KuboStore(std::string_view url, std::chrono::milliseconds timeout)
+    : url_(rpc::parse_url(url)), display_(rpc::mask_url(url)), timeout_(timeout) {
+    if (timeout_.count() <= 0) throw Error(ErrorKind::invalid_input, "kubo: the timeout must be positive");
+    if (url_.target.find_first_of("?#") != std::string::npos)
+        throw Error(ErrorKind::invalid_input, "kubo: the RPC URL " + display_ + " must not have a query");
+    base_ = url_.target;
+    while (!base_.empty() && base_.back() == '/') base_.pop_back();
+}
+
+KuboStore::Answer KuboStore::call(const std::string& command, const std::string& content_type,
+                                  const std::string& body) const {
+    httplib::Client client(url_.origin());
+    client.set_connection_timeout(timeout_);
+    client.set_read_timeout(timeout_);
+    client.set_write_timeout(timeout_);
+    if (!url_.user.empty() || !url_.password.empty()) client.set_basic_auth(url_.user, url_.password);
+    if (url_.scheme == "https") client.enable_server_certificate_verification(true);
+
+    Answer answer;
+    bool too_large = false;
+    httplib::Request request;
+    request.method = "POST";
+    request.path = base_ + "/api/v0/" + command;
+    request.body = body;
+    if (!content_type.empty()) request.set_header("Content-Type", content_type);
+    request.content_receiver = [&](const char* data, std::size_t size, std::uint64_t, std::uint64_t) {
+        too_large = answer.body.size() + size > kMaxAnswerSize;
+        if (!too_large) answer.body.append(data, size);
+        return !too_large;
+    };
+
+    const auto started = Clock::now();
+    const auto result = client.send(request);
+    const std::string what = "kubo at " + display_ + ", " + command;
+    if (too_large)
+        throw Error(ErrorKind::unavailable, what + ": answer larger than " + std::to_string(kMaxAnswerSize) + " bytes");
+    if (!result) {
+        // cpp-httplib reports a read timeout as a plain read error; the elapsed time tells them apart.
+        if (result.error() == httplib::Error::Read &&
+            Clock::now() - started + std::chrono::milliseconds(10) >= timeout_)
+            throw Error(ErrorKind::timeout, what + ": no answer within " + std::to_string(timeout_.count()) + " ms");
+        throw Error(ErrorKind::unavailable, what + ": " + httplib::to_string(result.error()));
+    }
+    answer.status = result->status;
+    if (!answer.ok()) {
+        // Kubo's error shape: {"Message": "...", "Code": 0, "Type": "error"}.
+        const json error = json::parse(answer.body, nullptr, false);
+        if (error.is_object() && error.contains("Message") && error["Message"].is_string())
+            answer.error = error["Message"].get<std::string>();
+        else
+            answer.error = "HTTP " + std::to_string(answer.status) + " without a Kubo error message";
+    }
+    return answer;
+}
+
+void KuboStore::store(const Cid& ours, eth::ByteView data) {
+    std::string boundary;
+    const std::string body = multipart_body(data, ours.to_string(), boundary);
+    const auto answer = call("add?cid-version=1&raw-leaves=true&pin=true&hash=sha2-256&chunker=size-262144",
+                             "multipart/form-data; boundary=" + boundary, body);
+    if (!answer.ok())
+        throw Error(ErrorKind::unavailable, "kubo at " + display_ + " refused the upload: " + answer.error);
+
+    // One JSON object per line ({"Name", "Hash", "Size"}); the file's is the last with a Hash.
+    std::string theirs;
+    std::size_t start = 0;
+    while (start < answer.body.size()) {
+        const std::size_t end = std::min(answer.body.find('\n', start), answer.body.size());
+        const json line = json::parse(answer.body.substr(start, end - start), nullptr, false);
+        if (line.is_object() && line.contains("Hash") && line["Hash"].is_string())
+            theirs = line["Hash"].get<std::string>();
+        start = end + 1;
+    }
+    if (theirs.empty()) throw Error(ErrorKind::unavailable, "kubo at " + display_ + ": add answered without a CID");
+    if (theirs != ours.to_string())
+        throw Error(ErrorKind::internal,
+                    "kubo at " + display_ + " named the content " + theirs + ", but its CID is " + ours.to_string());
+}
+
+std::optional<eth::Bytes> KuboStore::fetch(const Cid& cid) {
+    const std::string text = cid.to_string();
+    const auto answer = call("block/get?arg=" + text + "&offline=true");
+    if (answer.ok()) return eth::Bytes(answer.body.begin(), answer.body.end());
+    if (answer.error.find(kNotFoundText) != std::string::npos) return std::nullopt;
+    throw Error(ErrorKind::unavailable, "kubo at " + display_ + ": cannot get " + text + ": " + answer.error);
+}
+
+std::string KuboStore::location(const Cid& cid) const { return "kubo at " + display_ + ", block " + cid.to_string(); }
+
+HealthCheck KuboStore::check() noexcept {
+    try {
+        const auto answer = call("version");
+        if (!answer.ok()) return {false, "kubo at " + display_ + ": " + answer.error};
+        const json version = json::parse(answer.body, nullptr, false);
+        if (!version.is_object() || !version.contains("Version") || !version["Version"].is_string())
+            return {false, "kubo at " + display_ + ": version answered without a Version"};
+        return {true, "kubo " + version["Version"].get<std::string>() + " at " + display_};
+    } catch (const std::exception& e) {
+        return {false, e.what()};
+    }
+}
+
+}  // namespace abci::content

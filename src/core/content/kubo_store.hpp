@@ -1,0 +1,48 @@
+#pragma once
+// Content on an IPFS node through the Kubo RPC API (/api/v0/…): added with
+// pinning so it stays, and with the CID Kubo answers checked against ours.
+
+#include <chrono>
+#include <string>
+
+#include "core/content/content_store.hpp"
+#include "core/rpc/url.hpp"
+
+namespace abci::content {
+
+class KuboStore final : public ContentStore {
+public:
+    /// `url` is the RPC API's base, e.g. "http://127.0.0.1:5001" (userinfo
+    /// becomes HTTP basic auth; a path is a prefix for /api/v0). `timeout`
+    /// bounds connecting and each wait for data. Throws Error(invalid_input)
+    /// when `url` does not parse or `timeout` is not positive. No I/O here.
+    KuboStore(std::string_view url, std::chrono::milliseconds timeout);
+
+    /// POST /api/v0/version: healthy when Kubo answers with its version.
+    [[nodiscard]] HealthCheck check() noexcept override;
+
+private:
+    /// POST /api/v0/add?cid-version=1&raw-leaves=true&pin=true (also
+    /// hash=sha2-256 and chunker=size-262144, so that no node configuration
+    /// changes the CID). Error(internal) naming both CIDs when Kubo's differs
+    /// from ours; Error(unavailable) when Kubo cannot be reached or answers
+    /// with an error (its message included); Error(timeout) when it goes quiet
+    /// for longer than the timeout.
+    void store(const Cid& cid, eth::ByteView data) override;
+    /// POST /api/v0/block/get?arg=<cid>&offline=true: only what the node
+    /// already has, never a search of the network. nullopt when Kubo reports
+    /// the block as not found.
+    [[nodiscard]] std::optional<eth::Bytes> fetch(const Cid& cid) override;
+    [[nodiscard]] std::string location(const Cid& cid) const override;
+
+    struct Answer;
+    [[nodiscard]] Answer call(const std::string& command, const std::string& content_type = {},
+                              const std::string& body = {}) const;
+
+    rpc::Url url_;
+    std::string display_;  // the URL with its secrets masked, for messages
+    std::string base_;     // path prefix before /api/v0, without a trailing '/'
+    std::chrono::milliseconds timeout_;
+};
+
+}  // namespace abci::content

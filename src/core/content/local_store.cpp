@@ -1,0 +1,117 @@
+#include "core/content/local_store.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <system_error>
+
+#include "core/crypto/encoding.hpp"
+#include "core/error.hpp"
+#include "core/os/fd.hpp"
+
+namespace abci::content {
+namespace {
+
+namespace fs = std::filesystem;
+
+[[noreturn]] void io_failure(const char* action, const fs::path& path, int error = errno) {
+    throw Error(ErrorKind::unavailable,
+                std::string("content store: cannot ") + action + " " + path.string() + ": " + std::strerror(error));
+}
+
+// The file's bytes, or nullopt when there is no such file.
+std::optional<eth::Bytes> read_content(const fs::path& path) {
+    // O_NOFOLLOW: a symlink planted in the directory must not make us serve another file.
+    os::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+    if (!fd.valid()) {
+        if (errno == ENOENT) return std::nullopt;
+        if (errno == ELOOP) throw Error(ErrorKind::internal, "content store: " + path.string() + " is a symbolic link");
+        io_failure("open", path);
+    }
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) io_failure("inspect", path);
+    if (!S_ISREG(st.st_mode)) throw Error(ErrorKind::internal, "content store: " + path.string() + " is not a file");
+    if (static_cast<std::uintmax_t>(st.st_size) > kMaxContentSize)
+        throw Error(ErrorKind::internal, "content store: " + path.string() + " is larger than any content we store");
+    eth::Bytes data(static_cast<std::size_t>(st.st_size));
+    std::size_t done = 0;
+    while (done < data.size()) {
+        const ssize_t n = ::read(fd.get(), data.data() + done, data.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) io_failure("read", path);
+        if (n == 0) break;  // shrank under us: the hash check below refuses it
+        done += static_cast<std::size_t>(n);
+    }
+    data.resize(done);
+    return data;
+}
+
+void write_all(int fd, eth::ByteView data, const fs::path& path) {
+    std::size_t done = 0;
+    while (done < data.size()) {
+        const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) io_failure("write", path);
+        done += static_cast<std::size_t>(n);
+    }
+}
+
+// Makes a rename in `directory` durable.
+void sync_directory(const fs::path& directory) {
+    os::UniqueFd fd(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!fd.valid() || ::fsync(fd.get()) != 0) io_failure("sync", directory);
+}
+
+}  // namespace
+
+void LocalStore::create_root() const {
+    std::error_code ec;
+    if (fs::create_directories(root_, ec)) fs::permissions(root_, fs::perms::owner_all, ec);
+    if (ec || !fs::is_directory(root_))
+        throw Error(ErrorKind::unavailable, "content store: cannot create the directory " + root_.string() +
+                                                (ec ? ": " + ec.message() : ": a file is in the way"));
+}
+
+void LocalStore::store(const Cid& cid, eth::ByteView data) {
+    create_root();
+    const fs::path target = path_of(cid);
+    try {
+        if (const auto existing = read_content(target); existing && Cid::of(*existing) == cid) return;
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::internal) throw;  // a damaged file is replaced below
+    }
+
+    const fs::path temp = root_ / ("." + cid.to_string() + ".tmp-" + crypto::random_token(8));
+    os::UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+    if (!fd.valid()) io_failure("create", temp);
+    try {
+        if (::fchmod(fd.get(), 0600) != 0) io_failure("set the mode of", temp);  // whatever the umask
+        write_all(fd.get(), data, temp);
+        if (::fsync(fd.get()) != 0) io_failure("sync", temp);
+        if (!fd.close()) io_failure("close", temp);
+        // rename() replaces atomically: readers see the old file or the whole new one.
+        if (::rename(temp.c_str(), target.c_str()) != 0) io_failure("rename into place", target);
+    } catch (...) {
+        ::unlink(temp.c_str());
+        throw;
+    }
+    sync_directory(root_);
+}
+
+std::optional<eth::Bytes> LocalStore::fetch(const Cid& cid) { return read_content(path_of(cid)); }
+
+HealthCheck LocalStore::check() noexcept {
+    try {
+        create_root();
+        if (::access(root_.c_str(), W_OK | X_OK) != 0)
+            return {false, "local content store " + root_.string() + ": not writable: " + std::strerror(errno)};
+        return {true, "local content store " + root_.string()};
+    } catch (const std::exception& e) {
+        return {false, e.what()};
+    }
+}
+
+}  // namespace abci::content
