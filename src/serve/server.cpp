@@ -43,6 +43,13 @@ std::unique_ptr<httplib::Server> make_http_server(const Settings& settings) {
     // DESIGN.md §8: Nagle and a low keep-alive cap cost two orders of magnitude.
     server->set_tcp_nodelay(true);
     server->set_keep_alive_max_count(100000);
+    // cpp-httplib also sets SO_REUSEPORT, which lets a second server bind the
+    // same port and silently share its connections: only SO_REUSEADDR here,
+    // so a port in use is an error at start.
+    server->set_socket_options([](socket_t sock) {
+        const int yes = 1;
+        ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    });
     server->set_payload_max_length(settings.max_body_bytes);
     const auto threads = settings.threads;
     server->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };

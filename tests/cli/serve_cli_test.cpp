@@ -1,0 +1,95 @@
+// `abcictl serve` configuration from the outside: which source wins, and how
+// a bad setting is reported before anything is served.
+
+#include <catch2/catch.hpp>
+
+#include <httplib.h>
+
+#include "core/os/process.hpp"
+#include "support/cli_runner.hpp"
+
+using abci::test::CleanHome;
+using abci::test::run_abcictl;
+
+namespace {
+
+/// Starts `abcictl serve args…` and reports the port it answers on among `candidates`.
+std::uint16_t answering_port(const CleanHome& home, const std::vector<std::string>& args, const abci::test::Env& env,
+                             const std::vector<std::uint16_t>& candidates) {
+    abci::os::Process server(abci::test::abcictl_argv(args, home.env(env)), home / "serve.log", home.env(env));
+    for (int attempt = 0; attempt < 200; ++attempt) {
+        for (const auto port : candidates) {
+            httplib::Client client("127.0.0.1", port);
+            client.set_connection_timeout(0, 200000);
+            if (auto response = client.Get("/no-such-route"); response && response->status == 404) return port;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    FAIL("abcictl serve answered on none of the ports");
+    return 0;
+}
+
+}  // namespace
+
+TEST_CASE("serve settings: a flag beats the environment, which beats the config file", "[serve-cli]") {
+    CleanHome home;
+    const auto file_port = abci::os::free_loopback_port();
+    const auto env_port = abci::os::free_loopback_port();
+    const auto flag_port = abci::os::free_loopback_port();
+    const auto config = home.write("serve.toml", "listen = \"127.0.0.1:" + std::to_string(file_port) + "\"\n");
+    const auto data = home / "data";
+    const std::vector<std::uint16_t> all{file_port, env_port, flag_port};
+
+    CHECK(answering_port(home, {"serve", "--config", config, "--data-dir", data}, {}, all) == file_port);
+    CHECK(answering_port(home, {"serve", "--config", config, "--data-dir", data},
+                         {{"ABCI_LISTEN", "127.0.0.1:" + std::to_string(env_port)}}, all) == env_port);
+    CHECK(answering_port(home, {"serve", "--config", config, "--data-dir", data, "--listen", "127.0.0.1:" + std::to_string(flag_port)},
+                         {{"ABCI_LISTEN", "127.0.0.1:" + std::to_string(env_port)}}, all) == flag_port);
+    // ABCI_CONFIG names the file when no flag does.
+    CHECK(answering_port(home, {"serve", "--data-dir", data}, {{"ABCI_CONFIG", config}}, all) == file_port);
+}
+
+TEST_CASE("serve refuses bad settings with one line and the usage exit code", "[serve-cli]") {
+    CleanHome home;
+    const auto data = home / "data";
+    struct Case {
+        std::string config;
+        abci::test::Env env;
+        std::vector<std::string> flags;
+        std::string says;
+    };
+    const std::vector<Case> cases{
+        {"listen = 8080\n", {}, {}, "config key listen: must be a string"},
+        {"[rate_limit]\nabci = \"ten\"\n", {}, {}, "config key rate_limit.abci"},
+        {"[limits]\nmaxJsonDepth = 100000\n", {}, {}, "config key limits.maxJsonDepth"},
+        {"listen = \"127.0.0.1:8080\n", {}, {}, "serve.toml:1"},
+        {"", {{"ABCI_RATE_LIMIT", "10"}}, {}, "ABCI_RATE_LIMIT"},
+        {"", {}, {"--listen", "0.0.0.0:8080"}, "without TLS"},
+        {"", {}, {"--listen", "localhost"}, "is not host:port"},
+        {"[tls]\ncert = \"/x.pem\"\n", {}, {}, "cert and key must be given together"},
+        {"[idp]\nissuer = \"http://127.0.0.1:1\"\n", {}, {}, "config key idp.clientId"},
+    };
+    for (const auto& c : cases) {
+        INFO(c.config << " " << c.says);
+        const auto config = home.write("serve.toml", c.config);
+        std::vector<std::string> args{"serve", "--config", config, "--data-dir", data};
+        args.insert(args.end(), c.flags.begin(), c.flags.end());
+        const auto result = run_abcictl(args, {}, home.env(c.env));
+        CHECK(result.exit_code == 2);
+        CHECK(result.err.find(c.says) != std::string::npos);
+        CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
+    }
+    const auto missing = run_abcictl({"serve", "--config", home / "nope.toml", "--data-dir", data}, {}, home.env());
+    CHECK(missing.exit_code == 1);
+    CHECK(missing.err.find("nope.toml does not exist") != std::string::npos);
+}
+
+TEST_CASE("serve says so when its port is taken", "[serve-cli]") {
+    CleanHome home;
+    httplib::Server occupant;
+    const int port = occupant.bind_to_any_port("127.0.0.1");
+    const auto result =
+        run_abcictl({"serve", "--listen", "127.0.0.1:" + std::to_string(port), "--data-dir", home / "data"}, {}, home.env());
+    CHECK(result.exit_code == 1);
+    CHECK(result.err.find("cannot listen on 127.0.0.1:" + std::to_string(port)) != std::string::npos);
+}
