@@ -38,7 +38,8 @@ const char* error_name(int status) {
 
 void set_json(httplib::Response& res, int status, const nlohmann::json& body) {
     res.status = status;
-    res.set_content(body.dump(), "application/json");
+    // Messages may quote what the client sent, which need not be valid UTF-8.
+    res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "application/json");
 }
 
 }  // namespace

@@ -162,7 +162,8 @@ void Router::add(const std::string& method, const std::string& pattern, RouteOpt
                 response.set_redirect(reply.location);
             } else {
                 response.status = reply.status;
-                response.set_content(reply.body.dump(), "application/json");
+                response.set_content(reply.body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                                     "application/json");
             }
         } catch (const Error& e) {
             render_error(response, e, why);

@@ -123,10 +123,8 @@ TEST_CASE("password login: response shape, refusals, me, refresh rotation and re
     require_log_free_of(server, secrets);
 }
 
-// Known server bug when this was written: reuse detection revokes the session's
-// refresh tokens, but its access tokens keep working until they expire (only
-// logout revokes a jti). Remove [!mayfail] once it is fixed.
-TEST_CASE("refresh-token reuse ends the session's access tokens too", "[serve][auth][!mayfail]") {
+// Reuse detection revokes the session: its refresh tokens and its access tokens.
+TEST_CASE("refresh-token reuse ends the session's access tokens too", "[serve][auth]") {
     Server server;
     const auto http = server.http();
     const auto first = server.login_admin();

@@ -385,6 +385,14 @@ public:
         });
     }
 
+    bool is_refresh_family_revoked(const std::string& family_id) override {
+        return run({}, [&](Database& db) {
+            return query_one(db, "SELECT 1 FROM refresh_families WHERE family_id = ? AND revoked = 1",
+                             [](const Statement&) { return true; }, family_id)
+                .has_value();
+        });
+    }
+
     void revoke_token_id(const std::string& jti, TimePoint expires_at) override {
         run({}, [&](Database& db) {
             execute(db,

@@ -162,6 +162,9 @@ public:
     [[nodiscard]] virtual bool mark_refresh_token_used(const std::string& token_hash) = 0;
     /// Revokes every token of the family; idempotent.
     virtual void revoke_refresh_family(const std::string& family_id) = 0;
+    /// True when the family was revoked (logout, or reuse of a spent token):
+    /// the access tokens of that login session are dead too.
+    [[nodiscard]] virtual bool is_refresh_family_revoked(const std::string& family_id) = 0;
 
     /// Records a revoked access-token id until `expires_at` (after which the
     /// token is dead anyway and the row may be purged).

@@ -161,6 +161,9 @@ TEST_CASE("store: refresh tokens are used once and revoked with their family", "
     CHECK(f.store->find_refresh_token("hash-1")->family_revoked);
     CHECK(f.store->find_refresh_token("hash-2")->family_revoked);
     CHECK_FALSE(f.store->find_refresh_token("hash-3")->family_revoked);
+    CHECK(f.store->is_refresh_family_revoked("family-A"));
+    CHECK_FALSE(f.store->is_refresh_family_revoked(f.store->find_refresh_token("hash-3")->family_id));
+    CHECK_FALSE(f.store->is_refresh_family_revoked("family-unknown"));
 
     CHECK(test::error_kind([&] { f.store->add_refresh_token(RefreshToken{"hash-1", "family-C", u.id, expiry}); }) ==
           ErrorKind::conflict);
