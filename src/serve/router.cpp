@@ -75,6 +75,10 @@ void check_rate(httplib::Response& response, limits::RateLimiter& limiter, const
                                         decision.reset);
 }
 
+Error internal_error(const RequestContext& ctx) {
+    return Error(ErrorKind::internal, "internal error (request " + ctx.request_id + ")");
+}
+
 Error missing_token() {
     return Error(ErrorKind::unauthenticated, "authentication required: send Authorization: Bearer <token>");
 }
@@ -160,22 +164,30 @@ void Router::add(const std::string& method, const std::string& pattern, RouteOpt
             auto reply = handler(ctx);
             if (!reply.location.empty()) {
                 response.set_redirect(reply.location);
+            } else if (!reply.content_type.empty()) {
+                response.status = reply.status;
+                response.set_content(reply.raw, reply.content_type.c_str());
             } else {
                 response.status = reply.status;
                 response.set_content(reply.body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
                                      "application/json");
             }
         } catch (const Error& e) {
-            render_error(response, e, why);
-            if (response.status >= 500)
+            if (status_for(e.kind()) >= 500)
                 log_line("error", "request failed",
                          {{"request_id", ctx.request_id}, {"kind", to_string(e.kind())}, {"error", e.what()}});
+            // An internal failure's message names server internals (paths,
+            // invariants): the log has it, the client gets the request id.
+            if (e.kind() == ErrorKind::internal)
+                render_error(response, internal_error(ctx), why);
+            else
+                render_error(response, e, why);
         } catch (const nlohmann::json::exception& e) {
             // A field of the wrong JSON type met a handler's get<>().
             render_error(response, Error(ErrorKind::invalid_input, "a field has the wrong type", {e.what()}), why);
         } catch (const std::exception& e) {
             log_line("error", "unexpected failure", {{"request_id", ctx.request_id}, {"error", e.what()}});
-            render_error(response, Error(ErrorKind::internal, "internal error (request " + ctx.request_id + ")"), why);
+            render_error(response, internal_error(ctx), why);
         }
         if (gated) {
             try {

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/auth/auth_service.hpp"
+#include "core/content/content_store.hpp"
 #include "core/limits/rate_limiter.hpp"
 #include "core/store/store.hpp"
 #include "serve/http_error.hpp"
@@ -30,12 +31,18 @@ namespace abci::serve {
 
 /// What the routes share: settings, the store, authentication, limiters.
 struct Services {
-    Services(const Settings& settings_, store::Store& store_, auth::AuthService& auth_)
-        : settings(settings_), store(store_), auth(auth_), abci_limiter(settings_.abci_rate), api_limiter(settings_.api_rate) {}
+    Services(const Settings& settings_, store::Store& store_, auth::AuthService& auth_, content::ContentStore& content_)
+        : settings(settings_),
+          store(store_),
+          auth(auth_),
+          content(content_),
+          abci_limiter(settings_.abci_rate),
+          api_limiter(settings_.api_rate) {}
 
     const Settings& settings;
     store::Store& store;
     auth::AuthService& auth;
+    content::ContentStore& content;
     limits::RateLimiter abci_limiter;
     limits::RateLimiter api_limiter;
 };
@@ -63,9 +70,24 @@ public:
 };
 
 struct Reply {
+    [[nodiscard]] static Reply json(int status, nlohmann::json body) {
+        Reply reply;
+        reply.status = status;
+        reply.body = std::move(body);
+        return reply;
+    }
+    [[nodiscard]] static Reply redirect(std::string location) {
+        Reply reply;
+        reply.status = 302;
+        reply.location = std::move(location);
+        return reply;
+    }
+
     int status = 200;
     nlohmann::json body;
     std::string location;  // set: a 302 redirect to it, body ignored
+    std::string raw;           // sent as is instead of `body` when content_type is set
+    std::string content_type;
 };
 
 /// How a route is reached.

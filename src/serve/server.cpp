@@ -68,6 +68,7 @@ struct Server::State {
     Settings settings;
     std::unique_ptr<store::Store> store;
     std::unique_ptr<auth::AuthService> auth;
+    std::unique_ptr<content::ContentStore> content;
     std::unique_ptr<Services> services;
     std::unique_ptr<httplib::Server> http;
     int port = 0;
@@ -94,7 +95,8 @@ Server::Server(Settings settings) : state_(std::make_unique<State>()) {
         log_line("warn", "no users yet: set ABCI_ADMIN_EMAIL and ABCI_ADMIN_PASSWORD, or run `abcictl admin user add`",
                  {{"data_dir", s.settings.data_dir}});
 
-    s.services = std::make_unique<Services>(s.settings, *s.store, *s.auth);
+    s.content = content::make_content_store(s.settings.content);
+    s.services = std::make_unique<Services>(s.settings, *s.store, *s.auth, *s.content);
     s.http = make_http_server(s.settings);
     s.http->set_pre_routing_handler([](const httplib::Request& request, httplib::Response& response) {
         const auto given = request.get_header_value("X-Request-Id");
@@ -125,6 +127,7 @@ Server::Server(Settings settings) : state_(std::make_unique<State>()) {
     add_api_routes(router);
     add_admin_routes(router);
     add_workflow_routes(router);
+    add_content_routes(router);
     router.abci_fallback();
 
     s.port = s.settings.listen_port == 0 ? s.http->bind_to_any_port(s.settings.listen_host)

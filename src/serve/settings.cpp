@@ -177,6 +177,13 @@ void apply_file(const std::string& path, Settings& settings, std::string& listen
 
     if (const auto idp = top.sub("idp"); idp.present()) apply_idp(idp, settings);
 
+    const auto content = top.sub("content");
+    content.get("backend", settings.content.backend);
+    content.get("kuboUrl", settings.content.kubo_url);
+    std::int64_t timeout_ms = settings.content.timeout.count();
+    content.get_int("timeoutMs", timeout_ms, 100, 600000);
+    settings.content.timeout = std::chrono::milliseconds(timeout_ms);
+
     const auto tls = top.sub("tls");
     tls.get("cert", settings.tls_cert);
     tls.get("key", settings.tls_key);
@@ -221,6 +228,9 @@ Settings load_settings(const FlagSettings& flags, const std::map<std::string, st
     parse_listen(listen, listen_from, settings);
     if (settings.data_dir.empty()) settings.data_dir = default_data_dir();
     if (settings.jwt_secret_file.empty()) settings.jwt_secret_file = settings.data_dir + "/jwt.secret";
+    settings.content.data_dir = settings.data_dir;
+    if (settings.content.backend != "local" && settings.content.backend != "kubo")
+        throw bad_setting("config key content.backend", "must be \"local\" or \"kubo\"");
     if (settings.tls_cert.empty() != settings.tls_key.empty())
         throw bad_setting("config [tls]", "cert and key must be given together");
     // Spec 5.1: HTTPS is mandatory in production. Without TLS of our own, only

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/auth/auth_service.hpp"
+#include "core/content/content_store.hpp"
 #include "core/limits/rate_limiter.hpp"
 
 namespace abci::serve {
@@ -34,6 +35,7 @@ struct Settings {
     limits::RateLimit api_rate{120, std::chrono::seconds(60)};
 
     std::string jwt_secret_file;  // default: <data_dir>/jwt.secret
+    content::ContentSettings content;  // data_dir filled from data_dir
     auth::AuthSettings auth;
 
     std::string tls_cert;  // both set: serve HTTPS

@@ -39,7 +39,7 @@ Reply farmer_profile(RequestContext& ctx) {
     auto practices = nlohmann::json::array();
     for (const auto& practice : ctx.services.store.practices_of(user.id)) practices.push_back(practice_view(practice));
     data["practices"] = std::move(practices);
-    return Reply{200, {{"success", true}, {"data", std::move(data)}}, {}};
+    return Reply::json(200, {{"success", true}, {"data", std::move(data)}});
 }
 
 Reply record_practice(RequestContext& ctx) {
@@ -56,7 +56,7 @@ Reply record_practice(RequestContext& ctx) {
     if (farmer.role != auth::to_string(Role::farmer) && farmer.id != ctx.caller().id)
         throw Error(ErrorKind::unprocessable, "user " + farmer.id + " is not a farmer");
     const auto practice = ctx.services.store.create_practice(store::NewPractice{farmer.id, title, description});
-    return Reply{201, {{"success", true}, {"data", practice_view(practice)}}, {}};
+    return Reply::json(201, {{"success", true}, {"data", practice_view(practice)}});
 }
 
 Reply record_verification(RequestContext& ctx) {
@@ -73,7 +73,7 @@ Reply record_verification(RequestContext& ctx) {
         throw Error(ErrorKind::not_found, "no practice with id " + practice_id);
     const auto verification =
         ctx.services.store.create_verification(store::NewVerification{practice_id, ctx.caller().id, outcome, notes});
-    return Reply{201, {{"success", true}, {"data", verification_view(verification)}}, {}};
+    return Reply::json(201, {{"success", true}, {"data", verification_view(verification)}});
 }
 
 }  // namespace

@@ -15,7 +15,7 @@ namespace {
 constexpr RouteOptions kLogin{Access::open, Unauthorized::invalid_credentials};
 constexpr RouteOptions kTokenExchange{Access::open, Unauthorized::invalid_token};
 
-Reply login_reply(const auth::LoginResult& login) { return Reply{200, login_view(login), {}}; }
+Reply login_reply(const auth::LoginResult& login) { return Reply::json(200, login_view(login)); }
 
 Reply login_password(RequestContext& ctx) {
     const auto body = ctx.json_body();
@@ -33,14 +33,12 @@ Reply wallet_nonce(RequestContext& ctx) {
     if (wallet.chain_ids.empty())
         throw Error(ErrorKind::not_found, "wallet login is not enabled: no chain ids are configured");
     const auto nonce = ctx.services.auth.issue_wallet_nonce();
-    return Reply{200,
-                 {{"success", true},
-                  {"nonce", nonce.nonce},
-                  {"expiresAt", util::format_iso8601_utc(nonce.expires_at)},
-                  {"domain", wallet.domain},
-                  {"uri", wallet.uri_origin},
-                  {"chainIds", wallet.chain_ids}},
-                 {}};
+    return Reply::json(200, {{"success", true},
+                             {"nonce", nonce.nonce},
+                             {"expiresAt", util::format_iso8601_utc(nonce.expires_at)},
+                             {"domain", wallet.domain},
+                             {"uri", wallet.uri_origin},
+                             {"chainIds", wallet.chain_ids}});
 }
 
 Reply wallet_connect(RequestContext& ctx) {
@@ -60,7 +58,7 @@ Reply idp_login(RequestContext& ctx) {
     const auto redirect = fields.optional_string("redirect", 2048);
     fields.done();
     if (id_token) return login_reply(ctx.services.auth.login_id_token(*id_token));
-    return Reply{200, {{"success", true}, {"authorizationUrl", ctx.services.auth.begin_idp_login(redirect)}}, {}};
+    return Reply::json(200, {{"success", true}, {"authorizationUrl", ctx.services.auth.begin_idp_login(redirect)}});
 }
 
 Reply idp_callback(RequestContext& ctx) {
@@ -71,7 +69,7 @@ Reply idp_callback(RequestContext& ctx) {
     if (!code || !state || code->empty() || state->empty())
         throw Error(ErrorKind::invalid_input, "invalid request", {"code and state query parameters are required"});
     auto result = ctx.services.auth.finish_idp_login(*code, *state);
-    if (result.redirect_to) return Reply{302, nullptr, *result.redirect_to};
+    if (result.redirect_to) return Reply::redirect(*result.redirect_to);
     return login_reply(*result.login);
 }
 
@@ -96,7 +94,7 @@ Reply refresh(RequestContext& ctx) {
 
 Reply logout(RequestContext& ctx) {
     ctx.services.auth.logout(ctx.caller());
-    return Reply{200, {{"success", true}, {"message", "logged out"}}, {}};
+    return Reply::json(200, {{"success", true}, {"message", "logged out"}});
 }
 
 Reply me(RequestContext& ctx) {
@@ -104,7 +102,7 @@ Reply me(RequestContext& ctx) {
     if (!user) throw Error(ErrorKind::unauthenticated, "the token's user no longer exists");
     auto view = user_view(*user);
     view["wallets"] = ctx.services.store.wallets_of(user->id);
-    return Reply{200, {{"success", true}, {"user", view}}, {}};
+    return Reply::json(200, {{"success", true}, {"user", view}});
 }
 
 }  // namespace

@@ -9,5 +9,6 @@ void add_auth_routes(Router& router);      // /api/auth/* (spec 4.9, DESIGN.md Â
 void add_api_routes(Router& router);       // /api/farmers, /api/practices, /api/verifications (spec 5.5)
 void add_admin_routes(Router& router);     // /api/admin/*
 void add_workflow_routes(Router& router);  // /v1/*
+void add_content_routes(Router& router);   // /ipfs/{cid}
 
 }  // namespace abci::serve

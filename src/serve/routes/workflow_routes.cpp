@@ -33,7 +33,7 @@ Reply create_role_request(RequestContext& ctx) {
     fields.done();
     const auto request = ctx.services.store.create_role_request(
         store::NewRoleRequest{ctx.caller().id, role_type, address, blockchain_id, note});
-    return Reply{201, {{"success", true}, {"data", role_request_view(request)}}, {}};
+    return Reply::json(201, {{"success", true}, {"data", role_request_view(request)}});
 }
 
 }  // namespace
