@@ -1,11 +1,15 @@
 #include "serve/settings.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
+#include <set>
 
 #include <toml++/toml.h>
 
+#include "core/abci/devnet_key.hpp"
 #include "core/error.hpp"
 
 extern char** environ;
@@ -18,11 +22,14 @@ Error bad_setting(const std::string& where, const std::string& why) {
     return Error(ErrorKind::invalid_input, where + ": " + why);
 }
 
-std::string default_data_dir() {
-    if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg) return std::string(xdg) + "/abcictl";
-    if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.local/share/abcictl";
-    return "abcictl-data";
+/// `$<xdg_variable>/<leaf>`, else `~/<home_fallback>/<leaf>`, else `no_home` (relative to here).
+std::string xdg_dir(const char* xdg_variable, const char* home_fallback, const std::string& leaf, const char* no_home) {
+    if (const char* xdg = std::getenv(xdg_variable); xdg && *xdg) return std::string(xdg) + "/" + leaf;
+    if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/" + home_fallback + "/" + leaf;
+    return no_home;
 }
+
+std::string default_data_dir() { return xdg_dir("XDG_DATA_HOME", ".local/share", "abcictl", "abcictl-data"); }
 
 /// Splits "host:port" ("[v6]:port" too). Error naming `where` when malformed.
 void parse_listen(const std::string& text, const std::string& where, Settings& settings) {
@@ -46,6 +53,26 @@ bool is_loopback(const std::string& host) {
 class Table {
 public:
     Table(const toml::table* table, std::string prefix) : table_(table), prefix_(std::move(prefix)) {}
+
+    /// The entries of an array of tables (`[[key]]`), named "key[i].".
+    [[nodiscard]] std::vector<Table> tables(const std::string& key) const {
+        std::vector<Table> entries;
+        const auto* node = find(key);
+        if (!node) return entries;
+        const auto* array = node->as_array();
+        if (!array || !array->is_array_of_tables()) throw bad_setting(name(key), "must be an array of tables ([[" + key + "]])");
+        for (std::size_t i = 0; i < array->size(); ++i)
+            entries.emplace_back(array->get(i)->as_table(), prefix_ + key + "[" + std::to_string(i) + "].");
+        return entries;
+    }
+
+    /// Refuses any key but `known`, so a misspelt key cannot silently fall back to a default.
+    void only(std::initializer_list<std::string_view> known) const {
+        if (!table_) return;
+        for (const auto& [key, value] : *table_)
+            if (std::find(known.begin(), known.end(), key.str()) == known.end())
+                throw bad_setting(name(std::string(key.str())), "is not a known key");
+    }
 
     [[nodiscard]] Table sub(const std::string& key) const {
         if (!table_) return {nullptr, prefix_ + key + "."};
@@ -110,10 +137,11 @@ public:
     }
     [[nodiscard]] bool present() const noexcept { return table_ != nullptr; }
     [[nodiscard]] const toml::table* raw() const noexcept { return table_; }
+    /// "config key <prefix><key>", as errors name a key.
+    [[nodiscard]] std::string name(const std::string& key) const { return "config key " + prefix_ + key; }
 
 private:
     [[nodiscard]] const toml::node* find(const std::string& key) const { return table_ ? table_->get(key) : nullptr; }
-    [[nodiscard]] std::string name(const std::string& key) const { return "config key " + prefix_ + key; }
 
     const toml::table* table_;
     std::string prefix_;
@@ -138,6 +166,47 @@ void apply_idp(const Table& idp, Settings& settings) {
     require(provider.client_id, "clientId");
     require(provider.redirect_uri, "redirectUri");
     settings.auth.idp = std::move(provider);
+}
+
+service::NetworkConfig parse_chain(const Table& entry) {
+    entry.only({"id", "name", "chainId", "network", "rpcUrls", "rpcUrl", "contractAddress", "blockExplorer", "status",
+                "confirmations", "nativeCurrency"});
+    service::NetworkConfig chain;
+    entry.get("id", chain.id);
+    entry.get("name", chain.name);
+    entry.get_int("chainId", chain.chain_id, 1, std::numeric_limits<std::int64_t>::max());
+    entry.get("network", chain.network);
+    entry.get("rpcUrls", chain.rpc_urls);
+    std::string single_url;
+    entry.get("rpcUrl", single_url);
+    if (!single_url.empty()) {
+        if (!chain.rpc_urls.empty()) throw bad_setting(entry.name("rpcUrl"), "give rpcUrls or rpcUrl, not both");
+        chain.rpc_urls = {single_url};
+    }
+    entry.get("contractAddress", chain.contract_address);
+    entry.get("blockExplorer", chain.block_explorer);
+    std::string status = service::to_string(chain.status);
+    entry.get("status", status);
+    const auto parsed = service::parse_network_status(status);
+    if (!parsed) throw bad_setting(entry.name("status"), "must be \"active\", \"testnet\" or \"disabled\"");
+    chain.status = *parsed;
+    entry.get_int("confirmations", chain.confirmations, 1, 10000);
+
+    const auto currency = entry.sub("nativeCurrency");
+    currency.only({"name", "symbol", "decimals"});
+    currency.get("name", chain.native_currency.name);
+    currency.get("symbol", chain.native_currency.symbol);
+    currency.get_int("decimals", chain.native_currency.decimals, 0, 36);
+    if (chain.native_currency.name.empty() || chain.native_currency.symbol.empty())
+        throw bad_setting(currency.name("symbol"), "name and symbol must not be empty");
+    return chain;
+}
+
+void apply_signer(const Table& signer, service::SignerConfig& out) {
+    signer.only({"keystore", "passwordFile", "anvilKey"});
+    signer.get("keystore", out.keystore);
+    signer.get("passwordFile", out.password_file);
+    signer.get("anvilKey", out.anvil_key);
 }
 
 void apply_file(const std::string& path, Settings& settings, std::string& listen) {
@@ -184,6 +253,9 @@ void apply_file(const std::string& path, Settings& settings, std::string& listen
     content.get_int("timeoutMs", timeout_ms, 100, 600000);
     settings.content.timeout = std::chrono::milliseconds(timeout_ms);
 
+    for (const auto& entry : top.tables("chains")) settings.chains.push_back(parse_chain(entry));
+    apply_signer(top.sub("signer"), settings.signer);
+
     const auto tls = top.sub("tls");
     tls.get("cert", settings.tls_cert);
     tls.get("key", settings.tls_key);
@@ -219,6 +291,7 @@ Settings load_settings(const FlagSettings& flags, const std::map<std::string, st
         settings.api_rate = limits::parse_rate_limit(rate, "ABCI_API_RATE_LIMIT");
     settings.admin_email = env_or(env, "ABCI_ADMIN_EMAIL", "");
     settings.admin_password = env_or(env, "ABCI_ADMIN_PASSWORD", "");
+    settings.signer.password = env_or(env, "ABCI_SIGNER_PASSWORD", "");
     if (settings.auth.idp)
         settings.auth.idp->client_secret = env_or(env, "ABCI_IDP_CLIENT_SECRET", settings.auth.idp->client_secret);
 
@@ -226,13 +299,14 @@ Settings load_settings(const FlagSettings& flags, const std::map<std::string, st
     if (!flags.data_dir.empty()) settings.data_dir = flags.data_dir;
 
     parse_listen(listen, listen_from, settings);
-    if (settings.data_dir.empty()) settings.data_dir = default_data_dir();
+    if (settings.data_dir.empty()) settings.data_dir = flags.devnet ? devnet_data_dir() : default_data_dir();
     if (settings.jwt_secret_file.empty()) settings.jwt_secret_file = settings.data_dir + "/jwt.secret";
     settings.content.data_dir = settings.data_dir;
     if (settings.content.backend != "local" && settings.content.backend != "kubo")
         throw bad_setting("config key content.backend", "must be \"local\" or \"kubo\"");
     if (settings.tls_cert.empty() != settings.tls_key.empty())
         throw bad_setting("config [tls]", "cert and key must be given together");
+    check_chains(settings.chains, settings.signer);
     // Spec 5.1: HTTPS is mandatory in production. Without TLS of our own, only
     // loopback, or a TLS-terminating proxy the operator names, may reach us.
     if (!settings.tls() && !is_loopback(settings.listen_host) && settings.trusted_proxies.empty())
@@ -248,6 +322,35 @@ Settings load_settings(const FlagSettings& flags, const std::map<std::string, st
     if (wallet.uri_origin.empty()) wallet.uri_origin = (settings.tls() ? "https://" : "http://") + settings.domain;
     return settings;
 }
+
+void check_chains(const std::vector<service::NetworkConfig>& chains, const service::SignerConfig& signer) {
+    std::set<std::string> ids;
+    for (std::size_t i = 0; i < chains.size(); ++i) {
+        const std::string where = "config key chains[" + std::to_string(i) + "]";
+        try {
+            service::validate(chains[i]);
+        } catch (const Error& e) {
+            throw bad_setting(where, e.what());
+        }
+        if (!ids.insert(chains[i].id).second) throw bad_setting(where + ".id", "'" + chains[i].id + "' is used by another chain");
+    }
+    if (signer.anvil_key && !signer.keystore.empty())
+        throw bad_setting("config [signer]", "give keystore or anvilKey, not both");
+    if (!signer.password_file.empty() && signer.keystore.empty())
+        throw bad_setting("config key signer.passwordFile", "needs signer.keystore");
+    if (!signer.keystore.empty() && signer.password_file.empty() && signer.password.empty())
+        throw bad_setting("config key signer.keystore", "needs signer.passwordFile or ABCI_SIGNER_PASSWORD");
+    if (signer.anvil_key)
+        for (const auto& chain : chains)
+            // A published key on a public network is an open wallet: refused outright.
+            if (chain.chain_id != service::kDevnetChainId)
+                throw bad_setting("config key signer.anvilKey",
+                                  "the published anvil key signs only on local devnets (chain id " +
+                                      std::to_string(service::kDevnetChainId) + "); chain '" + chain.id + "' has chain id " +
+                                      std::to_string(chain.chain_id));
+}
+
+std::string devnet_data_dir() { return xdg_dir("XDG_STATE_HOME", ".local/state", "abcictl/devnet", "abcictl-devnet"); }
 
 std::map<std::string, std::string> abci_environment() {
     std::map<std::string, std::string> env;

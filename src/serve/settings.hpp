@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/abci/network_config.hpp"
 #include "core/auth/auth_service.hpp"
 #include "core/content/content_store.hpp"
 #include "core/limits/rate_limiter.hpp"
@@ -22,6 +23,8 @@ struct FlagSettings {
     std::string config_file;
     std::string listen;
     std::string data_dir;
+    /// `--devnet`: a data directory not given anywhere defaults to devnet_data_dir().
+    bool devnet = false;
 };
 
 struct Settings {
@@ -37,6 +40,9 @@ struct Settings {
     std::string jwt_secret_file;  // default: <data_dir>/jwt.secret
     content::ContentSettings content;  // data_dir filled from data_dir
     auth::AuthSettings auth;
+
+    std::vector<service::NetworkConfig> chains;  // [[chains]]; may be empty (auth only)
+    service::SignerConfig signer;                // [signer]; password from ABCI_SIGNER_PASSWORD
 
     std::string tls_cert;  // both set: serve HTTPS
     std::string tls_key;
@@ -57,6 +63,16 @@ struct Settings {
 /// naming the key or variable that is wrong; Error(not_found) when a named
 /// config file does not exist.
 [[nodiscard]] Settings load_settings(const FlagSettings& flags, const std::map<std::string, std::string>& env);
+
+/// Checks the chain registry's settings as a whole: every chain validate()d,
+/// ids unique, at most one signer source (keystore or anvilKey), a password
+/// file only with a keystore, and the anvil key only when every chain is a
+/// local devnet (chain id 31337). Error(invalid_input) naming the entry.
+void check_chains(const std::vector<service::NetworkConfig>& chains, const service::SignerConfig& signer);
+
+/// `$XDG_STATE_HOME/abcictl/devnet`, else `~/.local/state/abcictl/devnet`:
+/// the devnet's chain state is state, not data the operator curates.
+[[nodiscard]] std::string devnet_data_dir();
 
 /// The process environment's ABCI_* variables.
 [[nodiscard]] std::map<std::string, std::string> abci_environment();

@@ -1,0 +1,55 @@
+#pragma once
+// What the operator configures about one EVM network (a `[[chains]]` entry of
+// the server's config, DESIGN.md §5) and about the key that signs for all of
+// them. Plain data: parsing lives with the config file (serve/settings), use
+// in abci::Registry.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace abci::service {
+
+struct NativeCurrency {
+    std::string name = "Ether";
+    std::string symbol = "ETH";
+    int decimals = 18;
+};
+
+enum class NetworkStatus { active, testnet, disabled };
+
+/// "active" | "testnet" | "disabled".
+[[nodiscard]] const char* to_string(NetworkStatus status) noexcept;
+/// Inverse of to_string(); nothing for any other text.
+[[nodiscard]] std::optional<NetworkStatus> parse_network_status(const std::string& text) noexcept;
+
+struct NetworkConfig {
+    std::string id;  // slug used as blockchainId: [a-z0-9][a-z0-9-]{0,62}
+    std::string name;
+    std::uint64_t chain_id = 0;
+    std::string network;                // family label, e.g. "ethereum"
+    std::vector<std::string> rpc_urls;  // first is primary; the rest are failover
+    std::string contract_address;       // 0x…; empty: no contract deployed yet
+    NativeCurrency native_currency;
+    std::string block_explorer;
+    NetworkStatus status = NetworkStatus::active;
+    std::uint64_t confirmations = 1;
+};
+
+/// Where the signing key comes from. Exactly one source is set.
+struct SignerConfig {
+    std::string keystore;       // v3 keystore file
+    std::string password_file;  // its password; else the environment's ABCI_SIGNER_PASSWORD
+    std::string password;       // filled from ABCI_SIGNER_PASSWORD by the settings loader; never from a file or flag
+    /// Use anvil's well-known first dev key. Refused unless every configured
+    /// chain is a local devnet (chain id 31337), so it can never sign on a public network.
+    bool anvil_key = false;
+};
+
+/// Checks a network entry: id slug, name, chain id > 0, at least one http(s)
+/// rpc URL, contract address (when set) a valid 0x address, confirmations ≥ 1.
+/// Throws Error(invalid_input) naming the entry and the field.
+void validate(const NetworkConfig& config);
+
+}  // namespace abci::service
