@@ -136,7 +136,109 @@ CREATE INDEX verifications_by_practice ON verifications(practice_id);
 CREATE INDEX verifications_by_verifier ON verifications(verifier_id);
 )sql";
 
-constexpr std::array<const char*, 1> kMigrations = {kInitialSchema};
+// Issue 4, ABCI on chain. Integers that are uint64 in the store's interface
+// (token ids, block numbers, nonces, amounts) are stored as their
+// two's-complement int64; balances, which are uint256, as canonical decimal
+// text (no leading zeros, "0" for zero).
+constexpr const char* kChainState = R"sql(
+ALTER TABLE role_requests ADD COLUMN approved_by TEXT NOT NULL DEFAULT '';
+ALTER TABLE role_requests ADD COLUMN approved_at INTEGER;
+ALTER TABLE role_requests ADD COLUMN tx_hash TEXT NOT NULL DEFAULT '';
+ALTER TABLE role_requests ADD COLUMN block_number INTEGER NOT NULL DEFAULT 0;
+
+CREATE TABLE token_balances (
+    blockchain_id TEXT NOT NULL,
+    address       TEXT NOT NULL,
+    token_id      INTEGER NOT NULL,
+    balance       TEXT NOT NULL,
+    token_type    TEXT NOT NULL,
+    category      TEXT NOT NULL,
+    tx_hash       TEXT NOT NULL,
+    block_number  INTEGER NOT NULL,
+    minted_at     INTEGER,
+    last_minted   INTEGER,
+    last_updated  INTEGER NOT NULL,
+    last_synced   INTEGER,
+    PRIMARY KEY (blockchain_id, address, token_id)
+) STRICT;
+
+-- The mints already added to token_balances: one transaction may mint to
+-- several wallets and tokens, and each is added once.
+CREATE TABLE mints (
+    blockchain_id TEXT NOT NULL,
+    tx_hash       TEXT NOT NULL,
+    address       TEXT NOT NULL,
+    token_id      INTEGER NOT NULL,
+    amount        TEXT NOT NULL,
+    recorded_at   INTEGER NOT NULL,
+    PRIMARY KEY (blockchain_id, tx_hash, address, token_id)
+) STRICT;
+
+CREATE TABLE entities (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    blockchain_id TEXT NOT NULL,
+    entity_type   TEXT NOT NULL,
+    entity_id     TEXT NOT NULL,
+    token_id      INTEGER NOT NULL,
+    recipient     TEXT NOT NULL,
+    amount        INTEGER NOT NULL,
+    cid           TEXT NOT NULL,
+    metadata      TEXT NOT NULL,
+    tx_hash       TEXT NOT NULL,
+    block_number  INTEGER NOT NULL,
+    created_at    INTEGER NOT NULL
+) STRICT;
+CREATE INDEX entities_by_token ON entities(blockchain_id, token_id, entity_id);
+
+CREATE TABLE tx_journal (
+    hash          TEXT PRIMARY KEY NOT NULL,
+    blockchain_id TEXT NOT NULL,
+    sender        TEXT NOT NULL,
+    nonce         INTEGER NOT NULL,
+    raw           TEXT NOT NULL,
+    purpose       TEXT NOT NULL,
+    status        TEXT NOT NULL,
+    block_number  INTEGER NOT NULL,
+    created_at    INTEGER NOT NULL,
+    updated_at    INTEGER NOT NULL
+) STRICT;
+CREATE INDEX tx_journal_by_status ON tx_journal(blockchain_id, status);
+
+CREATE TABLE idempotency_keys (
+    actor        TEXT NOT NULL,
+    route        TEXT NOT NULL,
+    key          TEXT NOT NULL,
+    fingerprint  TEXT NOT NULL,
+    state        TEXT NOT NULL,
+    status       INTEGER NOT NULL,
+    response     TEXT NOT NULL,
+    journal_hash TEXT NOT NULL,
+    created_at   INTEGER NOT NULL,
+    PRIMARY KEY (actor, route, key)
+) STRICT;
+CREATE INDEX idempotency_keys_by_state ON idempotency_keys(state);
+
+CREATE TABLE certificates (
+    id             TEXT PRIMARY KEY NOT NULL,
+    user_id        TEXT NOT NULL REFERENCES users(id),
+    blockchain_id  TEXT NOT NULL,
+    wallet_address TEXT NOT NULL,
+    recipient      TEXT NOT NULL,
+    title          TEXT NOT NULL,
+    description    TEXT NOT NULL,
+    status         TEXT NOT NULL,
+    cid            TEXT NOT NULL,
+    token_id       INTEGER NOT NULL,
+    tx_hash        TEXT NOT NULL,
+    block_number   INTEGER NOT NULL,
+    token          TEXT NOT NULL,  -- JSON
+    created_at     INTEGER NOT NULL,
+    updated_at     INTEGER NOT NULL
+) STRICT;
+CREATE INDEX certificates_by_user ON certificates(user_id);
+)sql";
+
+constexpr std::array<const char*, 2> kMigrations = {kInitialSchema, kChainState};
 
 }  // namespace
 

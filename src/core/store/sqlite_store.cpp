@@ -17,6 +17,7 @@
 
 #include "core/crypto/encoding.hpp"
 #include "core/error.hpp"
+#include "core/eth/u256.hpp"
 #include "core/os/fd.hpp"
 #include "core/store/connection_pool.hpp"
 #include "core/store/migrations.hpp"
@@ -41,6 +42,10 @@ TimePoint from_millis(std::int64_t ms) { return TimePoint(milliseconds(ms)); }
 
 // The stored precision, so that what a create_* returns equals what a later read returns.
 TimePoint now_millis() { return from_millis(to_millis(std::chrono::system_clock::now())); }
+
+/// A stored uint256 balance or amount in its canonical decimal form, so that
+/// equal values are equal strings. Error(invalid_input) when `text` is not a number.
+std::string canonical_decimal(const std::string& text) { return eth::U256::parse(text).to_dec(); }
 
 // ASCII only: SQLite's own case folding is ASCII only too, and folding other
 // scripts needs locale data the server does not want to depend on.
@@ -70,11 +75,14 @@ std::vector<std::string> scopes_from_json(const std::string& text) {
 
 void bind_value(Statement& s, int i, const std::string& v) { s.bind(i, v); }
 void bind_value(Statement& s, int i, std::int64_t v) { s.bind(i, v); }
+// uint64 columns hold the two's-complement int64 (read back by unsigned_integer()).
+void bind_value(Statement& s, int i, std::uint64_t v) { s.bind(i, static_cast<std::int64_t>(v)); }
 void bind_value(Statement& s, int i, int v) { s.bind(i, v); }
 void bind_value(Statement& s, int i, bool v) { s.bind(i, v ? 1 : 0); }
-void bind_value(Statement& s, int i, const std::optional<std::string>& v) {
+template <class T>
+void bind_value(Statement& s, int i, const std::optional<T>& v) {
     if (v) {
-        s.bind(i, *v);
+        bind_value(s, i, *v);
     } else {
         s.bind(i);
     }
@@ -82,7 +90,7 @@ void bind_value(Statement& s, int i, const std::optional<std::string>& v) {
 
 /// `sql` prepared with `args` bound to ?1, ?2, … in order.
 template <class... Args>
-Statement prepare(Database& db, const char* sql, const Args&... args) {
+Statement prepare(Database& db, const std::string& sql, const Args&... args) {
     Statement s(db, sql);
     int i = 0;
     (bind_value(s, ++i, args), ...);
@@ -91,13 +99,13 @@ Statement prepare(Database& db, const char* sql, const Args&... args) {
 
 /// Runs a statement that returns no rows; the number of rows it changed.
 template <class... Args>
-int execute(Database& db, const char* sql, const Args&... args) {
+int execute(Database& db, const std::string& sql, const Args&... args) {
     return prepare(db, sql, args...).exec();
 }
 
 /// Every row, each turned into a T by `read`.
 template <class Read, class... Args>
-auto query_all(Database& db, const char* sql, Read read, const Args&... args) {
+auto query_all(Database& db, const std::string& sql, Read read, const Args&... args) {
     Statement s = prepare(db, sql, args...);
     std::vector<decltype(read(s))> rows;
     while (s.executeStep()) rows.push_back(read(s));
@@ -106,7 +114,7 @@ auto query_all(Database& db, const char* sql, Read read, const Args&... args) {
 
 /// The first row, if any.
 template <class Read, class... Args>
-auto query_one(Database& db, const char* sql, Read read, const Args&... args) {
+auto query_one(Database& db, const std::string& sql, Read read, const Args&... args) {
     Statement s = prepare(db, sql, args...);
     std::optional<decltype(read(s))> row;
     if (s.executeStep()) row = read(s);
@@ -115,7 +123,18 @@ auto query_one(Database& db, const char* sql, Read read, const Args&... args) {
 
 std::string text(const Statement& s, int column) { return s.getColumn(column).getString(); }
 std::int64_t integer(const Statement& s, int column) { return s.getColumn(column).getInt64(); }
+std::uint64_t unsigned_integer(const Statement& s, int column) {
+    return static_cast<std::uint64_t>(integer(s, column));
+}
 TimePoint time_at(const Statement& s, int column) { return from_millis(integer(s, column)); }
+std::optional<TimePoint> optional_time_at(const Statement& s, int column) {
+    return s.getColumn(column).isNull() ? std::nullopt : std::optional(time_at(s, column));
+}
+
+/// "SELECT <columns> <rest>": one column list per reader, shared by its queries.
+std::string select_columns(const char* columns, const char* rest) {
+    return fmt::format("SELECT {} {}", columns, rest);
+}
 
 // Readers, one per row type; each matches the column list of its SELECTs.
 
@@ -124,9 +143,8 @@ User read_user(const Statement& s) {  // id, email, role, verified, created_at
 }
 
 ApiKey read_api_key(const Statement& s) {  // id, name, scopes, created_by, created_at, revoked_at
-    ApiKey key{text(s, 0), text(s, 1), scopes_from_json(text(s, 2)), text(s, 3), time_at(s, 4), std::nullopt};
-    if (!s.getColumn(5).isNull()) key.revoked_at = time_at(s, 5);
-    return key;
+    return ApiKey{text(s, 0), text(s, 1), scopes_from_json(text(s, 2)), text(s, 3), time_at(s, 4),
+                  optional_time_at(s, 5)};
 }
 
 AuditEntry read_audit(const Statement& s) {  // id, time, actor, method, path, status, client_address, request_id
@@ -134,10 +152,54 @@ AuditEntry read_audit(const Statement& s) {  // id, time, actor, method, path, s
                       static_cast<int>(integer(s, 5)), text(s, 6), text(s, 7)};
 }
 
+constexpr const char* kRoleRequestColumns =
+    "id, user_id, role_type, wallet_address, blockchain_id, note, status, created_at, updated_at, approved_by, "
+    "approved_at, tx_hash, block_number";
 RoleRequest read_role_request(const Statement& s) {
-    // id, user_id, role_type, wallet_address, blockchain_id, note, status, created_at, updated_at
-    return RoleRequest{text(s, 0), text(s, 1), text(s, 2), text(s, 3), text(s, 4),
-                       text(s, 5), text(s, 6), time_at(s, 7), time_at(s, 8)};
+    return RoleRequest{text(s, 0), text(s, 1), text(s, 2),    text(s, 3),    text(s, 4),
+                       text(s, 5), text(s, 6), time_at(s, 7), time_at(s, 8), text(s, 9),
+                       optional_time_at(s, 10), text(s, 11), unsigned_integer(s, 12)};
+}
+
+constexpr const char* kTokenBalanceColumns =
+    "blockchain_id, address, token_id, balance, token_type, category, tx_hash, block_number, minted_at, "
+    "last_minted, last_updated, last_synced";
+TokenBalance read_token_balance(const Statement& s) {
+    return TokenBalance{text(s, 0), text(s, 1), unsigned_integer(s, 2), text(s, 3),
+                        text(s, 4), text(s, 5), text(s, 6), unsigned_integer(s, 7),
+                        optional_time_at(s, 8), optional_time_at(s, 9), time_at(s, 10), optional_time_at(s, 11)};
+}
+
+constexpr const char* kEntityColumns =
+    "id, blockchain_id, entity_type, entity_id, token_id, recipient, amount, cid, metadata, tx_hash, block_number, "
+    "created_at";
+Entity read_entity(const Statement& s) {
+    return Entity{integer(s, 0), text(s, 1), text(s, 2), text(s, 3), unsigned_integer(s, 4), text(s, 5),
+                  unsigned_integer(s, 6), text(s, 7), text(s, 8), text(s, 9), unsigned_integer(s, 10),
+                  time_at(s, 11)};
+}
+
+constexpr const char* kJournalColumns =
+    "hash, blockchain_id, sender, nonce, raw, purpose, status, block_number, created_at, updated_at";
+JournalEntry read_journal(const Statement& s) {
+    return JournalEntry{text(s, 0), text(s, 1), text(s, 2), unsigned_integer(s, 3), text(s, 4),
+                        text(s, 5), text(s, 6), unsigned_integer(s, 7), time_at(s, 8), time_at(s, 9)};
+}
+
+constexpr const char* kIdempotencyColumns =
+    "actor, route, key, fingerprint, state, status, response, journal_hash, created_at";
+IdempotentRequest read_idempotent_request(const Statement& s) {
+    return IdempotentRequest{text(s, 0), text(s, 1), text(s, 2), text(s, 3), text(s, 4),
+                             static_cast<int>(integer(s, 5)), text(s, 6), text(s, 7), time_at(s, 8)};
+}
+
+constexpr const char* kCertificateColumns =
+    "id, user_id, blockchain_id, wallet_address, recipient, title, description, status, cid, token_id, tx_hash, "
+    "block_number, token, created_at, updated_at";
+Certificate read_certificate(const Statement& s) {
+    return Certificate{text(s, 0), text(s, 1), text(s, 2), text(s, 3), text(s, 4),
+                       text(s, 5), text(s, 6), text(s, 7), text(s, 8), unsigned_integer(s, 9),
+                       text(s, 10), unsigned_integer(s, 11), text(s, 12), time_at(s, 13), time_at(s, 14)};
 }
 
 Practice read_practice(const Statement& s) {  // id, farmer_id, title, description, created_at
@@ -227,6 +289,29 @@ class SqliteStore final : public Store {
         } catch (const SQLite::Exception& e) {
             throw translate(e, meaning);
         }
+    }
+
+    /// Runs `update_sql` (parameter ?1: the row's id), which changes nothing
+    /// when the row already holds the values, so that repeating it is a no-op
+    /// that keeps updated_at; Error(not_found, `missing`) when `exists_sql`
+    /// finds no row with that id.
+    template <class... Args>
+    void update_existing(const char* missing, const char* exists_sql, const char* update_sql, const std::string& id,
+                         const Args&... args) {
+        const bool found = run({}, [&](Database& db) {
+            return execute(db, update_sql, id, args...) == 1 ||
+                   query_one(db, exists_sql, [](const Statement&) { return true; }, id).has_value();
+        });
+        if (!found) throw Error(ErrorKind::not_found, missing);
+    }
+
+    /// Runs `update_sql` on the claim (actor, route, key) = (?1, ?2, ?3);
+    /// Error(not_found) when there is no such claim.
+    template <class... Args>
+    void update_idempotency_key(const char* update_sql, const std::string& actor, const std::string& route,
+                                const std::string& key, const Args&... args) {
+        const int changed = run({}, [&](Database& db) { return execute(db, update_sql, actor, route, key, args...); });
+        if (changed == 0) throw Error(ErrorKind::not_found, "idempotency key not claimed");
     }
 
     sqlite::ConnectionPool pool_;
@@ -497,7 +582,7 @@ public:
     RoleRequest create_role_request(const NewRoleRequest& request) override {
         const TimePoint now = now_millis();
         RoleRequest created{crypto::random_uuid(), request.user_id, request.role_type, request.wallet_address,
-                            request.blockchain_id, request.note, "pending", now, now};
+                            request.blockchain_id, request.note, "pending", now, now, "", std::nullopt, "", 0};
         run({.not_found = "user not found"}, [&](Database& db) {
             execute(db,
                     "INSERT INTO role_requests (id, user_id, role_type, wallet_address, blockchain_id, note, status, "
@@ -511,11 +596,287 @@ public:
     std::vector<RoleRequest> list_role_requests(std::optional<std::string> status) override {
         return run({}, [&](Database& db) {
             return query_all(db,
-                             "SELECT id, user_id, role_type, wallet_address, blockchain_id, note, status, "
-                             "created_at, updated_at FROM role_requests WHERE ?1 IS NULL OR status = ?1 "
-                             "ORDER BY rowid",
+                             select_columns(kRoleRequestColumns,
+                                    "FROM role_requests WHERE ?1 IS NULL OR status = ?1 ORDER BY rowid"),
                              read_role_request, status);
         });
+    }
+
+    std::optional<RoleRequest> find_role_request(const std::string& id) override {
+        return run({}, [&](Database& db) {
+            return query_one(db, select_columns(kRoleRequestColumns, "FROM role_requests WHERE id = ?"),
+                             read_role_request, id);
+        });
+    }
+
+    bool transition_role_request(const std::string& id, const std::string& from, const std::string& to,
+                                 const std::string& actor) override {
+        // One UPDATE guarded by the expected status: writers are serialised,
+        // so of two concurrent approvers exactly one sees a changed row.
+        return run({}, [&](Database& db) {
+            return execute(db,
+                           "UPDATE role_requests SET status = ?3, updated_at = ?5, "
+                           "approved_by = CASE WHEN ?3 = 'approved' THEN ?4 ELSE approved_by END, "
+                           "approved_at = CASE WHEN ?3 = 'approved' THEN ?5 ELSE approved_at END "
+                           "WHERE id = ?1 AND status = ?2",
+                           id, from, to, actor, to_millis(now_millis())) == 1;
+        });
+    }
+
+    void set_role_request_minted(const std::string& id, const std::string& tx_hash,
+                                 std::uint64_t block_number) override {
+        update_existing("role request not found", "SELECT 1 FROM role_requests WHERE id = ?1",
+                        "UPDATE role_requests SET status = 'minted', tx_hash = ?2, block_number = ?3, updated_at = ?4 "
+                        "WHERE id = ?1 AND NOT (status = 'minted' AND tx_hash = ?2 AND block_number = ?3)",
+                        id, tx_hash, block_number, to_millis(now_millis()));
+    }
+
+    void record_mint(const MintRecord& mint) override {
+        const eth::U256 amount = eth::U256::parse(mint.amount);
+        const std::int64_t time = to_millis(mint.time);
+        run({}, [&](Database& db) {
+            SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+            if (execute(db,
+                        "INSERT INTO mints (blockchain_id, tx_hash, address, token_id, amount, recorded_at) "
+                        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                        mint.blockchain_id, mint.tx_hash, mint.address, mint.token_id, amount.to_dec(),
+                        to_millis(now_millis())) == 0) {
+                return;  // already added
+            }
+            const auto held = query_one(
+                db, "SELECT balance FROM token_balances WHERE blockchain_id = ? AND address = ? AND token_id = ?",
+                [](const Statement& s) { return eth::U256::parse(text(s, 0)); }, mint.blockchain_id, mint.address,
+                mint.token_id);
+            const eth::U256 before = held.value_or(eth::U256{});
+            const eth::U256 after = before + amount;
+            if (after < before) throw Error(ErrorKind::invalid_input, "the minted balance would exceed 2^256-1");
+            execute(db,
+                    "INSERT INTO token_balances (blockchain_id, address, token_id, balance, token_type, category, "
+                    "tx_hash, block_number, minted_at, last_minted, last_updated) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?9) "
+                    "ON CONFLICT (blockchain_id, address, token_id) DO UPDATE SET balance = ?4, token_type = ?5, "
+                    "category = ?6, tx_hash = ?7, block_number = ?8, minted_at = coalesce(minted_at, ?9), "
+                    "last_minted = ?9, last_updated = ?9",
+                    mint.blockchain_id, mint.address, mint.token_id, after.to_dec(), mint.token_type, mint.category,
+                    mint.tx_hash, mint.block_number, time);
+            tx.commit();
+        });
+    }
+
+    std::optional<TokenBalance> find_token_balance(const std::string& blockchain_id, const std::string& address,
+                                                   std::uint64_t token_id) override {
+        return run({}, [&](Database& db) {
+            return query_one(db,
+                             select_columns(kTokenBalanceColumns,
+                                    "FROM token_balances WHERE blockchain_id = ? AND address = ? AND token_id = ?"),
+                             read_token_balance, blockchain_id, address, token_id);
+        });
+    }
+
+    std::vector<TokenBalance> token_balances_of(const std::string& blockchain_id,
+                                                const std::string& address) override {
+        // Ids of 2^63 and above are stored negative: "token_id < 0" sorts them last.
+        return run({}, [&](Database& db) {
+            return query_all(db,
+                             select_columns(kTokenBalanceColumns,
+                                    "FROM token_balances WHERE blockchain_id = ? AND address = ? AND balance <> '0' "
+                                    "ORDER BY token_id < 0, token_id"),
+                             read_token_balance, blockchain_id, address);
+        });
+    }
+
+    void sync_token_balances(const std::string& blockchain_id, const std::string& address,
+                             const std::vector<ChainBalance>& balances, TimePoint now) override {
+        std::vector<std::string> on_chain;
+        on_chain.reserve(balances.size());
+        for (const ChainBalance& b : balances) on_chain.push_back(canonical_decimal(b.balance));
+        const std::int64_t time = to_millis(now);
+        run({}, [&](Database& db) {
+            SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+            for (std::size_t i = 0; i < balances.size(); ++i) {
+                const ChainBalance& b = balances[i];
+                const auto held = query_one(
+                    db, "SELECT balance FROM token_balances WHERE blockchain_id = ? AND address = ? AND token_id = ?",
+                    [](const Statement& s) { return text(s, 0); }, blockchain_id, address, b.token_id);
+                if (!held) {
+                    if (on_chain[i] == "0") continue;
+                    execute(db,
+                            "INSERT INTO token_balances (blockchain_id, address, token_id, balance, token_type, "
+                            "category, tx_hash, block_number, last_updated, last_synced) "
+                            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, '', 0, ?7, ?7)",
+                            blockchain_id, address, b.token_id, on_chain[i], b.token_type, b.category, time);
+                } else {
+                    // Stored balances are canonical, so equal values are equal strings.
+                    execute(db,
+                            "UPDATE token_balances SET last_synced = ?5, "
+                            "last_updated = CASE WHEN balance = ?4 THEN last_updated ELSE ?5 END, balance = ?4 "
+                            "WHERE blockchain_id = ?1 AND address = ?2 AND token_id = ?3",
+                            blockchain_id, address, b.token_id, on_chain[i], time);
+                }
+            }
+            tx.commit();
+        });
+    }
+
+    Entity record_entity(const Entity& entity) override {
+        Entity recorded = entity;
+        recorded.created_at = now_millis();
+        recorded.id = run({}, [&](Database& db) {
+            execute(db,
+                    "INSERT INTO entities (blockchain_id, entity_type, entity_id, token_id, recipient, amount, cid, "
+                    "metadata, tx_hash, block_number, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    entity.blockchain_id, entity.entity_type, entity.entity_id, entity.token_id, entity.recipient,
+                    entity.amount, entity.cid, entity.metadata, entity.tx_hash, entity.block_number,
+                    to_millis(recorded.created_at));
+            return db.getLastInsertRowid();
+        });
+        return recorded;
+    }
+
+    std::optional<Entity> find_entity(const std::string& blockchain_id, std::uint64_t token_id,
+                                      const std::optional<std::string>& entity_id) override {
+        return run({}, [&](Database& db) {
+            return query_one(db,
+                             select_columns(kEntityColumns,
+                                    "FROM entities WHERE blockchain_id = ?1 AND token_id = ?2 "
+                                    "AND (?3 IS NULL OR entity_id = ?3) ORDER BY id DESC LIMIT 1"),
+                             read_entity, blockchain_id, token_id, entity_id);
+        });
+    }
+
+    void journal_add(const std::vector<JournalEntry>& entries) override {
+        const std::int64_t now = to_millis(now_millis());
+        run({"transaction already journaled"}, [&](Database& db) {
+            SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+            for (const JournalEntry& e : entries) {
+                execute(db,
+                        "INSERT INTO tx_journal (hash, blockchain_id, sender, nonce, raw, purpose, status, "
+                        "block_number, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', 0, ?7, ?7)",
+                        e.hash, e.blockchain_id, e.sender, e.nonce, e.raw, e.purpose, now);
+            }
+            tx.commit();
+        });
+    }
+
+    void journal_settle(const std::string& hash, const std::string& status, std::uint64_t block_number) override {
+        const int changed = run({}, [&](Database& db) {
+            return execute(db, "UPDATE tx_journal SET status = ?, block_number = ?, updated_at = ? WHERE hash = ?",
+                           status, block_number, to_millis(now_millis()), hash);
+        });
+        if (changed == 0) throw Error(ErrorKind::not_found, "transaction not journaled");
+    }
+
+    std::optional<JournalEntry> journal_find(const std::string& hash) override {
+        return run({}, [&](Database& db) {
+            return query_one(db, select_columns(kJournalColumns, "FROM tx_journal WHERE hash = ?"), read_journal, hash);
+        });
+    }
+
+    std::vector<JournalEntry> journal_pending(const std::string& blockchain_id) override {
+        return run({}, [&](Database& db) {
+            return query_all(db,
+                             select_columns(kJournalColumns,
+                                    "FROM tx_journal WHERE blockchain_id = ? AND status = 'pending' "
+                                    "ORDER BY nonce < 0, nonce, created_at, rowid"),
+                             read_journal, blockchain_id);
+        });
+    }
+
+    std::optional<IdempotentRequest> claim_idempotency_key(const IdempotentRequest& request) override {
+        return run({}, [&](Database& db) {
+            // The INSERT and the read of the winner's row in one write
+            // transaction: a release in between cannot leave us with neither.
+            SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+            const bool claimed =
+                execute(db,
+                        "INSERT INTO idempotency_keys (actor, route, key, fingerprint, state, status, response, "
+                        "journal_hash, created_at) VALUES (?, ?, ?, ?, 'pending', 0, '', '', ?) "
+                        "ON CONFLICT DO NOTHING",
+                        request.actor, request.route, request.key, request.fingerprint,
+                        to_millis(now_millis())) == 1;
+            std::optional<IdempotentRequest> existing;
+            if (!claimed) {
+                existing = query_one(
+                    db,
+                    select_columns(kIdempotencyColumns,
+                                   "FROM idempotency_keys WHERE actor = ? AND route = ? AND key = ?"),
+                    read_idempotent_request, request.actor, request.route, request.key);
+            }
+            tx.commit();
+            return existing;
+        });
+    }
+
+    void attach_idempotency_journal(const std::string& actor, const std::string& route, const std::string& key,
+                                    const std::string& journal_hash) override {
+        update_idempotency_key("UPDATE idempotency_keys SET journal_hash = ?4 "
+                               "WHERE actor = ?1 AND route = ?2 AND key = ?3",
+                               actor, route, key, journal_hash);
+    }
+
+    void complete_idempotency_key(const std::string& actor, const std::string& route, const std::string& key,
+                                  int status, const std::string& response) override {
+        update_idempotency_key("UPDATE idempotency_keys SET state = 'done', status = ?4, response = ?5 "
+                               "WHERE actor = ?1 AND route = ?2 AND key = ?3",
+                               actor, route, key, status, response);
+    }
+
+    std::vector<IdempotentRequest> pending_idempotency_keys() override {
+        return run({}, [&](Database& db) {
+            return query_all(db,
+                             select_columns(kIdempotencyColumns,
+                                            "FROM idempotency_keys WHERE state = 'pending' ORDER BY created_at, rowid"),
+                             read_idempotent_request);
+        });
+    }
+
+    void release_idempotency_key(const std::string& actor, const std::string& route, const std::string& key) override {
+        // Only a pending claim: a done one is the answer later retries replay.
+        run({}, [&](Database& db) {
+            execute(db,
+                    "DELETE FROM idempotency_keys WHERE actor = ? AND route = ? AND key = ? AND state = 'pending'",
+                    actor, route, key);
+        });
+    }
+
+    Certificate create_certificate(const NewCertificate& certificate) override {
+        const TimePoint now = now_millis();
+        Certificate created{crypto::random_uuid(), certificate.user_id, certificate.blockchain_id,
+                            certificate.wallet_address, certificate.recipient, certificate.title,
+                            certificate.description, "pending", certificate.cid, 0, "", 0, "", now, now};
+        run({.not_found = "user not found"}, [&](Database& db) {
+            execute(db,
+                    "INSERT INTO certificates (id, user_id, blockchain_id, wallet_address, recipient, title, "
+                    "description, status, cid, token_id, tx_hash, block_number, token, created_at, updated_at) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0, '', 0, '', ?10, ?10)",
+                    created.id, created.user_id, created.blockchain_id, created.wallet_address, created.recipient,
+                    created.title, created.description, created.status, created.cid, to_millis(now));
+        });
+        return created;
+    }
+
+    std::optional<Certificate> find_certificate(const std::string& id) override {
+        return run({}, [&](Database& db) {
+            return query_one(db, select_columns(kCertificateColumns, "FROM certificates WHERE id = ?"),
+                             read_certificate, id);
+        });
+    }
+
+    std::vector<Certificate> certificates_of(const std::string& user_id) override {
+        return run({}, [&](Database& db) {
+            return query_all(db,
+                             select_columns(kCertificateColumns, "FROM certificates WHERE user_id = ? ORDER BY rowid"),
+                             read_certificate, user_id);
+        });
+    }
+
+    void set_certificate_minted(const std::string& id, std::uint64_t token_id, const std::string& tx_hash,
+                                std::uint64_t block_number, const std::string& token) override {
+        update_existing("certificate not found", "SELECT 1 FROM certificates WHERE id = ?1",
+                        "UPDATE certificates SET status = 'minted', token_id = ?2, tx_hash = ?3, block_number = ?4, "
+                        "token = ?5, updated_at = ?6 WHERE id = ?1 AND NOT (status = 'minted' AND token_id = ?2 "
+                        "AND tx_hash = ?3 AND block_number = ?4 AND token = ?5)",
+                        id, token_id, tx_hash, block_number, token, to_millis(now_millis()));
     }
 
     Practice create_practice(const NewPractice& practice) override {

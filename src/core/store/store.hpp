@@ -80,6 +80,11 @@ struct RoleRequest {
     std::string status;  // pending | approved | minted | rejected
     TimePoint created_at;
     TimePoint updated_at;
+    // Set by the approval workflow.
+    std::string approved_by;  // admin's user id
+    std::optional<TimePoint> approved_at;
+    std::string tx_hash;  // the role mint, once mined
+    std::uint64_t block_number = 0;
 };
 
 struct NewRoleRequest {
@@ -118,6 +123,114 @@ struct NewVerification {
     std::string verifier_id;
     std::string outcome;
     std::string notes;
+};
+
+/// One wallet's holding of one token on one network, as the service knows it:
+/// written by its own mints, reconciled with the chain by balanceOfBatch.
+struct TokenBalance {
+    std::string blockchain_id;
+    std::string address;  // lower-case 0x address
+    std::uint64_t token_id = 0;
+    std::string balance;     // decimal
+    std::string token_type;  // role | entity
+    std::string category;    // role name or entity category
+    std::string tx_hash;     // latest mint by this service ("" when only seen on chain)
+    std::uint64_t block_number = 0;
+    std::optional<TimePoint> minted_at;    // first mint by this service
+    std::optional<TimePoint> last_minted;  // latest mint by this service
+    TimePoint last_updated;                // last change of `balance`
+    std::optional<TimePoint> last_synced;  // last reconciliation with the chain
+};
+
+struct MintRecord {
+    std::string blockchain_id;
+    std::string address;  // lower-case
+    std::uint64_t token_id = 0;
+    std::string amount;  // decimal, added to the balance
+    std::string token_type;
+    std::string category;
+    std::string tx_hash;
+    std::uint64_t block_number = 0;
+    TimePoint time;
+};
+
+/// A balance read from the chain for reconciliation.
+struct ChainBalance {
+    std::uint64_t token_id = 0;
+    std::string balance;  // decimal
+    std::string token_type;
+    std::string category;
+};
+
+/// A minted entity token: which platform entity it stands for and where its metadata lives.
+struct Entity {
+    std::int64_t id = 0;  // assigned by the store, increasing
+    std::string blockchain_id;
+    std::string entity_type;  // report | verification | valuation | certificate
+    std::string entity_id;    // the platform's identifier
+    std::uint64_t token_id = 0;
+    std::string recipient;  // lower-case address
+    std::uint64_t amount = 0;
+    std::string cid;       // metadata CID
+    std::string metadata;  // the metadata JSON exactly as stored in content storage
+    std::string tx_hash;
+    std::uint64_t block_number = 0;
+    TimePoint created_at;
+};
+
+/// A signed transaction, written before it is broadcast (DESIGN.md §4, durability).
+struct JournalEntry {
+    std::string hash;  // 0x + 64 hex; unique
+    std::string blockchain_id;
+    std::string sender;  // lower-case address
+    std::uint64_t nonce = 0;
+    std::string raw;      // 0x-hex signed bytes
+    std::string purpose;  // JSON written by the service: what the transaction is for
+    std::string status;   // pending | mined | reverted | dropped
+    std::uint64_t block_number = 0;
+    TimePoint created_at;
+    TimePoint updated_at;
+};
+
+/// The first answer to a request carrying Idempotency-Key, replayed on repeats.
+struct IdempotentRequest {
+    std::string actor;        // user id or apikey:<id>
+    std::string route;        // e.g. "POST /abci/contracts/mint-role-token"
+    std::string key;          // the header's value
+    std::string fingerprint;  // SHA-256 hex of the request body
+    std::string state;        // pending | done
+    int status = 0;           // HTTP status of the answer, when done
+    std::string response;     // body of the answer, when done
+    std::string journal_hash; // the transaction it sent, once signed ("" before)
+    TimePoint created_at;
+};
+
+struct Certificate {
+    std::string id;  // UUID v4, assigned by the store
+    std::string user_id;
+    std::string blockchain_id;
+    std::string wallet_address;  // lower-case: the certifier's wallet
+    std::string recipient;       // lower-case: who receives the entity token
+    std::string title;
+    std::string description;
+    std::string status;  // pending (metadata stored, not yet minted) | minted
+    std::string cid;
+    std::uint64_t token_id = 0;
+    std::string tx_hash;
+    std::uint64_t block_number = 0;
+    std::string token;  // JSON: the mint's token details as returned to the caller
+    TimePoint created_at;
+    TimePoint updated_at;
+};
+
+struct NewCertificate {
+    std::string user_id;
+    std::string blockchain_id;
+    std::string wallet_address;
+    std::string recipient;
+    std::string title;
+    std::string description;
+    std::string cid;
 };
 
 class Store {
@@ -202,6 +315,77 @@ public:
     [[nodiscard]] virtual RoleRequest create_role_request(const NewRoleRequest& request) = 0;
     /// All role requests, oldest first; only those with `status` when given.
     [[nodiscard]] virtual std::vector<RoleRequest> list_role_requests(std::optional<std::string> status) = 0;
+    [[nodiscard]] virtual std::optional<RoleRequest> find_role_request(const std::string& id) = 0;
+    /// Moves the request from `from` to `to` status (compare-and-set); false
+    /// when it is not in `from` (another approver got there first). Moving to
+    /// "approved" also sets approved_by/approved_at from `actor`/now.
+    [[nodiscard]] virtual bool transition_role_request(const std::string& id, const std::string& from,
+                                                       const std::string& to, const std::string& actor) = 0;
+    /// Records the mined role mint on the request and sets it to "minted"; idempotent.
+    virtual void set_role_request_minted(const std::string& id, const std::string& tx_hash,
+                                         std::uint64_t block_number) = 0;
+
+    // --- tokens ------------------------------------------------------------------
+    /// Adds a mined mint to the wallet's balance of that token (creating the row).
+    /// Idempotent per tx_hash: recording the same transaction twice changes nothing.
+    virtual void record_mint(const MintRecord& mint) = 0;
+    [[nodiscard]] virtual std::optional<TokenBalance> find_token_balance(const std::string& blockchain_id,
+                                                                         const std::string& address,
+                                                                         std::uint64_t token_id) = 0;
+    /// The wallet's rows on that network with a non-zero balance, by token id.
+    [[nodiscard]] virtual std::vector<TokenBalance> token_balances_of(const std::string& blockchain_id,
+                                                                      const std::string& address) = 0;
+    /// Sets the wallet's balances to what the chain says (one transaction):
+    /// rows whose balance differs get it and last_updated = now; rows missing
+    /// with a non-zero chain balance are created (no mint times); every row
+    /// named gets last_synced = now.
+    virtual void sync_token_balances(const std::string& blockchain_id, const std::string& address,
+                                     const std::vector<ChainBalance>& balances, TimePoint now) = 0;
+
+    /// Records a minted entity token; the store assigns id and created_at.
+    [[nodiscard]] virtual Entity record_entity(const Entity& entity) = 0;
+    /// The latest minted entity of this token id on that network, or the one
+    /// with this platform `entity_id` when given.
+    [[nodiscard]] virtual std::optional<Entity> find_entity(const std::string& blockchain_id, std::uint64_t token_id,
+                                                            const std::optional<std::string>& entity_id) = 0;
+
+    // --- transaction journal -----------------------------------------------------
+    /// Writes signed transactions, all in one transaction, status "pending".
+    /// Error(conflict) when a hash is already journaled.
+    virtual void journal_add(const std::vector<JournalEntry>& entries) = 0;
+    /// Sets the entry's status (mined | reverted | dropped) and block number.
+    virtual void journal_settle(const std::string& hash, const std::string& status, std::uint64_t block_number) = 0;
+    [[nodiscard]] virtual std::optional<JournalEntry> journal_find(const std::string& hash) = 0;
+    /// Entries still pending on that network, by nonce then creation.
+    [[nodiscard]] virtual std::vector<JournalEntry> journal_pending(const std::string& blockchain_id) = 0;
+
+    // --- idempotency -------------------------------------------------------------
+    /// Claims (actor, route, key) for a new request and returns nothing, or
+    /// returns the existing claim unchanged (pending or done) for the caller
+    /// to replay or refuse. Atomic: of two concurrent claims exactly one wins.
+    [[nodiscard]] virtual std::optional<IdempotentRequest> claim_idempotency_key(const IdempotentRequest& request) = 0;
+    /// Notes the transaction a pending claim sent (so a restart can finish it).
+    virtual void attach_idempotency_journal(const std::string& actor, const std::string& route,
+                                            const std::string& key, const std::string& journal_hash) = 0;
+    /// Stores the answer and marks the claim done.
+    virtual void complete_idempotency_key(const std::string& actor, const std::string& route, const std::string& key,
+                                          int status, const std::string& response) = 0;
+    /// Claims still pending (for reconciliation at start), oldest first.
+    [[nodiscard]] virtual std::vector<IdempotentRequest> pending_idempotency_keys() = 0;
+    /// Drops a pending claim whose request failed before anything was sent, so
+    /// a retry with the same key runs again.
+    virtual void release_idempotency_key(const std::string& actor, const std::string& route,
+                                         const std::string& key) = 0;
+
+    // --- certificates ------------------------------------------------------------
+    /// Error(not_found) when the user does not exist. Status "pending".
+    [[nodiscard]] virtual Certificate create_certificate(const NewCertificate& certificate) = 0;
+    [[nodiscard]] virtual std::optional<Certificate> find_certificate(const std::string& id) = 0;
+    /// The user's certificates, oldest first.
+    [[nodiscard]] virtual std::vector<Certificate> certificates_of(const std::string& user_id) = 0;
+    /// Stores the mined token details and sets status "minted"; idempotent.
+    virtual void set_certificate_minted(const std::string& id, std::uint64_t token_id, const std::string& tx_hash,
+                                        std::uint64_t block_number, const std::string& token) = 0;
 
     /// Error(not_found) when the farmer does not exist.
     [[nodiscard]] virtual Practice create_practice(const NewPractice& practice) = 0;

@@ -2,9 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include <exception>
 #include <map>
-#include <thread>
 
 #include "unit/store/store_fixture.hpp"
 
@@ -12,32 +10,6 @@ using namespace abci;
 using namespace abci::store;
 using namespace abci::store::testing;
 using namespace std::chrono_literals;
-
-namespace abci::store::testing {
-
-/// Runs `work(t)` on `threads` threads at once; the first exception any of
-/// them threw is rethrown here (Catch2's assertions are not thread-safe, so
-/// threads only collect and the test asserts after the join).
-template <class Work>
-void on_threads(int threads, Work work) {
-    std::vector<std::exception_ptr> errors(static_cast<std::size_t>(threads));
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) {
-        pool.emplace_back([&, t] {
-            try {
-                work(t);
-            } catch (...) {
-                errors[static_cast<std::size_t>(t)] = std::current_exception();
-            }
-        });
-    }
-    for (auto& th : pool) th.join();
-    for (const auto& e : errors) {
-        if (e) std::rethrow_exception(e);
-    }
-}
-
-}  // namespace abci::store::testing
 
 TEST_CASE("store: concurrent takers get each ticket exactly once", "[store]") {
     FreshStore f;
@@ -100,4 +72,62 @@ TEST_CASE("store: more writer threads than pooled connections all succeed", "[st
     });
     CHECK(f.store->count_users() == kThreads * kUsersEach);
     CHECK(f.store->list_users().size() == kThreads * kUsersEach);
+}
+
+TEST_CASE("store: concurrent claims of one idempotency key: exactly one wins, the rest see its claim", "[store]") {
+    FreshStore f;
+    constexpr int kKeys = 10;
+    constexpr int kThreads = 8;
+    std::vector<std::vector<std::optional<IdempotentRequest>>> answers(kThreads);
+    on_threads(kThreads, [&](int t) {
+        for (int i = 0; i < kKeys; ++i) {
+            answers[static_cast<std::size_t>(t)].push_back(f.store->claim_idempotency_key(
+                idempotent_request("actor", "POST /abci/x", "key-" + std::to_string(i), "fp-" + std::to_string(t))));
+        }
+    });
+    for (int i = 0; i < kKeys; ++i) {
+        INFO("key " << i);
+        int winners = 0;
+        std::string winning_fingerprint;
+        for (int t = 0; t < kThreads; ++t) {
+            if (!answers[static_cast<std::size_t>(t)][static_cast<std::size_t>(i)]) {
+                ++winners;
+                winning_fingerprint = "fp-" + std::to_string(t);
+            }
+        }
+        REQUIRE(winners == 1);
+        for (const auto& mine : answers) {
+            const auto& answer = mine[static_cast<std::size_t>(i)];
+            if (!answer) continue;
+            CHECK(answer->state == "pending");
+            CHECK(answer->fingerprint == winning_fingerprint);
+        }
+    }
+}
+
+TEST_CASE("store: concurrent approvals of one role request: exactly one moves it", "[store]") {
+    FreshStore f;
+    const User u = add_user(*f.store, "approve-race@example.org");
+    constexpr int kRequests = 10;
+    constexpr int kThreads = 8;
+    std::vector<std::string> ids;
+    for (int i = 0; i < kRequests; ++i) {
+        ids.push_back(f.store->create_role_request(NewRoleRequest{u.id, "producer", "0x11", "31337", ""}).id);
+    }
+    std::vector<std::vector<std::string>> won(kThreads);
+    on_threads(kThreads, [&](int t) {
+        for (const std::string& id : ids) {
+            if (f.store->transition_role_request(id, "pending", "approved", "admin-" + std::to_string(t))) {
+                won[static_cast<std::size_t>(t)].push_back(id);
+            }
+        }
+    });
+    std::map<std::string, std::string> winner;
+    for (int t = 0; t < kThreads; ++t) {
+        for (const std::string& id : won[static_cast<std::size_t>(t)]) {
+            CHECK(winner.emplace(id, "admin-" + std::to_string(t)).second);
+        }
+    }
+    REQUIRE(winner.size() == kRequests);
+    for (const auto& [id, admin] : winner) CHECK(f.store->find_role_request(id)->approved_by == admin);
 }

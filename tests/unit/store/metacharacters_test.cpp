@@ -40,6 +40,8 @@ TEST_CASE("store: SQL metacharacters are stored and found byte for byte, and mat
     s.link_wallet(decoy.id, "x");
     s.link_identity(decoy.id, "x", "x");
     s.put_ticket("x", "x", "decoy", millis_from_now(1h));
+    s.journal_add({JournalEntry{"x", "x", "x", 1, "decoy", "x", "", 0, {}, {}}});
+    CHECK_FALSE(s.claim_idempotency_key(idempotent_request("x", "x", "x", "decoy")));
     const TimePoint expiry = millis_from_now(1h);
 
     std::vector<User> users;
@@ -95,6 +97,60 @@ TEST_CASE("store: SQL metacharacters are stored and found byte for byte, and mat
         const RoleRequest r = s.create_role_request(NewRoleRequest{u.id, v, v, v, v});
         CHECK(s.list_role_requests(v).empty());  // every request is "pending"
         CHECK(r.note == v);
+        CHECK_FALSE(s.transition_role_request(r.id, v, "approved", v));
+        CHECK(s.transition_role_request(r.id, "pending", "approved", v));
+        s.set_role_request_minted(r.id, v, 1);
+        CHECK(s.find_role_request(r.id)->approved_by == v);
+        CHECK(s.find_role_request(r.id)->tx_hash == v);
+
+        s.record_mint(MintRecord{v, v, 1, "1", v, v, v, 1, expiry});
+        const auto balance = s.find_token_balance(v, v, 1);
+        REQUIRE(balance);
+        CHECK(balance->token_type == v);
+        CHECK(balance->category == v);
+        CHECK(balance->tx_hash == v);
+        s.sync_token_balances(v, v, {ChainBalance{2, "3", v, v}}, expiry);
+        CHECK(s.token_balances_of(v, v).size() == 2);
+        CHECK(s.find_token_balance(v, v, 2)->category == v);
+
+        (void)s.record_entity(Entity{0, v, v, v, 1, v, 1, v, v, v, 1, {}});
+        const auto entity = s.find_entity(v, 1, v);
+        REQUIRE(entity);
+        CHECK(entity->entity_type == v);
+        CHECK(entity->recipient == v);
+        CHECK(entity->cid == v);
+        CHECK(entity->metadata == v);
+        CHECK(entity->tx_hash == v);
+
+        s.journal_add({JournalEntry{v, v, v, 1, v, v, "", 0, {}, {}}});
+        s.journal_settle(v, v, 2);
+        const auto sent = s.journal_find(v);
+        REQUIRE(sent);
+        CHECK(sent->sender == v);
+        CHECK(sent->raw == v);
+        CHECK(sent->purpose == v);
+        CHECK(sent->status == v);
+
+        CHECK_FALSE(s.claim_idempotency_key(idempotent_request(v, v, v, v)));
+        s.attach_idempotency_journal(v, v, v, v);
+        s.complete_idempotency_key(v, v, v, 200, v);
+        const auto replay = s.claim_idempotency_key(idempotent_request(v, v, v, "other"));
+        REQUIRE(replay);
+        CHECK(replay->fingerprint == v);
+        CHECK(replay->response == v);
+        CHECK(replay->journal_hash == v);
+
+        const Certificate c = s.create_certificate(NewCertificate{u.id, v, v, v, v, v, v});
+        s.set_certificate_minted(c.id, 1, v, 1, v);
+        const auto certificate = s.find_certificate(c.id);
+        REQUIRE(certificate);
+        CHECK(certificate->wallet_address == v);
+        CHECK(certificate->recipient == v);
+        CHECK(certificate->title == v);
+        CHECK(certificate->description == v);
+        CHECK(certificate->cid == v);
+        CHECK(certificate->tx_hash == v);
+        CHECK(certificate->token == v);
 
         s.append_audit(AuditEntry{0, expiry, v, v, v, 200, v, v});
     }
@@ -106,6 +162,9 @@ TEST_CASE("store: SQL metacharacters are stored and found byte for byte, and mat
     CHECK(s.find_user_by_identity("x", "x")->id == decoy.id);
     CHECK_FALSE(s.is_token_id_revoked("x"));
     CHECK(s.take_ticket("x", "x", millis_from_now(0ms)) == "decoy");
+    CHECK(s.journal_find("x")->raw == "decoy");
+    CHECK(s.journal_find("x")->status == "pending");
+    CHECK(s.claim_idempotency_key(idempotent_request("x", "x", "x", "x"))->fingerprint == "decoy");
     CHECK_FALSE(s.find_user_by_email("%%"));
     CHECK_FALSE(s.find_user_by_email("a_b_c"));
     CHECK(s.count_users() == kAwkwardTexts.size() + 1);

@@ -103,3 +103,40 @@ TEST_CASE("store: an unusable path is unavailable", "[store]") {
     const std::string garbage = dir.write("garbage.db", std::string(4096, 'x'));
     CHECK(test::error_kind([&] { (void)open_sqlite_store(garbage); }) == ErrorKind::unavailable);
 }
+
+TEST_CASE("store: a database at schema version 1 upgrades to the latest, keeping its rows", "[store]") {
+    test::TempDir dir;
+    const std::string path = dir / "abci.db";
+    {
+        // What an abcictl of issue 3 left behind: script 1 only, with a user and a role request.
+        SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+        db.exec(sqlite::migrations()[0]);
+        db.exec("PRAGMA user_version = 1");
+        db.exec("INSERT INTO users (id, email, role, verified, created_at) "
+                "VALUES ('u1', 'old@example.org', 'farmer', 1, 1000)");
+        db.exec("INSERT INTO role_requests (id, user_id, role_type, wallet_address, blockchain_id, note, status, "
+                "created_at, updated_at) "
+                "VALUES ('r1', 'u1', 'producer', '0x11', '31337', 'old', 'pending', 1000, 2000)");
+    }
+    auto store = open_sqlite_store(path);
+    CHECK(user_version(path) == static_cast<std::int64_t>(sqlite::migrations().size()));
+    REQUIRE(store->find_user_by_email("old@example.org"));
+    const auto request = store->find_role_request("r1");
+    REQUIRE(request);
+    CHECK(request->user_id == "u1");
+    CHECK(request->note == "old");
+    CHECK(request->updated_at == TimePoint(std::chrono::milliseconds(2000)));
+    CHECK(request->approved_by.empty());
+    CHECK_FALSE(request->approved_at);
+    CHECK(request->tx_hash.empty());
+    CHECK(request->block_number == 0);
+    CHECK(store->list_role_requests(std::nullopt).size() == 1);
+
+    // The old row takes part in the new workflow, and the new tables work.
+    CHECK(store->transition_role_request("r1", "pending", "approved", "u1"));
+    store->set_role_request_minted("r1", "0xaa", 3);
+    CHECK(store->find_role_request("r1")->status == "minted");
+    CHECK_FALSE(store->claim_idempotency_key(idempotent_request("u1", "POST /x", "k", "fp")));
+    CHECK(store->create_certificate(NewCertificate{"u1", "31337", "0x11", "0x11", "t", "d", "c"}).status ==
+          "pending");
+}

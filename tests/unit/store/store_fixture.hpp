@@ -1,8 +1,11 @@
 #pragma once
 // A fresh SQLite store in its own temporary directory, for the [store] tests.
 
+#include <exception>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "core/store/store.hpp"
 #include "support/cli_runner.hpp"
@@ -23,6 +26,34 @@ inline TimePoint millis_from_now(std::chrono::milliseconds offset) {
 
 inline User add_user(Store& store, const std::string& email, const std::string& role = "farmer") {
     return store.create_user(NewUser{email, role, false});
+}
+
+/// A new request for claim_idempotency_key (the store fills in the rest).
+inline IdempotentRequest idempotent_request(const std::string& actor, const std::string& route,
+                                            const std::string& key, const std::string& fingerprint) {
+    return IdempotentRequest{actor, route, key, fingerprint, "", 0, "", "", {}};
+}
+
+/// Runs `work(t)` on `threads` threads at once; the first exception any of
+/// them threw is rethrown here (Catch2's assertions are not thread-safe, so
+/// threads only collect and the test asserts after the join).
+template <class Work>
+void on_threads(int threads, Work work) {
+    std::vector<std::exception_ptr> errors(static_cast<std::size_t>(threads));
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) {
+        pool.emplace_back([&, t] {
+            try {
+                work(t);
+            } catch (...) {
+                errors[static_cast<std::size_t>(t)] = std::current_exception();
+            }
+        });
+    }
+    for (auto& th : pool) th.join();
+    for (const auto& e : errors) {
+        if (e) std::rethrow_exception(e);
+    }
 }
 
 }  // namespace abci::store::testing

@@ -1,0 +1,376 @@
+// The store's record of what the service did on chain (issue 4): role-request
+// approval, token balances, minted entities, the transaction journal,
+// idempotency keys and certificates.
+
+#include <catch2/catch.hpp>
+
+#include "support/error_kind.hpp"
+#include "unit/store/store_fixture.hpp"
+
+using namespace abci;
+using namespace abci::store;
+using namespace abci::store::testing;
+using namespace std::chrono_literals;
+
+namespace abci::store::testing {
+
+const std::string kStoreChainId = "31337";
+const std::string kStoreWallet = "0x1111111111111111111111111111111111111111";
+
+MintRecord test_mint(std::uint64_t token_id, const std::string& amount, const std::string& tx_hash, TimePoint time) {
+    return MintRecord{kStoreChainId, kStoreWallet, token_id, amount, "role", "producer", tx_hash, 7, time};
+}
+
+JournalEntry test_journal_entry(const std::string& hash, std::uint64_t nonce,
+                                const std::string& chain = kStoreChainId) {
+    return JournalEntry{hash, chain, kStoreWallet, nonce, "0x02f8", R"({"kind":"mint"})", "", 0, {}, {}};
+}
+
+IdempotentRequest test_claim(const std::string& key, const std::string& fingerprint = "fp") {
+    return idempotent_request("user-1", "POST /abci/contracts/mint-role-token", key, fingerprint);
+}
+
+}  // namespace abci::store::testing
+
+TEST_CASE("store: role requests move by compare-and-set, record the approver and the mint", "[store]") {
+    FreshStore f;
+    const User u = add_user(*f.store, "requester@example.org");
+    const RoleRequest r =
+        f.store->create_role_request(NewRoleRequest{u.id, "producer", kStoreWallet, kStoreChainId, "note"});
+    CHECK(r.approved_by.empty());
+    CHECK_FALSE(r.approved_at);
+
+    const auto fresh = f.store->find_role_request(r.id);
+    REQUIRE(fresh);
+    CHECK(fresh->status == "pending");
+    CHECK(fresh->approved_by.empty());
+    CHECK_FALSE(fresh->approved_at);
+    CHECK(fresh->tx_hash.empty());
+    CHECK(fresh->block_number == 0);
+    CHECK_FALSE(f.store->find_role_request("missing"));
+
+    CHECK_FALSE(f.store->transition_role_request(r.id, "approved", "minted", "admin"));  // not in "approved"
+    CHECK_FALSE(f.store->transition_role_request("missing", "pending", "approved", "admin"));
+    CHECK(f.store->transition_role_request(r.id, "pending", "approved", "admin"));
+    CHECK_FALSE(f.store->transition_role_request(r.id, "pending", "approved", "late-admin"));
+    const auto approved = f.store->find_role_request(r.id);
+    REQUIRE(approved);
+    CHECK(approved->status == "approved");
+    CHECK(approved->approved_by == "admin");
+    REQUIRE(approved->approved_at);
+    CHECK(std::chrono::abs(*approved->approved_at - std::chrono::system_clock::now()) < 5s);
+    CHECK(approved->updated_at == *approved->approved_at);
+
+    f.store->set_role_request_minted(r.id, "0xabc", 42);
+    const auto minted = f.store->find_role_request(r.id);
+    REQUIRE(minted);
+    CHECK(minted->status == "minted");
+    CHECK(minted->tx_hash == "0xabc");
+    CHECK(minted->block_number == 42);
+    CHECK(minted->approved_by == "admin");                // other moves keep the approval
+    f.store->set_role_request_minted(r.id, "0xabc", 42);  // idempotent
+    CHECK(f.store->find_role_request(r.id)->updated_at == minted->updated_at);
+    CHECK(f.store->list_role_requests("minted").at(0).tx_hash == "0xabc");
+    CHECK(test::error_kind([&] { f.store->set_role_request_minted("missing", "0xabc", 42); }) == ErrorKind::not_found);
+
+    // A move to another status leaves the approval fields alone.
+    const RoleRequest other =
+        f.store->create_role_request(NewRoleRequest{u.id, "verifier", kStoreWallet, kStoreChainId, ""});
+    CHECK(f.store->transition_role_request(other.id, "pending", "rejected", "admin"));
+    const auto rejected = f.store->find_role_request(other.id);
+    CHECK(rejected->status == "rejected");
+    CHECK(rejected->approved_by.empty());
+    CHECK_FALSE(rejected->approved_at);
+}
+
+TEST_CASE("store: record_mint adds to the balance, beyond 64 bits, once per transaction", "[store]") {
+    FreshStore f;
+    const TimePoint t1 = millis_from_now(-1min);
+    const TimePoint t2 = millis_from_now(0ms);
+    CHECK_FALSE(f.store->find_token_balance(kStoreChainId, kStoreWallet, 1));
+
+    f.store->record_mint(test_mint(1, "18446744073709551615", "0xaa", t1));  // 2^64 - 1
+    auto balance = f.store->find_token_balance(kStoreChainId, kStoreWallet, 1);
+    REQUIRE(balance);
+    CHECK(balance->balance == "18446744073709551615");
+    CHECK(balance->token_type == "role");
+    CHECK(balance->category == "producer");
+    CHECK(balance->tx_hash == "0xaa");
+    CHECK(balance->block_number == 7);
+    CHECK(balance->minted_at == t1);
+    CHECK(balance->last_minted == t1);
+    CHECK(balance->last_updated == t1);
+    CHECK_FALSE(balance->last_synced);
+
+    f.store->record_mint(test_mint(1, "1", "0xaa", t2));  // the same transaction again: nothing
+    CHECK(f.store->find_token_balance(kStoreChainId, kStoreWallet, 1)->balance == "18446744073709551615");
+
+    f.store->record_mint(test_mint(1, "2", "0xbb", t2));
+    balance = f.store->find_token_balance(kStoreChainId, kStoreWallet, 1);
+    CHECK(balance->balance == "18446744073709551617");
+    CHECK(balance->tx_hash == "0xbb");
+    CHECK(balance->minted_at == t1);
+    CHECK(balance->last_minted == t2);
+    CHECK(balance->last_updated == t2);
+
+    // One transaction minting to another token and another wallet adds to each.
+    f.store->record_mint(test_mint(2, "5", "0xbb", t2));
+    MintRecord elsewhere = test_mint(1, "3", "0xbb", t2);
+    elsewhere.address = "0x2222222222222222222222222222222222222222";
+    f.store->record_mint(elsewhere);
+    CHECK(f.store->find_token_balance(kStoreChainId, kStoreWallet, 2)->balance == "5");
+    CHECK(f.store->find_token_balance(kStoreChainId, elsewhere.address, 1)->balance == "3");
+    CHECK(f.store->find_token_balance(kStoreChainId, kStoreWallet, 1)->balance == "18446744073709551617");
+    CHECK_FALSE(f.store->find_token_balance("1", kStoreWallet, 1));
+
+    CHECK(test::error_kind([&] { f.store->record_mint(test_mint(1, "12x", "0xcc", t2)); }) == ErrorKind::invalid_input);
+    const std::string max = "115792089237316195423570985008687907853269984665640564039457584007913129639935";
+    f.store->record_mint(test_mint(3, max, "0xdd", t2));
+    CHECK(test::error_kind([&] { f.store->record_mint(test_mint(3, "1", "0xee", t2)); }) == ErrorKind::invalid_input);
+    CHECK(f.store->find_token_balance(kStoreChainId, kStoreWallet, 3)->balance == max);
+    f.store->record_mint(test_mint(3, "0", "0xee", t2));  // the failed overflow left no trace of 0xee:
+    CHECK(f.store->find_token_balance(kStoreChainId, kStoreWallet, 3)->tx_hash == "0xee");  // this one is not a repeat
+}
+
+TEST_CASE("store: token_balances_of lists the non-zero rows by token id", "[store]") {
+    FreshStore f;
+    const TimePoint t = millis_from_now(0ms);
+    const std::uint64_t huge = (std::uint64_t{1} << 63) + 5;  // stored negative: must still sort last
+    f.store->record_mint(test_mint(huge, "1", "0x01", t));
+    f.store->record_mint(test_mint(9, "4", "0x02", t));
+    f.store->record_mint(test_mint(2, "0", "0x03", t));
+    f.store->record_mint(test_mint(3, "1", "0x04", t));
+    const auto rows = f.store->token_balances_of(kStoreChainId, kStoreWallet);
+    REQUIRE(rows.size() == 3);
+    CHECK(rows[0].token_id == 3);
+    CHECK(rows[1].token_id == 9);
+    CHECK(rows[1].balance == "4");
+    CHECK(rows[2].token_id == huge);
+    CHECK(f.store->token_balances_of(kStoreChainId, "0x3333333333333333333333333333333333333333").empty());
+}
+
+TEST_CASE("store: sync_token_balances creates and updates rows, last_updated only on change", "[store]") {
+    FreshStore f;
+    const TimePoint minted = millis_from_now(-2h);
+    const TimePoint sync1 = millis_from_now(-1h);
+    const TimePoint sync2 = millis_from_now(0ms);
+    f.store->record_mint(test_mint(1, "10", "0xaa", minted));
+    f.store->record_mint(test_mint(2, "20", "0xbb", minted));
+
+    f.store->sync_token_balances(kStoreChainId, kStoreWallet,
+                                 {ChainBalance{1, "10", "role", "producer"}, ChainBalance{2, "25", "role", "verifier"},
+                                  ChainBalance{5, "0x3", "entity", "report"}, ChainBalance{6, "0", "entity", "x"}},
+                                 sync1);
+    auto same = f.store->find_token_balance(kStoreChainId, kStoreWallet, 1);
+    CHECK(same->balance == "10");
+    CHECK(same->last_updated == minted);
+    CHECK(same->last_synced == sync1);
+    auto changed = f.store->find_token_balance(kStoreChainId, kStoreWallet, 2);
+    CHECK(changed->balance == "25");
+    CHECK(changed->last_updated == sync1);
+    CHECK(changed->last_synced == sync1);
+    CHECK(changed->tx_hash == "0xbb");       // the service's own mint is still on record
+    CHECK(changed->category == "producer");  // and so is what it knew of the token
+    auto created = f.store->find_token_balance(kStoreChainId, kStoreWallet, 5);
+    REQUIRE(created);
+    CHECK(created->balance == "3");  // stored in decimal whatever the chain's form
+    CHECK(created->token_type == "entity");
+    CHECK(created->category == "report");
+    CHECK(created->tx_hash.empty());
+    CHECK_FALSE(created->minted_at);
+    CHECK_FALSE(created->last_minted);
+    CHECK(created->last_updated == sync1);
+    CHECK(created->last_synced == sync1);
+    CHECK_FALSE(f.store->find_token_balance(kStoreChainId, kStoreWallet, 6));  // zero and unknown: no row
+
+    f.store->sync_token_balances(kStoreChainId, kStoreWallet, {ChainBalance{1, "0", "role", "producer"}}, sync2);
+    same = f.store->find_token_balance(kStoreChainId, kStoreWallet, 1);
+    CHECK(same->balance == "0");
+    CHECK(same->last_updated == sync2);
+    CHECK(same->last_synced == sync2);
+    CHECK(f.store->find_token_balance(kStoreChainId, kStoreWallet, 2)->last_synced == sync1);  // not named this time
+    const auto listed = f.store->token_balances_of(kStoreChainId, kStoreWallet);
+    REQUIRE(listed.size() == 2);
+    CHECK(listed[0].token_id == 2);
+    CHECK(listed[1].token_id == 5);
+
+    CHECK(test::error_kind([&] {
+              f.store->sync_token_balances(kStoreChainId, kStoreWallet,
+                                           {ChainBalance{2, "1", "role", ""}, ChainBalance{3, "-1", "role", ""}},
+                                           sync2);
+          }) == ErrorKind::invalid_input);
+    CHECK(f.store->find_token_balance(kStoreChainId, kStoreWallet, 2)->balance == "25");  // all or nothing
+}
+
+TEST_CASE("store: find_entity returns the latest of a token, or the one with an entity id", "[store]") {
+    FreshStore f;
+    const Entity first = f.store->record_entity(Entity{
+        0, kStoreChainId, "report", "report-1", 100, kStoreWallet, 1, "bafy1", R"({"name":"a"})", "0x01", 10, {}});
+    const Entity second = f.store->record_entity(Entity{
+        0, kStoreChainId, "report", "report-2", 100, kStoreWallet, 2, "bafy2", R"({"name":"b"})", "0x02", 11, {}});
+    (void)f.store->record_entity(
+        Entity{0, "1", "report", "report-3", 100, kStoreWallet, 3, "bafy3", "{}", "0x03", 12, {}});  // another network
+    CHECK(second.id > first.id);
+    CHECK(std::chrono::abs(first.created_at - std::chrono::system_clock::now()) < 5s);
+
+    const auto latest = f.store->find_entity(kStoreChainId, 100, std::nullopt);
+    REQUIRE(latest);
+    CHECK(latest->id == second.id);
+    CHECK(latest->entity_id == "report-2");
+    CHECK(latest->metadata == R"({"name":"b"})");
+    CHECK(latest->created_at == second.created_at);
+
+    const auto by_id = f.store->find_entity(kStoreChainId, 100, std::string("report-1"));
+    REQUIRE(by_id);
+    CHECK(by_id->id == first.id);
+    CHECK(by_id->entity_type == "report");
+    CHECK(by_id->token_id == 100);
+    CHECK(by_id->recipient == kStoreWallet);
+    CHECK(by_id->amount == 1);
+    CHECK(by_id->cid == "bafy1");
+    CHECK(by_id->tx_hash == "0x01");
+    CHECK(by_id->block_number == 10);
+    CHECK_FALSE(f.store->find_entity(kStoreChainId, 100, std::string("report-3")));
+    CHECK_FALSE(f.store->find_entity(kStoreChainId, 101, std::nullopt));
+}
+
+TEST_CASE("store: the journal adds pending entries, settles them, lists pending by nonce", "[store]") {
+    FreshStore f;
+    f.store->journal_add({test_journal_entry("0x03", 3), test_journal_entry("0x01", 1)});
+    f.store->journal_add({test_journal_entry("0x02", 2), test_journal_entry("0x09", 0, "1")});
+
+    const auto one = f.store->journal_find("0x01");
+    REQUIRE(one);
+    CHECK(one->status == "pending");
+    CHECK(one->sender == kStoreWallet);
+    CHECK(one->nonce == 1);
+    CHECK(one->raw == "0x02f8");
+    CHECK(one->purpose == R"({"kind":"mint"})");
+    CHECK(one->block_number == 0);
+    CHECK(one->created_at == one->updated_at);
+    CHECK(std::chrono::abs(one->created_at - std::chrono::system_clock::now()) < 5s);
+    CHECK_FALSE(f.store->journal_find("0x04"));
+
+    auto pending = f.store->journal_pending(kStoreChainId);
+    REQUIRE(pending.size() == 3);
+    CHECK(pending[0].hash == "0x01");
+    CHECK(pending[1].hash == "0x02");
+    CHECK(pending[2].hash == "0x03");
+
+    f.store->journal_settle("0x02", "mined", 99);
+    const auto mined = f.store->journal_find("0x02");
+    CHECK(mined->status == "mined");
+    CHECK(mined->block_number == 99);
+    f.store->journal_settle("0x01", "dropped", 0);
+    pending = f.store->journal_pending(kStoreChainId);
+    REQUIRE(pending.size() == 1);
+    CHECK(pending[0].hash == "0x03");
+    CHECK(f.store->journal_pending("1").size() == 1);
+    CHECK(test::error_kind([&] { f.store->journal_settle("0x04", "mined", 1); }) == ErrorKind::not_found);
+
+    // A duplicate hash refuses the whole batch.
+    CHECK(test::error_kind([&] {
+              f.store->journal_add({test_journal_entry("0x05", 5), test_journal_entry("0x03", 3)});
+          }) == ErrorKind::conflict);
+    CHECK_FALSE(f.store->journal_find("0x05"));
+    CHECK(f.store->journal_find("0x03")->nonce == 3);
+}
+
+TEST_CASE("store: idempotency keys: claim, attach, complete and replay; release and reclaim", "[store]") {
+    FreshStore f;
+    CHECK_FALSE(f.store->claim_idempotency_key(test_claim("k1", "fp-1")));
+    auto again = f.store->claim_idempotency_key(test_claim("k1", "fp-2"));
+    REQUIRE(again);
+    CHECK(again->state == "pending");
+    CHECK(again->fingerprint == "fp-1");  // the first claim, unchanged
+    CHECK(again->journal_hash.empty());
+    CHECK(std::chrono::abs(again->created_at - std::chrono::system_clock::now()) < 5s);
+
+    f.store->attach_idempotency_journal("user-1", test_claim("k1").route, "k1", "0xfeed");
+    f.store->complete_idempotency_key("user-1", test_claim("k1").route, "k1", 201, R"({"success":true})");
+    const auto done = f.store->claim_idempotency_key(test_claim("k1"));
+    REQUIRE(done);
+    CHECK(done->state == "done");
+    CHECK(done->status == 201);
+    CHECK(done->response == R"({"success":true})");
+    CHECK(done->journal_hash == "0xfeed");
+    f.store->release_idempotency_key("user-1", test_claim("k1").route, "k1");  // a done answer stays
+    CHECK(f.store->claim_idempotency_key(test_claim("k1"))->state == "done");
+
+    // Another actor, route or key is another claim.
+    IdempotentRequest other_actor = test_claim("k1");
+    other_actor.actor = "apikey:2";
+    CHECK_FALSE(f.store->claim_idempotency_key(other_actor));
+    IdempotentRequest other_route = test_claim("k1");
+    other_route.route = "POST /abci/contracts/mint-entity";
+    CHECK_FALSE(f.store->claim_idempotency_key(other_route));
+
+    CHECK_FALSE(f.store->claim_idempotency_key(test_claim("k2")));
+    const auto pending = f.store->pending_idempotency_keys();  // k1 of user-1 is done
+    REQUIRE(pending.size() == 3);
+    CHECK(pending[0].actor == "apikey:2");
+    CHECK(pending[1].route == "POST /abci/contracts/mint-entity");
+    CHECK(pending[2].key == "k2");
+    CHECK(pending[2].state == "pending");
+    f.store->release_idempotency_key("user-1", test_claim("k2").route, "k2");
+    CHECK_FALSE(f.store->claim_idempotency_key(test_claim("k2", "fp-3")));
+    CHECK(f.store->claim_idempotency_key(test_claim("k2"))->fingerprint == "fp-3");
+
+    CHECK(test::error_kind([&] { f.store->complete_idempotency_key("user-1", "r", "missing", 200, ""); }) ==
+          ErrorKind::not_found);
+    CHECK(test::error_kind([&] { f.store->attach_idempotency_journal("user-1", "r", "missing", "0x1"); }) ==
+          ErrorKind::not_found);
+}
+
+TEST_CASE("store: certificates are created pending, found, listed and marked minted", "[store]") {
+    FreshStore f;
+    const User u = add_user(*f.store, "certifier@example.org", "verifier");
+    const User other = add_user(*f.store, "other@example.org");
+    const std::string recipient = "0x2222222222222222222222222222222222222222";
+    const Certificate c1 = f.store->create_certificate(
+        NewCertificate{u.id, kStoreChainId, kStoreWallet, recipient, "Organic", "2025", "bafyc1"});
+    const Certificate c2 = f.store->create_certificate(
+        NewCertificate{u.id, kStoreChainId, kStoreWallet, kStoreWallet, "Second", "", "bafyc2"});
+    CHECK(c1.status == "pending");
+    CHECK(c1.created_at == c1.updated_at);
+
+    const auto found = f.store->find_certificate(c1.id);
+    REQUIRE(found);
+    CHECK(found->user_id == u.id);
+    CHECK(found->blockchain_id == kStoreChainId);
+    CHECK(found->wallet_address == kStoreWallet);
+    CHECK(found->recipient == recipient);
+    CHECK(found->title == "Organic");
+    CHECK(found->description == "2025");
+    CHECK(found->status == "pending");
+    CHECK(found->cid == "bafyc1");
+    CHECK(found->token_id == 0);
+    CHECK(found->tx_hash.empty());
+    CHECK(found->token.empty());
+    CHECK(found->created_at == c1.created_at);
+    CHECK_FALSE(f.store->find_certificate("missing"));
+
+    const auto mine = f.store->certificates_of(u.id);
+    REQUIRE(mine.size() == 2);
+    CHECK(mine[0].id == c1.id);
+    CHECK(mine[1].id == c2.id);
+    CHECK(f.store->certificates_of(other.id).empty());
+
+    f.store->set_certificate_minted(c1.id, 1000001, "0xcafe", 77, R"({"tokenId":"1000001"})");
+    const auto minted = f.store->find_certificate(c1.id);
+    CHECK(minted->status == "minted");
+    CHECK(minted->token_id == 1000001);
+    CHECK(minted->tx_hash == "0xcafe");
+    CHECK(minted->block_number == 77);
+    CHECK(minted->token == R"({"tokenId":"1000001"})");
+    f.store->set_certificate_minted(c1.id, 1000001, "0xcafe", 77, R"({"tokenId":"1000001"})");  // idempotent
+    CHECK(f.store->find_certificate(c1.id)->updated_at == minted->updated_at);
+    CHECK(f.store->find_certificate(c2.id)->status == "pending");
+
+    CHECK(test::error_kind([&] { f.store->set_certificate_minted("missing", 1, "0x1", 1, "{}"); }) ==
+          ErrorKind::not_found);
+    CHECK(test::error_kind([&] {
+              (void)f.store->create_certificate(
+                  NewCertificate{"missing", kStoreChainId, kStoreWallet, kStoreWallet, "t", "d", "c"});
+          }) == ErrorKind::not_found);
+}
