@@ -27,15 +27,23 @@ struct Request;
 struct Response;
 }  // namespace httplib
 
+namespace abci::service {
+class Registry;
+class AbciService;
+}  // namespace abci::service
+
 namespace abci::serve {
 
 /// What the routes share: settings, the store, authentication, limiters.
 struct Services {
-    Services(const Settings& settings_, store::Store& store_, auth::AuthService& auth_, content::ContentStore& content_)
+    Services(const Settings& settings_, store::Store& store_, auth::AuthService& auth_, content::ContentStore& content_,
+             service::Registry& registry_, service::AbciService& abci_)
         : settings(settings_),
           store(store_),
           auth(auth_),
           content(content_),
+          registry(registry_),
+          abci(abci_),
           abci_limiter(settings_.abci_rate),
           api_limiter(settings_.api_rate) {}
 
@@ -43,6 +51,8 @@ struct Services {
     store::Store& store;
     auth::AuthService& auth;
     content::ContentStore& content;
+    service::Registry& registry;
+    service::AbciService& abci;
     limits::RateLimiter abci_limiter;
     limits::RateLimiter api_limiter;
 };

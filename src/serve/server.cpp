@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/abci/registry.hpp"
+#include "core/abci/service.hpp"
 #include "core/auth/accounts.hpp"
 #include "core/eth/bytes.hpp"
 #include "core/store/data_dir.hpp"
@@ -69,6 +71,11 @@ struct Server::State {
     std::unique_ptr<store::Store> store;
     std::unique_ptr<auth::AuthService> auth;
     std::unique_ptr<content::ContentStore> content;
+    // Destroyed in reverse: the registry (its senders and receipt pollers,
+    // whose callbacks reach into the service) stops first, then the service,
+    // then the content store and the store they both use.
+    std::unique_ptr<service::AbciService> abci;
+    std::unique_ptr<service::Registry> registry;
     std::unique_ptr<Services> services;
     std::unique_ptr<httplib::Server> http;
     int port = 0;
@@ -96,7 +103,17 @@ Server::Server(Settings settings) : state_(std::make_unique<State>()) {
                  {{"data_dir", s.settings.data_dir}});
 
     s.content = content::make_content_store(s.settings.content);
-    s.services = std::make_unique<Services>(s.settings, *s.store, *s.auth, *s.content);
+    {
+        std::optional<eth::PrivateKey> key;
+        if (!s.settings.chains.empty() && (s.settings.signer.anvil_key || !s.settings.signer.keystore.empty()))
+            key.emplace(service::load_signer_key(s.settings.signer));
+        s.settings.signer.password.clear();
+        s.registry = std::make_unique<service::Registry>(s.settings.chains, key ? &*key : nullptr, *s.store);
+        if (key) log_line("info", "signer loaded", {{"address", key->address().checksummed()}});
+    }
+    s.abci = std::make_unique<service::AbciService>(*s.store, *s.registry, *s.content);
+    s.abci->reconcile();
+    s.services = std::make_unique<Services>(s.settings, *s.store, *s.auth, *s.content, *s.registry, *s.abci);
     s.http = make_http_server(s.settings);
     s.http->set_pre_routing_handler([](const httplib::Request& request, httplib::Response& response) {
         const auto given = request.get_header_value("X-Request-Id");
@@ -128,6 +145,7 @@ Server::Server(Settings settings) : state_(std::make_unique<State>()) {
     add_admin_routes(router);
     add_workflow_routes(router);
     add_content_routes(router);
+    add_abci_routes(router);
     router.abci_fallback();
 
     s.port = s.settings.listen_port == 0 ? s.http->bind_to_any_port(s.settings.listen_host)

@@ -69,8 +69,8 @@ eth::Bytes TokenContract::mint_calldata(const eth::Address& to, std::uint64_t id
 }
 
 std::future<Receipt> TokenContract::mint(TxSender& sender, const eth::Address& to, std::uint64_t id,
-                                         std::uint64_t amount, const eth::Bytes& data) {
-    return submit(sender, "mint", mint_calldata(to, id, amount, data));
+                                         std::uint64_t amount, const eth::Bytes& data, std::string purpose) {
+    return submit(sender, "mint", mint_calldata(to, id, amount, data), std::move(purpose));
 }
 
 std::future<Receipt> TokenContract::transfer(TxSender& sender, const eth::Address& to, std::uint64_t id,
@@ -80,10 +80,12 @@ std::future<Receipt> TokenContract::transfer(TxSender& sender, const eth::Addres
                   eth::abi::encode_call("safeTransferFrom(address,address,uint256,uint256,bytes)", args));
 }
 
-std::future<Receipt> TokenContract::submit(TxSender& sender, std::string_view what, eth::Bytes calldata) {
+std::future<Receipt> TokenContract::submit(TxSender& sender, std::string_view what, eth::Bytes calldata,
+                                           std::string purpose) {
     TxRequest request;
     request.to = address_;
     request.data = std::move(calldata);
+    request.purpose = std::move(purpose);
     try {
         return sender.submit(std::move(request));
     } catch (const rpc::RpcError& e) {

@@ -37,10 +37,11 @@ public:
     /// Calldata of mint(to, id, amount, data).
     [[nodiscard]] static eth::Bytes mint_calldata(const eth::Address& to, std::uint64_t id, std::uint64_t amount,
                                                   const eth::Bytes& data);
-    /// Submits mint(to, id, amount, data) through `sender` (a minter). A mint the
-    /// contract refuses throws here, before any nonce is used, with the decoded error.
+    /// Submits mint(to, id, amount, data) through `sender` (a minter), with
+    /// `purpose` journaled alongside (TxRequest::purpose). A mint the contract
+    /// refuses throws here, before any nonce is used, with the decoded error.
     [[nodiscard]] std::future<Receipt> mint(TxSender& sender, const eth::Address& to, std::uint64_t id,
-                                            std::uint64_t amount, const eth::Bytes& data);
+                                            std::uint64_t amount, const eth::Bytes& data, std::string purpose = {});
     /// Submits safeTransferFrom(sender, to, id, amount, "") from the sender's own balance.
     [[nodiscard]] std::future<Receipt> transfer(TxSender& sender, const eth::Address& to, std::uint64_t id,
                                                 std::uint64_t amount);
@@ -60,7 +61,8 @@ public:
     [[nodiscard]] static std::string describe_revert(eth::ByteView data);
 
 private:
-    [[nodiscard]] std::future<Receipt> submit(TxSender& sender, std::string_view what, eth::Bytes calldata);
+    [[nodiscard]] std::future<Receipt> submit(TxSender& sender, std::string_view what, eth::Bytes calldata,
+                                              std::string purpose = {});
     // Calls a view function by its signature with outputs, e.g. "version()(string)".
     [[nodiscard]] std::vector<eth::abi::Value> view(std::string_view signature, std::span<const eth::abi::Value> args);
 

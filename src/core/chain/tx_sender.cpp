@@ -27,11 +27,20 @@ struct TxSender::Inflight {
     Fees fees;
     eth::Bytes raw;
     eth::Hash32 hash{};
+    std::vector<eth::Hash32> superseded;  // earlier versions (replacements) that may still be mined
+    bool journaled = false;               // the current version is in the journal
     bool broadcast_ok = false;        // the node accepted the current bytes
     Clock::time_point last_sent{};    // last broadcast attempt
     Clock::time_point first_sent{};   // first time the node accepted this nonce's transaction
     unsigned replacements = 0;        // earlier versions with this nonce may still be mined
     ReceiptPoller::WatchId watch = 0;
+
+    // Every hash this nonce's transaction has been signed as.
+    [[nodiscard]] std::vector<eth::Hash32> versions() const {
+        auto all = superseded;
+        all.push_back(hash);
+        return all;
+    }
 };
 
 namespace {
@@ -39,6 +48,7 @@ namespace {
 constexpr std::uint64_t kTransferGas = 21'000;
 
 }  // namespace
+
 
 TxSender::TxSender(ChainClient& chain, eth::PrivateKey key, SenderOptions options)
     : chain_(chain), key_(std::move(key)), options_(options), thread_([this] { run(); }) {}
@@ -167,11 +177,52 @@ void TxSender::sign(Inflight& f, std::uint64_t nonce) const {
     tx.value = f.value;
     tx.data = f.data;
     eth::SignedTransaction signed_tx = eth::sign_transaction(tx, key_);
+    if (f.journaled || f.broadcast_ok) f.superseded.push_back(f.hash);
+    f.journaled = options_.journal == nullptr;
     f.raw = std::move(signed_tx.raw);
     f.hash = signed_tx.hash;
 }
 
-void TxSender::broadcast(const std::vector<std::uint64_t>& nonces) {
+std::vector<std::uint64_t> TxSender::journal(const std::vector<std::uint64_t>& nonces) {
+    if (!options_.journal) return nonces;
+    std::vector<SignedTx> unrecorded;
+    {
+        std::lock_guard lock(mutex_);
+        for (std::uint64_t nonce : nonces) {
+            auto it = inflight_.find(nonce);
+            if (it == inflight_.end() || it->second->journaled) continue;
+            const Inflight& f = *it->second;
+            unrecorded.push_back({f.hash, nonce, f.raw, f.intent ? f.intent->request.purpose : "filler"});
+        }
+    }
+    bool recorded = true;
+    if (!unrecorded.empty()) {
+        try {
+            options_.journal->record(unrecorded);
+        } catch (const Error&) {
+            recorded = false;  // stays unbroadcast; maintain() tries again
+        }
+    }
+    std::vector<std::uint64_t> ready;
+    std::lock_guard lock(mutex_);
+    for (const auto& tx : unrecorded) {
+        auto it = inflight_.find(tx.nonce);
+        if (recorded && it != inflight_.end() && it->second->hash == tx.hash) it->second->journaled = true;
+    }
+    for (std::uint64_t nonce : nonces) {
+        auto it = inflight_.find(nonce);
+        if (it != inflight_.end() && it->second->journaled) ready.push_back(nonce);
+    }
+    return ready;
+}
+
+void TxSender::settle(const std::vector<eth::Hash32>& hashes, TxOutcome outcome, std::uint64_t block) noexcept {
+    if (!options_.journal) return;
+    for (const auto& hash : hashes) options_.journal->settle(hash, outcome, block);
+}
+
+void TxSender::broadcast(const std::vector<std::uint64_t>& all_nonces) {
+    const auto nonces = journal(all_nonces);
     std::vector<rpc::Request> requests;
     std::vector<std::uint64_t> sent;
     {
@@ -248,6 +299,7 @@ void TxSender::resign_with_new_nonce(std::uint64_t old_nonce) {
     // Someone else's transaction holds the old nonce, so it leaves no gap.
     auto f = untrack(old_nonce);
     if (!f) return;
+    settle(f->versions(), TxOutcome::dropped, 0);
     const std::uint64_t nonce = nonces_.take();
     track(nonce, f->intent, f->fees, f->eip1559);
     broadcast({nonce});
@@ -269,16 +321,28 @@ std::unique_ptr<TxSender::Inflight> TxSender::untrack(std::uint64_t nonce) {
 void TxSender::fill(std::uint64_t nonce) {
     auto refused = untrack(nonce);
     if (!refused) return;
+    settle(refused->versions(), TxOutcome::dropped, 0);
     track(nonce, nullptr, refused->fees, refused->eip1559);
     broadcast({nonce});
 }
 
 void TxSender::on_mined(std::uint64_t nonce, const Receipt& receipt) {
+    std::shared_ptr<Intent> intent;
+    std::vector<eth::Hash32> dropped;
+    {
+        std::lock_guard lock(mutex_);
+        auto it = inflight_.find(nonce);
+        if (it == inflight_.end()) return;
+        intent = it->second->intent;
+        dropped = it->second->versions();
+        std::erase(dropped, receipt.transaction_hash);
+        inflight_.erase(it);
+    }
+    // Settled before the caller hears of it, so an answered mint is never
+    // left pending in the journal.
+    settle({receipt.transaction_hash}, receipt.success ? TxOutcome::mined : TxOutcome::reverted, receipt.block_number);
+    settle(dropped, TxOutcome::dropped, 0);
     std::lock_guard lock(mutex_);
-    auto it = inflight_.find(nonce);
-    if (it == inflight_.end()) return;
-    auto intent = it->second->intent;
-    inflight_.erase(it);
     if (intent && !intent->answered) {
         intent->answered = true;
         Receipt r = receipt;

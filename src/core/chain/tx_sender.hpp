@@ -29,6 +29,7 @@
 #include "core/chain/fees.hpp"
 #include "core/chain/nonce_manager.hpp"
 #include "core/chain/receipt.hpp"
+#include "core/chain/tx_journal.hpp"
 #include "core/eth/signer.hpp"
 
 namespace abci::chain {
@@ -40,6 +41,7 @@ struct TxRequest {
     std::optional<std::uint64_t> gas_limit;  // estimated with headroom when empty
     FeeTier tier = FeeTier::standard;
     std::chrono::milliseconds timeout{120'000};  // until the receipt has its confirmations
+    std::string purpose;  // journaled with the transaction: what it is for (opaque to the sender)
 };
 
 struct SenderOptions {
@@ -47,6 +49,7 @@ struct SenderOptions {
     std::chrono::milliseconds maintenance_interval{500};  // deadlines, retries, stuck checks
     std::chrono::milliseconds rebroadcast_after{3'000};  // unmined this long: ask the node whether it knows it
     std::chrono::milliseconds replace_after{30'000};     // known but unmined this long: replace with higher fees
+    TxJournal* journal = nullptr;  // when set: every signed version is recorded here before broadcast; must outlive the sender
 };
 
 class TxSender {
@@ -84,6 +87,9 @@ private:
     void maintain();
     void sign(Inflight& f, std::uint64_t nonce) const;
     void on_mined(std::uint64_t nonce, const Receipt& receipt);
+    // Records the not yet journaled among `nonces`; returns those safe to broadcast.
+    [[nodiscard]] std::vector<std::uint64_t> journal(const std::vector<std::uint64_t>& nonces);
+    void settle(const std::vector<eth::Hash32>& hashes, TxOutcome outcome, std::uint64_t block) noexcept;
     void answer(const std::shared_ptr<Intent>& intent, std::exception_ptr error);
     void resign_with_new_nonce(std::uint64_t old_nonce);
     // Replaces a refused transaction by a 0-value transfer to ourselves with its nonce.

@@ -1,8 +1,8 @@
-#include "serve/fields.hpp"
+#include "core/util/fields.hpp"
 
 #include "core/error.hpp"
 
-namespace abci::serve {
+namespace abci::util {
 
 std::string Fields::required_string(const std::string& key, std::size_t max_length) {
     const auto it = body_.find(key);
@@ -34,4 +34,4 @@ void Fields::done() const {
     if (!problems_.empty()) throw Error(ErrorKind::invalid_input, "invalid request", problems_);
 }
 
-}  // namespace abci::serve
+}  // namespace abci::util

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace abci::serve {
+namespace abci::util {
 
 class Fields {
 public:
@@ -29,4 +29,4 @@ private:
     std::vector<std::string> problems_;
 };
 
-}  // namespace abci::serve
+}  // namespace abci::util

@@ -1,5 +1,6 @@
 // GET /api/admin/*: listings for platform administrators (spec 5.5: admin only).
 
+#include "core/abci/workflows.hpp"
 #include "core/util/time.hpp"
 #include "serve/router.hpp"
 #include "serve/routes/routes.hpp"
@@ -47,7 +48,7 @@ Reply audit(RequestContext& ctx) {
 }
 
 Reply role_requests(RequestContext& ctx) {
-    return list_reply(ctx.services.store.list_role_requests(ctx.query("status")), role_request_view);
+    return list_reply(ctx.services.store.list_role_requests(ctx.query("status")), service::role_request_view);
 }
 
 Reply api_keys(RequestContext& ctx) { return list_reply(ctx.services.store.list_api_keys(), api_key_view); }
@@ -64,6 +65,7 @@ void add_admin_routes(Router& router) {
     router.get("/api/admin/users", RouteOptions{}, admin_only(users));
     router.get("/api/admin/audit", RouteOptions{}, admin_only(audit));
     router.get("/api/admin/role-requests", RouteOptions{}, admin_only(role_requests));
+    router.get("/v1/admin/role-requests", RouteOptions{}, admin_only(role_requests));  // spec §9: the /v1/admin group
     router.get("/api/admin/api-keys", RouteOptions{}, admin_only(api_keys));
     // Spec 5.5 gates all of GET /api/admin/*: a non-admin learns nothing about
     // which admin routes exist (403), an admin gets 404 for unknown ones.

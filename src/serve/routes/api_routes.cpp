@@ -2,7 +2,7 @@
 // profile, the practices farmers record, the verifications of a practice.
 
 #include "core/auth/roles.hpp"
-#include "serve/fields.hpp"
+#include "core/util/fields.hpp"
 #include "serve/router.hpp"
 #include "serve/routes/routes.hpp"
 #include "serve/routes/views.hpp"
@@ -45,7 +45,7 @@ Reply farmer_profile(RequestContext& ctx) {
 Reply record_practice(RequestContext& ctx) {
     require_permission(ctx, Permission::record_practice);
     const auto body = ctx.json_body();
-    Fields fields(body);
+    util::Fields fields(body);
     const auto title = fields.required_string("title", 200);
     const auto description = fields.optional_string("description", kMaxTextLength).value_or("");
     const auto farmer_id = fields.optional_string("farmerId", 64).value_or(ctx.caller().id);
@@ -62,7 +62,7 @@ Reply record_practice(RequestContext& ctx) {
 Reply record_verification(RequestContext& ctx) {
     require_permission(ctx, Permission::record_verification);
     const auto body = ctx.json_body();
-    Fields fields(body);
+    util::Fields fields(body);
     const auto practice_id = fields.required_string("practiceId", 64);
     const auto outcome = fields.required_string("outcome", 16);
     const auto notes = fields.optional_string("notes", kMaxTextLength).value_or("");

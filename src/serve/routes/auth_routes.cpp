@@ -3,7 +3,7 @@
 #include <httplib.h>
 
 #include "core/util/time.hpp"
-#include "serve/fields.hpp"
+#include "core/util/fields.hpp"
 #include "serve/router.hpp"
 #include "serve/routes/routes.hpp"
 #include "serve/routes/views.hpp"
@@ -19,7 +19,7 @@ Reply login_reply(const auth::LoginResult& login) { return Reply::json(200, logi
 
 Reply login_password(RequestContext& ctx) {
     const auto body = ctx.json_body();
-    Fields fields(body);
+    util::Fields fields(body);
     const auto email = fields.required_string("email", 254);
     const auto password = fields.required_string("password", 1024);
     const auto redirect = fields.optional_string("redirect", 2048);
@@ -43,7 +43,7 @@ Reply wallet_nonce(RequestContext& ctx) {
 
 Reply wallet_connect(RequestContext& ctx) {
     const auto body = ctx.json_body();
-    Fields fields(body);
+    util::Fields fields(body);
     const auto address = fields.required_string("address", 42);
     const auto signature = fields.required_string("signature", 134);
     const auto message = fields.required_string("message", 4096);
@@ -53,7 +53,7 @@ Reply wallet_connect(RequestContext& ctx) {
 
 Reply idp_login(RequestContext& ctx) {
     const auto body = ctx.request.body.empty() ? nlohmann::json::object() : ctx.json_body();
-    Fields fields(body);
+    util::Fields fields(body);
     const auto id_token = fields.optional_string("id_token", 16 * 1024);
     const auto redirect = fields.optional_string("redirect", 2048);
     fields.done();
@@ -77,7 +77,7 @@ Reply idp_callback(RequestContext& ctx) {
 template <typename Login>
 Reply login_with_field(RequestContext& ctx, const std::string& key, Login login) {
     const auto body = ctx.json_body();
-    Fields fields(body);
+    util::Fields fields(body);
     const auto value = fields.required_string(key, 256);
     fields.done();
     return login_reply(login(value));

@@ -10,5 +10,6 @@ void add_api_routes(Router& router);       // /api/farmers, /api/practices, /api
 void add_admin_routes(Router& router);     // /api/admin/*
 void add_workflow_routes(Router& router);  // /v1/*
 void add_content_routes(Router& router);   // /ipfs/{cid}
+void add_abci_routes(Router& router);      // /abci/* (spec 4.1–4.8)
 
 }  // namespace abci::serve

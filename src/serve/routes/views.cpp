@@ -39,18 +39,6 @@ nlohmann::json verification_view(const store::Verification& verification) {
             {"createdAt", iso(verification.created_at)}};
 }
 
-nlohmann::json role_request_view(const store::RoleRequest& request) {
-    return {{"id", request.id},
-            {"userId", request.user_id},
-            {"roleType", request.role_type},
-            {"walletAddress", request.wallet_address},
-            {"blockchainId", request.blockchain_id},
-            {"note", request.note},
-            {"status", request.status},
-            {"createdAt", iso(request.created_at)},
-            {"updatedAt", iso(request.updated_at)}};
-}
-
 nlohmann::json api_key_view(const store::ApiKey& key) {
     return {{"id", key.id},
             {"name", key.name},

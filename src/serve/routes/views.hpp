@@ -15,7 +15,6 @@ namespace abci::serve {
 [[nodiscard]] nlohmann::json login_view(const auth::LoginResult& login);
 [[nodiscard]] nlohmann::json practice_view(const store::Practice& practice);
 [[nodiscard]] nlohmann::json verification_view(const store::Verification& verification);
-[[nodiscard]] nlohmann::json role_request_view(const store::RoleRequest& request);
 [[nodiscard]] nlohmann::json api_key_view(const store::ApiKey& key);
 [[nodiscard]] nlohmann::json audit_view(const store::AuditEntry& entry);
 

@@ -1,8 +1,11 @@
-// /v1 workflow routes (spec §1). Role requests are recorded here; approving
-// them (which mints the role token) comes with the chain routes.
+// /v1 workflow routes (spec §1, DESIGN.md §4): role requests and their
+// approval (which mints the role token), and certificates (which mint an
+// entity token). The workflows themselves are service::Workflows.
 
+#include "core/abci/tokens.hpp"
+#include "core/abci/workflows.hpp"
 #include "core/eth/address.hpp"
-#include "serve/fields.hpp"
+#include "core/util/fields.hpp"
 #include "serve/router.hpp"
 #include "serve/routes/routes.hpp"
 #include "serve/routes/views.hpp"
@@ -11,16 +14,14 @@ namespace abci::serve {
 
 namespace {
 
-constexpr std::array<const char*, 4> kRoleTypes{"producer", "verifier", "valuator", "certifier"};
-
 Reply create_role_request(RequestContext& ctx) {
     const auto body = ctx.json_body();
-    Fields fields(body);
+    util::Fields fields(body);
     const auto role_type = fields.required_string("roleType", 32);
     const auto wallet = fields.required_string("walletAddress", 42);
     const auto blockchain_id = fields.required_string("blockchainId", 64);
     const auto note = fields.optional_string("note", 2000).value_or("");
-    fields.check(role_type.empty() || std::find(kRoleTypes.begin(), kRoleTypes.end(), role_type) != kRoleTypes.end(),
+    fields.check(role_type.empty() || service::role_token(role_type).has_value(),
                  "roleType must be one of producer, verifier, valuator, certifier");
     std::string address;
     if (!wallet.empty()) {
@@ -33,11 +34,43 @@ Reply create_role_request(RequestContext& ctx) {
     fields.done();
     const auto request = ctx.services.store.create_role_request(
         store::NewRoleRequest{ctx.caller().id, role_type, address, blockchain_id, note});
-    return Reply::json(201, {{"success", true}, {"data", role_request_view(request)}});
+    return Reply::json(201, {{"success", true}, {"data", service::role_request_view(request)}});
+}
+
+Reply approve_role_request(RequestContext& ctx) {
+    require(ctx.caller().is_admin(), "approving role requests requires the admin role");
+    service::Workflows workflows(ctx.services.store, ctx.services.abci);
+    return Reply::json(200, {{"success", true}, {"data", workflows.approve_role_request(ctx.path_match(1), ctx.caller().id)}});
+}
+
+Reply issue_certificate(RequestContext& ctx) {
+    service::Workflows workflows(ctx.services.store, ctx.services.abci);
+    return Reply::json(201, {{"success", true}, {"data", workflows.issue_certificate(ctx.caller().id, ctx.json_body())}});
+}
+
+Reply read_certificate(RequestContext& ctx) {
+    const auto certificate = ctx.services.store.find_certificate(ctx.path_match(1));
+    // Someone else's certificate is as absent as a missing one, unless the caller is an admin.
+    if (!certificate || (certificate->user_id != ctx.caller().id && !ctx.caller().is_admin()))
+        throw Error(ErrorKind::not_found, "no certificate " + ctx.path_match(1));
+    return Reply::json(200, {{"success", true}, {"data", service::certificate_view(*certificate)}});
+}
+
+Reply own_certificates(RequestContext& ctx) {
+    nlohmann::json data = nlohmann::json::array();
+    for (const auto& certificate : ctx.services.store.certificates_of(ctx.caller().id))
+        data.push_back(service::certificate_view(certificate));
+    return Reply::json(200, {{"success", true}, {"data", data}});
 }
 
 }  // namespace
 
-void add_workflow_routes(Router& router) { router.post("/v1/role-requests", RouteOptions{}, create_role_request); }
+void add_workflow_routes(Router& router) {
+    router.post("/v1/role-requests", RouteOptions{}, create_role_request);
+    router.put("/v1/admin/role-requests/([^/]+)/approve", RouteOptions{}, approve_role_request);
+    router.post("/v1/certifiers/certificates", RouteOptions{}, issue_certificate);
+    router.get("/v1/certifiers/certificates", RouteOptions{}, own_certificates);
+    router.get("/v1/certifiers/certificates/([^/]+)", RouteOptions{}, read_certificate);
+}
 
 }  // namespace abci::serve

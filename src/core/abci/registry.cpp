@@ -1,0 +1,177 @@
+#include "core/abci/registry.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/abci/devnet_key.hpp"
+#include "core/error.hpp"
+#include "core/eth/keystore.hpp"
+#include "core/eth/wipe.hpp"
+#include "core/rpc/url.hpp"
+#include "core/store/store.hpp"
+
+namespace abci::service {
+
+namespace {
+
+// Writes the sender's transactions to the store's journal (DESIGN.md §4).
+class StoreJournal final : public chain::TxJournal {
+public:
+    StoreJournal(store::Store& store, std::string blockchain_id, std::string sender)
+        : store_(store), blockchain_id_(std::move(blockchain_id)), sender_(std::move(sender)) {}
+
+    void record(const std::vector<chain::SignedTx>& txs) override {
+        std::vector<store::JournalEntry> entries;
+        entries.reserve(txs.size());
+        for (const auto& tx : txs) {
+            store::JournalEntry e;
+            e.hash = eth::to_hex(tx.hash);
+            e.blockchain_id = blockchain_id_;
+            e.sender = sender_;
+            e.nonce = tx.nonce;
+            e.raw = eth::to_hex(tx.raw);
+            e.purpose = tx.purpose;
+            entries.push_back(std::move(e));
+        }
+        store_.journal_add(entries);
+        // Before broadcast, so that after a crash the claim leads to its transaction.
+        for (const auto& tx : txs) {
+            const auto purpose = nlohmann::json::parse(tx.purpose, nullptr, false);
+            if (!purpose.is_object() || purpose.value("key", "").empty()) continue;
+            store_.attach_idempotency_journal(purpose.value("actor", ""), purpose.value("route", ""),
+                                              purpose.value("key", ""), eth::to_hex(tx.hash));
+        }
+    }
+
+    void settle(const eth::Hash32& hash, chain::TxOutcome outcome, std::uint64_t block) noexcept override {
+        const char* status = outcome == chain::TxOutcome::mined      ? "mined"
+                             : outcome == chain::TxOutcome::reverted ? "reverted"
+                                                                     : "dropped";
+        try {
+            store_.journal_settle(eth::to_hex(hash), status, block);
+        } catch (const std::exception&) {
+            // Left pending: reconciliation at the next start settles it from the chain.
+        }
+    }
+
+private:
+    store::Store& store_;
+    std::string blockchain_id_;
+    std::string sender_;
+};
+
+std::string read_password_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(ErrorKind::not_found, "cannot read the signer's password file " + path);
+    std::string password((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // One line: the newline an editor or `echo` adds is not part of the password.
+    while (!password.empty() && (password.back() == '\n' || password.back() == '\r')) password.pop_back();
+    return password;
+}
+
+chain::ChainSettings chain_settings(const NetworkConfig& config, bool probe) {
+    chain::ChainSettings settings;
+    settings.chain_id = config.chain_id;
+    settings.rpc_urls = config.rpc_urls;
+    settings.confirmations = config.confirmations;
+    if (probe) {
+        settings.rpc.call_timeout = std::chrono::milliseconds(1000);
+        settings.rpc.attempt_timeout = std::chrono::milliseconds(1000);
+        settings.rpc.connect_timeout = std::chrono::milliseconds(500);
+        settings.rpc.retries = 0;
+        settings.rpc.idle_connections = 2;
+    }
+    return settings;
+}
+
+}  // namespace
+
+eth::PrivateKey load_signer_key(const SignerConfig& config) {
+    if (config.anvil_key) return eth::PrivateKey::from_hex(kAnvilDevKey);
+    if (config.keystore.empty())
+        throw Error(ErrorKind::invalid_input, "no signer configured: set [signer] keystore (or anvilKey for a devnet)");
+    std::string password = config.password_file.empty() ? config.password : read_password_file(config.password_file);
+    try {
+        auto key = eth::keystore::read_file(config.keystore, password);
+        eth::secure_wipe(password.data(), password.size());
+        return key;
+    } catch (...) {
+        eth::secure_wipe(password.data(), password.size());
+        throw;
+    }
+}
+
+Network::Network(NetworkConfig config, const eth::PrivateKey* key, store::Store& store)
+    : config_(std::move(config)),
+      client_(std::make_unique<chain::ChainClient>(chain_settings(config_, false))),
+      probe_(std::make_unique<chain::ChainClient>(chain_settings(config_, true))) {
+    if (!config_.contract_address.empty()) {
+        const auto address = eth::Address::parse(config_.contract_address);
+        contract_.emplace(*client_, address);
+        probe_contract_.emplace(*probe_, address);
+    }
+    if (key) {
+        journal_ = std::make_unique<StoreJournal>(store, config_.id, key->address().lower());
+        chain::SenderOptions options;
+        options.journal = journal_.get();
+        sender_ = std::make_unique<chain::TxSender>(*client_, eth::PrivateKey::from_bytes(key->secret_bytes()),
+                                                    options);
+    }
+}
+
+Network::~Network() = default;
+
+chain::TokenContract& Network::contract() {
+    if (!contract_) throw Error(ErrorKind::unavailable, "no token contract is configured for blockchain " + config_.id);
+    return *contract_;
+}
+
+chain::TokenContract& Network::probe_contract() {
+    if (!probe_contract_)
+        throw Error(ErrorKind::unavailable, "no token contract is configured for blockchain " + config_.id);
+    return *probe_contract_;
+}
+
+chain::TxSender& Network::sender() {
+    if (!sender_) throw Error(ErrorKind::unavailable, "the server has no signer: configure [signer] to mint");
+    return *sender_;
+}
+
+std::string Network::contract_version() {
+    {
+        std::lock_guard lock(cache_mutex_);
+        if (version_) return *version_;
+    }
+    auto version = contract().version();
+    std::lock_guard lock(cache_mutex_);
+    version_ = version;
+    return version;
+}
+
+void Network::require_deployed() {
+    {
+        std::lock_guard lock(cache_mutex_);
+        if (deployed_) return;
+    }
+    if (!contract().is_deployed())
+        throw Error(ErrorKind::unavailable, "no contract is deployed at " + config_.contract_address + " on blockchain " +
+                                                config_.id);
+    std::lock_guard lock(cache_mutex_);
+    deployed_ = true;
+}
+
+std::string Network::masked_rpc_url() const { return rpc::mask_url(config_.rpc_urls.front()); }
+
+Registry::Registry(const std::vector<NetworkConfig>& configs, const eth::PrivateKey* key, store::Store& store) {
+    for (const auto& config : configs) networks_.push_back(std::make_unique<Network>(config, key, store));
+}
+
+Network& Registry::find(const std::string& id) {
+    for (auto& network : networks_)
+        if (network->config().id == id) return *network;
+    throw Error(ErrorKind::not_found, "unknown blockchain '" + id + "'");
+}
+
+}  // namespace abci::service

@@ -1,0 +1,87 @@
+#pragma once
+// The configured networks (DESIGN.md §5): one client, one sender and one
+// token contract binding per network, built once at start and shared by every
+// request. Lookups are by the blockchain id the API uses.
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/abci/network_config.hpp"
+#include "core/chain/chain_client.hpp"
+#include "core/chain/token_contract.hpp"
+#include "core/chain/tx_sender.hpp"
+
+namespace abci::store {
+class Store;
+}
+
+namespace abci::service {
+
+/// Reads the signing key `config` names: a v3 keystore decrypted with the
+/// password from password_file (one line) or `password`, or anvil's dev key.
+/// Throws Error(invalid_input) when no source is configured,
+/// Error(unauthenticated) for a wrong password, Error(not_found) for a missing file.
+[[nodiscard]] eth::PrivateKey load_signer_key(const SignerConfig& config);
+
+class Network {
+public:
+    /// `key` (may be null: a read-only network) is copied; `store` receives the
+    /// sender's journal and must outlive the network.
+    Network(NetworkConfig config, const eth::PrivateKey* key, store::Store& store);
+    ~Network();
+    Network(const Network&) = delete;
+    Network& operator=(const Network&) = delete;
+
+    [[nodiscard]] const NetworkConfig& config() const noexcept { return config_; }
+    /// The client of the mint path: normal timeouts, retries, failover.
+    [[nodiscard]] chain::ChainClient& client() noexcept { return *client_; }
+    /// A client with a short deadline and no retries, for health and status:
+    /// a dead node answers within about a second.
+    [[nodiscard]] chain::ChainClient& probe() noexcept { return *probe_; }
+    [[nodiscard]] bool has_contract() const noexcept { return contract_.has_value(); }
+    /// The token contract on client(). Error(unavailable) when none is configured.
+    [[nodiscard]] chain::TokenContract& contract();
+    /// The same contract read through probe(). Error(unavailable) when none is configured.
+    [[nodiscard]] chain::TokenContract& probe_contract();
+    /// The signer's sender. Error(unavailable) when the server has no signer.
+    [[nodiscard]] chain::TxSender& sender();
+    /// The contract's version(), read once and then cached. Throws as contract() and reads do.
+    [[nodiscard]] std::string contract_version();
+    /// Checks once (then cached) that code is deployed at the contract address;
+    /// Error(unavailable) when not, or when the node cannot be reached.
+    void require_deployed();
+    /// The first rpc URL with any provider key masked by asterisks (rpc::mask_url).
+    [[nodiscard]] std::string masked_rpc_url() const;
+
+private:
+    NetworkConfig config_;
+    std::unique_ptr<chain::ChainClient> client_;
+    std::unique_ptr<chain::ChainClient> probe_;
+    std::optional<chain::TokenContract> contract_;
+    std::optional<chain::TokenContract> probe_contract_;
+    std::unique_ptr<chain::TxJournal> journal_;
+    std::unique_ptr<chain::TxSender> sender_;
+    std::mutex cache_mutex_;  // guards the two cached facts below; never held across a call
+    std::optional<std::string> version_;
+    bool deployed_ = false;
+};
+
+class Registry {
+public:
+    /// Builds every network; `key` may be null (no signer: mint routes answer 503).
+    Registry(const std::vector<NetworkConfig>& configs, const eth::PrivateKey* key, store::Store& store);
+
+    /// The network with this id; Error(not_found) naming it otherwise.
+    [[nodiscard]] Network& find(const std::string& id);
+    /// All networks, in configuration order.
+    [[nodiscard]] const std::vector<std::unique_ptr<Network>>& networks() const noexcept { return networks_; }
+
+private:
+    std::vector<std::unique_ptr<Network>> networks_;
+};
+
+}  // namespace abci::service

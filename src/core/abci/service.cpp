@@ -1,0 +1,769 @@
+#include "core/abci/service.hpp"
+
+#include <algorithm>
+#include <future>
+
+#include "core/abci/tokens.hpp"
+#include "core/content/content_store.hpp"
+#include "core/crypto/encoding.hpp"
+#include "core/error.hpp"
+#include "core/eth/address.hpp"
+#include "core/chain/send_errors.hpp"
+#include "core/rpc/quantity.hpp"
+#include "core/store/store.hpp"
+#include "core/util/fields.hpp"
+#include "core/util/time.hpp"
+
+namespace abci::service {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kMintRoleRoute = "POST /abci/contracts/mint-role-token";
+constexpr const char* kMintEntityRoute = "POST /abci/contracts/mint-entity-token";
+constexpr std::uint64_t kMaxAmount = (1ULL << 53) - 1;  // exact in every JSON reader
+
+std::string now_iso() { return util::format_iso8601_utc(std::chrono::system_clock::now()); }
+
+json optional_time(const std::optional<store::TimePoint>& t) {
+    return t ? json(util::format_iso8601_utc(*t)) : json(nullptr);
+}
+
+json envelope(json data, json metadata) {
+    return {{"success", true}, {"data", std::move(data)}, {"metadata", std::move(metadata)}};
+}
+
+json blockchain_ref(const NetworkConfig& config) {
+    return {{"name", config.name}, {"chainId", config.chain_id}};
+}
+
+bool is_url(const std::string& text) {
+    return text.starts_with("https://") || text.starts_with("http://") || text.starts_with("ipfs://");
+}
+
+// Spec 4.1: 42 characters starting with 0x; EIP-55 checked when mixed case.
+std::optional<eth::Address> address_field(util::Fields& fields, const std::string& key, const std::string& value) {
+    if (value.empty()) return std::nullopt;
+    if (value.size() != 42 || !value.starts_with("0x")) {
+        fields.check(false, key + " must be an EVM address: 42 characters starting with 0x");
+        return std::nullopt;
+    }
+    try {
+        return eth::Address::parse(value);
+    } catch (const Error& e) {
+        fields.check(false, key + ": " + e.what());
+        return std::nullopt;
+    }
+}
+
+std::optional<std::uint64_t> parse_token_id(util::Fields& fields, const std::string& text) {
+    if (text.empty()) return std::nullopt;
+    const bool digits = text.size() <= 19 && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    fields.check(digits, "tokenId must be a non-negative integer");
+    if (!digits) return std::nullopt;
+    return std::stoull(text);
+}
+
+// The ERC-1155 metadata record of spec 2.4 for one mint.
+json metadata_record(const TokenKind& kind, const json& details, const eth::Address& issuer,
+                     const eth::Address& beneficiary, const std::string& issued_at) {
+    return {
+        {"tokenId", kind.id},
+        {"tokenType", to_string(kind.family)},
+        {"category", kind.category},
+        {"name", details.value("name", std::string(kind.name))},
+        {"description", details.value("description", std::string())},
+        {"image", details.value("image", std::string())},
+        {"external_url", details.value("external_url", std::string())},
+        {"attributes", details.value("attributes", json::array())},
+        {"properties",
+         {{"issuer", issuer.checksummed()},
+          {"beneficiary", beneficiary.checksummed()},
+          {"issuedAt", issued_at},
+          {"expiresAt", nullptr},
+          {"transferable", !is_soulbound(kind.family)},
+          {"revocable", false}}},
+    };
+}
+
+// Spec 4.2's metadata: name, description, image, attributes, external_url.
+json entity_details(util::Fields& fields, const json& body) {
+    const auto it = body.find("metadata");
+    if (it == body.end() || !it->is_object()) {
+        fields.check(false, "metadata is required: an object with at least a name");
+        return json::object();
+    }
+    const json& m = *it;
+    util::Fields inner(m);
+    json details = json::object();
+    for (const auto& [key, value] : m.items()) {
+        static const std::array<std::string, 5> known{"name", "description", "image", "attributes", "external_url"};
+        fields.check(std::find(known.begin(), known.end(), key) != known.end(), "metadata." + key + " is not a known field");
+    }
+    auto text = [&](const std::string& key, bool required, std::size_t max) {
+        const auto v = m.find(key);
+        if (v == m.end() || v->is_null()) {
+            fields.check(!required, "metadata." + key + " is required");
+            return;
+        }
+        if (!v->is_string()) return fields.check(false, "metadata." + key + " must be a string");
+        const auto& s = v->get_ref<const std::string&>();
+        fields.check(s.size() <= max, "metadata." + key + " must be at most " + std::to_string(max) + " bytes");
+        if (key == "image" || key == "external_url")
+            fields.check(s.empty() || is_url(s), "metadata." + key + " must be an http(s):// or ipfs:// URL");
+        details[key] = s;
+    };
+    text("name", true, 256);
+    text("description", false, 4096);
+    text("image", false, 2048);
+    text("external_url", false, 2048);
+    if (const auto a = m.find("attributes"); a != m.end() && !a->is_null()) {
+        if (!a->is_array() || a->size() > 64) {
+            fields.check(false, "metadata.attributes must be an array of at most 64 {trait_type, value} objects");
+        } else {
+            for (std::size_t i = 0; i < a->size(); ++i) {
+                const json& attr = (*a)[i];
+                const std::string at = "metadata.attributes[" + std::to_string(i) + "]";
+                const bool ok = attr.is_object() && attr.contains("trait_type") && attr["trait_type"].is_string() &&
+                                attr["trait_type"].get_ref<const std::string&>().size() <= 128 &&
+                                attr.contains("value") &&
+                                (attr["value"].is_number() ||
+                                 (attr["value"].is_string() && attr["value"].get_ref<const std::string&>().size() <= 1024)) &&
+                                (!attr.contains("display_type") ||
+                                 (attr["display_type"].is_string() &&
+                                  attr["display_type"].get_ref<const std::string&>().size() <= 32)) &&
+                                attr.size() == 2 + (attr.contains("display_type") ? 1 : 0);
+                fields.check(ok, at + " must be {trait_type: string, value: string or number, display_type?: string}");
+            }
+            details["attributes"] = *a;
+        }
+    }
+    return details;
+}
+
+// Spec 4.1's optional metadata: approvalId, approvedBy, approvedAt, notes.
+json role_attributes(util::Fields& fields, const json& body, const std::string& role) {
+    json attributes = json::array({{{"trait_type", "role"}, {"value", role}}});
+    const auto it = body.find("metadata");
+    if (it == body.end() || it->is_null()) return attributes;
+    if (!it->is_object()) {
+        fields.check(false, "metadata must be an object");
+        return attributes;
+    }
+    for (const auto& [key, value] : it->items()) {
+        const bool known = key == "approvalId" || key == "approvedBy" || key == "approvedAt" || key == "notes";
+        fields.check(known, "metadata." + key + " is not a known field");
+        if (!known) continue;
+        if (!value.is_string() || value.get_ref<const std::string&>().size() > 2000) {
+            fields.check(false, "metadata." + key + " must be a string of at most 2000 bytes");
+            continue;
+        }
+        const auto& text = value.get_ref<const std::string&>();
+        if (key == "approvedAt") {
+            try {
+                const auto t = util::parse_rfc3339(text);
+                attributes.push_back({{"trait_type", key},
+                                      {"value", std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count()},
+                                      {"display_type", "date"}});
+            } catch (const Error&) {
+                fields.check(false, "metadata.approvedAt must be an ISO 8601 timestamp");
+            }
+            continue;
+        }
+        attributes.push_back({{"trait_type", key}, {"value", text}});
+    }
+    return attributes;
+}
+
+std::string lower_address(const eth::Address& a) { return a.lower(); }
+
+}  // namespace
+
+void validate_idempotency_key(const std::string& key) {
+    const bool ok = !key.empty() && key.size() <= 255 &&
+                    std::all_of(key.begin(), key.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
+    if (!ok) throw Error(ErrorKind::invalid_input, "invalid request", {"Idempotency-Key must be 1 to 255 printable ASCII characters"});
+}
+
+struct AbciService::Mint {
+    std::string route;
+    Network* network = nullptr;
+    eth::Address to;
+    TokenKind kind;
+    std::uint64_t amount = 1;
+    std::string entity_type;
+    std::string entity_id;
+    json details;  // metadata given by the caller (entity) or built (role attributes)
+};
+
+AbciService::AbciService(store::Store& store, Registry& registry, content::ContentStore& content)
+    : store_(store), registry_(registry), content_(content) {}
+
+Answer AbciService::mint_role(const json& body, const MintOptions& options) {
+    util::Fields fields(body);
+    const auto address_text = fields.required_string("userAddress", 64);
+    const auto role = fields.required_string("roleType", 32);
+    const auto blockchain_id = fields.required_string("blockchainId", 64);
+    const auto to = address_field(fields, "userAddress", address_text);
+    const auto kind = role_token(role);
+    fields.check(role.empty() || kind.has_value(), "roleType must be one of producer, verifier, valuator, certifier");
+    json attributes = role_attributes(fields, body, role);
+    fields.done();
+
+    Mint m;
+    m.route = kMintRoleRoute;
+    m.to = *to;
+    m.kind = *kind;
+    m.details = {{"attributes", std::move(attributes)},
+                 {"description", "Soulbound " + role + " role of the ESG workflow platform"}};
+    m.network = &registry_.find(blockchain_id);
+    return mint(std::move(m), options, body);
+}
+
+Answer AbciService::mint_entity(const json& body, const MintOptions& options) {
+    util::Fields fields(body);
+    const auto address_text = fields.required_string("userAddress", 64);
+    const auto entity_type = fields.required_string("entityType", 32);
+    const auto entity_id = fields.required_string("entityId", 256);
+    const auto blockchain_id = fields.required_string("blockchainId", 64);
+    const auto to = address_field(fields, "userAddress", address_text);
+    const auto kind = entity_token(entity_type);
+    fields.check(entity_type.empty() || kind.has_value(),
+                 "entityType must be one of report, verification, valuation, certificate");
+    std::uint64_t amount = 0;
+    if (const auto a = body.find("amount"); a == body.end() || a->is_null()) {
+        fields.check(false, "amount is required");
+    } else if (!a->is_number_integer() || (a->is_number_unsigned() ? a->get<std::uint64_t>() > kMaxAmount
+                                                                   : a->get<std::int64_t>() < 1)) {
+        fields.check(false, "amount must be an integer from 1 to " + std::to_string(kMaxAmount));
+    } else {
+        amount = a->get<std::uint64_t>();
+    }
+    json details = entity_details(fields, body);
+    fields.done();
+    if (!details.contains("attributes")) details["attributes"] = json::array();
+    details["attributes"].push_back({{"trait_type", "entityId"}, {"value", entity_id}});
+
+    Mint m;
+    m.route = kMintEntityRoute;
+    m.to = *to;
+    m.kind = *kind;
+    m.amount = amount;
+    m.entity_type = entity_type;
+    m.entity_id = entity_id;
+    m.details = std::move(details);
+    m.network = &registry_.find(blockchain_id);
+    return mint(std::move(m), options, body);
+}
+
+Answer AbciService::mint(Mint m, const MintOptions& options, const json& body) {
+    if (options.idempotency_key) {
+        validate_idempotency_key(*options.idempotency_key);
+        store::IdempotentRequest claim;
+        claim.actor = options.actor;
+        claim.route = m.route;
+        claim.key = *options.idempotency_key;
+        claim.fingerprint = crypto::sha256_hex(body.dump());
+        claim.state = "pending";
+        if (auto existing = store_.claim_idempotency_key(claim)) {
+            if (existing->fingerprint != claim.fingerprint)
+                throw Error(ErrorKind::unprocessable, "this Idempotency-Key was used for a different request");
+            if (existing->state != "done")
+                throw Error(ErrorKind::conflict, "a request with this Idempotency-Key is still in progress");
+            return {existing->status, json::parse(existing->response)};
+        }
+    }
+    try {
+        return submit_and_wait(*m.network, m, options);
+    } catch (const Error& e) {
+        // Nothing reached the chain, or what did was refused: a retry may run again.
+        if (options.idempotency_key && e.kind() != ErrorKind::timeout)
+            store_.release_idempotency_key(options.actor, m.route, *options.idempotency_key);
+        throw;
+    }
+}
+
+Answer AbciService::submit_and_wait(Network& network, const Mint& m, const MintOptions& options) {
+    const auto& config = network.config();
+    // Pre-flight (spec 4.1 rule 5; statuses per DESIGN.md §4).
+    if (config.status == NetworkStatus::disabled)
+        throw Error(ErrorKind::conflict, "blockchain " + config.id + " is not active");
+    const std::string to = lower_address(m.to);
+    if (m.kind.family == TokenFamily::role) {
+        if (!store_.find_user_by_wallet(to))
+            throw Error(ErrorKind::unprocessable, "no user is linked to the address " + m.to.checksummed());
+        const auto held = store_.find_token_balance(config.id, to, m.kind.id);
+        if (held && held->balance != "0")
+            throw Error(ErrorKind::conflict,
+                        m.to.checksummed() + " already holds the " + std::string(m.kind.category) + " role token");
+    }
+    chain::TxSender& sender = network.sender();
+    network.require_deployed();
+
+    const json record = metadata_record(m.kind, m.details, sender.address(), m.to, now_iso());
+    const std::string metadata = record.dump();
+    const auto cid = content_.put(eth::as_bytes(metadata));
+    json purpose = {{"op", "mint"},
+                    {"route", m.route},
+                    {"to", to},
+                    {"tokenId", m.kind.id},
+                    {"amount", m.amount},
+                    {"cid", cid.to_string()},
+                    {"entityType", m.entity_type},
+                    {"entityId", m.entity_id},
+                    {"actor", options.actor},
+                    {"key", options.idempotency_key.value_or("")},
+                    {"roleRequestId", options.role_request_id}};
+    const std::string cid_text = cid.to_string();
+    std::future<chain::Receipt> pending;
+    try {
+        pending = network.contract().mint(sender, m.to, m.kind.id, m.amount,
+                                          eth::Bytes(cid_text.begin(), cid_text.end()), purpose.dump());
+    } catch (const Error& e) {
+        // The contract is the final guard (DESIGN.md §4): a refused role mint
+        // for a wallet that holds the role is the same conflict as above.
+        if (e.kind() == ErrorKind::chain_rejected && m.kind.family == TokenFamily::role &&
+            network.contract().balance_of(m.to, m.kind.id) != eth::U256(0))
+            throw Error(ErrorKind::conflict,
+                        m.to.checksummed() + " already holds the " + std::string(m.kind.category) + " role token");
+        throw;
+    }
+    return finish(network, purpose, pending.get());
+}
+
+Answer AbciService::finish(Network& network, const json& purpose, const chain::Receipt& receipt) {
+    const auto& config = network.config();
+    const std::string hash = eth::to_hex(receipt.transaction_hash);
+    const std::string actor = purpose.value("actor", "");
+    const std::string key = purpose.value("key", "");
+    const std::string route = purpose.value("route", "");
+    if (!receipt.success) {
+        if (!key.empty()) store_.release_idempotency_key(actor, route, key);
+        throw Error(ErrorKind::chain_rejected, "mint transaction " + hash + " reverted in block " +
+                                                   std::to_string(receipt.block_number));
+    }
+    const auto kind = token_kind(purpose.at("tokenId").get<std::uint64_t>());
+    if (!kind) throw Error(ErrorKind::internal, "journaled mint names an unknown token id");
+    const auto to = eth::Address::parse(purpose.at("to").get<std::string>());
+    const auto amount = purpose.at("amount").get<std::uint64_t>();
+    const auto now = std::chrono::system_clock::now();
+
+    store::MintRecord mint;
+    mint.blockchain_id = config.id;
+    mint.address = to.lower();
+    mint.token_id = kind->id;
+    mint.amount = std::to_string(amount);
+    mint.token_type = std::string(to_string(kind->family));
+    mint.category = std::string(kind->category);
+    mint.tx_hash = hash;
+    mint.block_number = receipt.block_number;
+    mint.time = now;
+    store_.record_mint(mint);
+
+    const std::string cid = purpose.at("cid").get<std::string>();
+    json data, metadata;
+    if (kind->family == TokenFamily::role) {
+        data = {{"transactionHash", hash},
+                {"blockNumber", receipt.block_number},
+                {"gasUsed", std::to_string(receipt.gas_used)},
+                {"gasPrice", receipt.effective_gas_price.to_dec()},
+                {"tokenId", kind->id},
+                {"tokenType", "role"},
+                {"confirmations", receipt.confirmations},
+                {"timestamp", util::format_iso8601_utc(now)}};
+        metadata = {{"blockchain", {{"name", config.name}, {"chainId", config.chain_id}, {"network", config.network}}},
+                    {"contract", {{"address", network.contract().address().checksummed()},
+                                  {"version", network.contract_version()}}}};
+        if (const auto request = purpose.value("roleRequestId", ""); !request.empty())
+            store_.set_role_request_minted(request, hash, receipt.block_number);
+    } else {
+        store::Entity entity;
+        entity.blockchain_id = config.id;
+        entity.entity_type = purpose.value("entityType", "");
+        entity.entity_id = purpose.value("entityId", "");
+        entity.token_id = kind->id;
+        entity.recipient = to.lower();
+        entity.amount = amount;
+        entity.cid = cid;
+        if (auto bytes = content_.get(content::Cid::parse(cid))) entity.metadata.assign(bytes->begin(), bytes->end());
+        entity.tx_hash = hash;
+        entity.block_number = receipt.block_number;
+        (void)store_.record_entity(entity);
+        data = {{"transactionHash", hash},
+                {"blockNumber", receipt.block_number},
+                {"gasUsed", std::to_string(receipt.gas_used)},
+                {"tokenId", kind->id},
+                {"amount", amount},
+                {"metadataUri", "ipfs://" + cid},
+                {"confirmations", receipt.confirmations}};
+        metadata = {{"entityType", entity.entity_type},
+                    {"entityId", entity.entity_id},
+                    {"ipfsHash", cid},
+                    {"blockchain", blockchain_ref(config)}};
+    }
+    Answer answer{200, envelope(std::move(data), std::move(metadata))};
+    if (!key.empty()) store_.complete_idempotency_key(actor, route, key, answer.status, answer.body.dump());
+    return answer;
+}
+
+namespace {
+
+struct Lookup {
+    Network* network = nullptr;
+    eth::Address address;
+};
+
+// The common query parameters of the balance routes, validated together.
+Lookup balance_query(Registry& registry, util::Fields& fields, const std::optional<std::string>& user_address,
+                     const std::optional<std::string>& blockchain_id) {
+    fields.check(user_address && !user_address->empty(), "userAddress is required");
+    fields.check(blockchain_id && !blockchain_id->empty(), "blockchainId is required");
+    const auto address = address_field(fields, "userAddress", user_address.value_or(""));
+    fields.done();
+    return {&registry.find(*blockchain_id), *address};
+}
+
+json balance_entry(const store::TokenBalance& row, const TokenKind& kind) {
+    json entry = {{"tokenId", row.token_id},
+                  {"tokenType", to_string(kind.family)},
+                  {"category", kind.category},
+                  {"balance", row.balance},
+                  {"name", kind.name},
+                  {"isSoulbound", is_soulbound(kind.family)}};
+    if (kind.family == TokenFamily::role)
+        entry["mintedAt"] = optional_time(row.minted_at);
+    else
+        entry["lastMinted"] = optional_time(row.last_minted);
+    return entry;
+}
+
+// Reads the wallet's balances of `kinds` from the chain and stores them;
+// false when the chain could not be read (the stored values then stand).
+bool sync_balances(store::Store& store, Network& network, const eth::Address& address,
+                   std::span<const TokenKind> kinds) {
+    std::vector<eth::Address> owners(kinds.size(), address);
+    std::vector<std::uint64_t> ids;
+    for (const auto& kind : kinds) ids.push_back(kind.id);
+    std::vector<eth::U256> balances;
+    try {
+        balances = network.probe_contract().balance_of_batch(owners, ids);
+    } catch (const Error&) {
+        return false;
+    }
+    std::vector<store::ChainBalance> chain_balances;
+    for (std::size_t i = 0; i < kinds.size(); ++i)
+        chain_balances.push_back({kinds[i].id, balances[i].to_dec(), std::string(to_string(kinds[i].family)),
+                                  std::string(kinds[i].category)});
+    store.sync_token_balances(network.config().id, address.lower(), chain_balances, std::chrono::system_clock::now());
+    return true;
+}
+
+}  // namespace
+
+json AbciService::token_balance(const std::optional<std::string>& user_address,
+                                const std::optional<std::string>& token_id,
+                                const std::optional<std::string>& blockchain_id) {
+    json none = json::object();
+    util::Fields fields(none);
+    fields.check(token_id && !token_id->empty(), "tokenId is required");
+    const auto id = parse_token_id(fields, token_id.value_or(""));
+    const auto kind = id ? token_kind(*id) : std::nullopt;
+    fields.check(!id || kind.has_value(), "tokenId must be a role (10000, 10100, 10200, 10300) or entity (1000, 1100, 1200, 1300) token id");
+    const auto [network, address] = balance_query(registry_, fields, user_address, blockchain_id);
+    const auto& config = network->config();
+    const TokenKind kinds[] = {*kind};
+    sync_balances(store_, *network, address, kinds);
+    const auto row = store_.find_token_balance(config.id, address.lower(), kind->id);
+    json data = {{"userAddress", address.checksummed()},
+                 {"tokenId", kind->id},
+                 {"balance", row ? row->balance : "0"},
+                 {"tokenType", to_string(kind->family)},
+                 {"tokenName", kind->name},
+                 {"isSoulbound", is_soulbound(kind->family)},
+                 {"mintedAt", row ? optional_time(row->minted_at) : json(nullptr)},
+                 {"lastUpdated", row ? json(util::format_iso8601_utc(row->last_updated)) : json(nullptr)}};
+    json metadata = {{"blockchain", blockchain_ref(config)}, {"contractAddress", network->contract().address().checksummed()}};
+    return envelope(std::move(data), std::move(metadata));
+}
+
+json AbciService::user_balance(const std::optional<std::string>& user_address,
+                               const std::optional<std::string>& blockchain_id) {
+    json none = json::object();
+    util::Fields fields(none);
+    const auto [network, address] = balance_query(registry_, fields, user_address, blockchain_id);
+    const auto& config = network->config();
+    const std::string contract = network->contract().address().checksummed();
+    sync_balances(store_, *network, address, all_tokens());
+    json balances = json::array();
+    std::optional<store::TimePoint> synced;
+    for (const auto& row : store_.token_balances_of(config.id, address.lower())) {
+        const auto kind = token_kind(row.token_id);
+        if (!kind) continue;
+        balances.push_back(balance_entry(row, *kind));
+        if (row.last_synced && (!synced || *row.last_synced < *synced)) synced = row.last_synced;
+    }
+    json data = {{"userAddress", address.checksummed()}, {"totalTokens", balances.size()}, {"balances", balances}};
+    json metadata = {{"blockchain", blockchain_ref(config)}, {"contractAddress", contract}, {"lastSynced", optional_time(synced)}};
+    return envelope(std::move(data), std::move(metadata));
+}
+
+namespace {
+
+json gas_prices(Network& network) {
+    try {
+        const auto tiers = network.probe().fee_tiers();
+        return {{"low", tiers.expected_price(chain::FeeTier::low).to_dec()},
+                {"standard", tiers.expected_price(chain::FeeTier::standard).to_dec()},
+                {"fast", tiers.expected_price(chain::FeeTier::fast).to_dec()}};
+    } catch (const Error&) {
+        return nullptr;  // the node did not answer within the probe's deadline
+    }
+}
+
+}  // namespace
+
+json AbciService::blockchains() {
+    std::vector<Network*> listed;
+    for (const auto& network : registry_.networks())
+        if (network->config().status != NetworkStatus::disabled) listed.push_back(network.get());
+    // One deadline for all: the fee lookups run at once.
+    std::vector<std::future<json>> prices;
+    for (auto* network : listed) prices.push_back(std::async(std::launch::async, [network] { return gas_prices(*network); }));
+    json data = json::array();
+    int active = 0, test = 0;
+    for (std::size_t i = 0; i < listed.size(); ++i) {
+        const auto& c = listed[i]->config();
+        active += c.status == NetworkStatus::active;
+        test += c.status == NetworkStatus::testnet;
+        data.push_back({{"id", c.id},
+                        {"name", c.name},
+                        {"chainId", c.chain_id},
+                        {"network", c.network},
+                        {"rpcUrl", listed[i]->masked_rpc_url()},
+                        {"contractAddress", c.contract_address.empty() ? json(nullptr)
+                                                                        : json(eth::Address::parse(c.contract_address).checksummed())},
+                        {"nativeCurrency", {{"name", c.native_currency.name},
+                                            {"symbol", c.native_currency.symbol},
+                                            {"decimals", c.native_currency.decimals}}},
+                        {"blockExplorer", c.block_explorer},
+                        {"status", to_string(c.status)},
+                        {"gasPrice", prices[i].get()}});
+    }
+    json metadata = {{"totalNetworks", listed.size()}, {"activeNetworks", active}, {"testNetworks", test}};
+    return envelope(std::move(data), std::move(metadata));
+}
+
+json AbciService::blockchain_status(const std::string& id) {
+    Network& network = registry_.find(id);
+    const auto& c = network.config();
+    auto& rpc = network.probe().rpc();
+    json latest_block = nullptr, block_time = nullptr, current = nullptr;
+    bool rpc_ok = false;
+    try {
+        // Averaged over the last (up to) 10 blocks: one block's gap is noise.
+        const json head = rpc.call("eth_getBlockByNumber", json::array({"latest", false}));
+        const auto number = rpc::quantity_to_u64(head.at("number"), "block number");
+        const auto span = std::min<std::uint64_t>(number, 10);
+        latest_block = number;
+        if (span > 0) {
+            const json old = rpc.call("eth_getBlockByNumber", json::array({rpc::to_quantity(number - span), false}));
+            const auto t1 = rpc::quantity_to_u64(head.at("timestamp"), "block timestamp");
+            const auto t0 = rpc::quantity_to_u64(old.at("timestamp"), "block timestamp");
+            block_time = static_cast<double>(t1 - t0) / static_cast<double>(span);
+        }
+        current = rpc::quantity_to_u256(rpc.call("eth_gasPrice"), "gas price").to_dec();
+        rpc_ok = true;
+    } catch (const Error&) {
+    } catch (const json::exception&) {
+    }
+    json contract = {{"address", c.contract_address.empty() ? json(nullptr) : json(eth::Address::parse(c.contract_address).checksummed())},
+                     {"deployed", false},
+                     {"version", nullptr},
+                     {"lastUpgrade", nullptr}};
+    bool contract_ok = false;
+    if (rpc_ok && network.has_contract()) {
+        try {
+            auto& token = network.probe_contract();
+            contract["deployed"] = token.is_deployed();
+            if (contract["deployed"].get<bool>()) {
+                contract["version"] = token.version();
+                contract["lastUpgrade"] = util::format_iso8601_utc(std::chrono::system_clock::time_point(
+                    std::chrono::seconds(token.deployed_at())));
+                contract_ok = true;
+            }
+        } catch (const Error&) {
+        }
+    }
+    json data = {{"id", c.id},
+                 {"name", c.name},
+                 {"status", rpc_ok && contract_ok ? "healthy" : "degraded"},
+                 {"latestBlock", latest_block},
+                 {"blockTime", block_time},
+                 {"gasPrice", {{"current", current}, {"recommended", rpc_ok ? gas_prices(network) : json(nullptr)}}},
+                 {"contractStatus", contract},
+                 {"health", {{"rpcConnectivity", rpc_ok ? "healthy" : "unreachable"},
+                             {"contractAccessible", contract_ok ? "healthy" : "unavailable"},
+                             {"lastChecked", now_iso()}}}};
+    return envelope(std::move(data), {{"blockchain", blockchain_ref(c)}});
+}
+
+json AbciService::token_metadata(const std::string& token_id, const std::optional<std::string>& blockchain_id,
+                                 const std::optional<std::string>& entity_id,
+                                 const std::optional<std::string>& user_address) {
+    json none = json::object();
+    util::Fields fields(none);
+    const auto id = parse_token_id(fields, token_id);
+    const auto kind = id ? token_kind(*id) : std::nullopt;
+    fields.check(blockchain_id && !blockchain_id->empty(), "blockchainId is required");
+    const auto address = user_address ? address_field(fields, "userAddress", *user_address) : std::nullopt;
+    fields.done();
+    if (!kind) throw Error(ErrorKind::not_found, "no token with id " + token_id);
+    Network& network = registry_.find(*blockchain_id);
+    const auto& c = network.config();
+
+    std::string record;
+    store::TimePoint updated = std::chrono::system_clock::now();
+    if (kind->family == TokenFamily::entity) {
+        const auto entity = store_.find_entity(c.id, kind->id, entity_id);
+        if (!entity)
+            throw Error(ErrorKind::not_found, entity_id ? "no " + std::string(kind->category) + " entity " + *entity_id +
+                                                              " was minted on " + c.id
+                                                        : "no " + std::string(kind->category) + " token was minted on " + c.id);
+        record = entity->metadata;
+        updated = entity->created_at;
+    } else {
+        // A role's record: the role itself, for one holder when named.
+        const auto held = address ? store_.find_token_balance(c.id, address->lower(), kind->id) : std::nullopt;
+        const auto issued = held && held->minted_at ? *held->minted_at
+                                                    : std::chrono::system_clock::time_point(std::chrono::seconds(
+                                                          network.probe_contract().deployed_at()));
+        json details = {{"description", "Soulbound " + std::string(kind->category) + " role of the ESG workflow platform"},
+                        {"attributes", json::array({{{"trait_type", "role"}, {"value", kind->category}}})}};
+        const eth::Address issuer = network.sender().address();
+        record = metadata_record(*kind, details, issuer, address.value_or(eth::Address{}), util::format_iso8601_utc(issued)).dump();
+        if (held) updated = held->last_updated;
+    }
+    // The record is served from content storage too, so ipfsHash resolves at /ipfs/{cid}.
+    const auto cid = content_.put(eth::as_bytes(record));
+    return envelope(json::parse(record), {{"ipfsHash", cid.to_string()},
+                                          {"blockchain", blockchain_ref(c)},
+                                          {"lastUpdated", util::format_iso8601_utc(updated)}});
+}
+
+Answer AbciService::health() {
+    using Check = std::pair<std::string, json>;
+    std::vector<std::future<Check>> checks;
+    for (const auto& n : registry_.networks()) {
+        Network* network = n.get();
+        checks.push_back(std::async(std::launch::async, [network]() -> Check {
+            const auto& c = network->config();
+            json check = {{"healthy", false}, {"chainId", c.chain_id}};
+            const auto start = std::chrono::steady_clock::now();
+            try {
+                const auto chain_id = network->probe().node_chain_id();
+                const auto block = network->probe().block_number();
+                check["latestBlock"] = block;
+                check["healthy"] = chain_id == c.chain_id;
+                if (chain_id != c.chain_id) check["message"] = "the node serves chain id " + std::to_string(chain_id);
+            } catch (const Error& e) {
+                check["message"] = e.what();
+            }
+            check["latencyMs"] = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+            return {"network:" + c.id, check};
+        }));
+        if (!network->has_contract()) continue;
+        checks.push_back(std::async(std::launch::async, [network]() -> Check {
+            const auto& c = network->config();
+            json check = {{"healthy", false}, {"address", eth::Address::parse(c.contract_address).checksummed()}};
+            try {
+                auto& token = network->probe_contract();
+                if (token.is_deployed()) {
+                    check["version"] = token.version();
+                    check["healthy"] = true;
+                } else {
+                    check["message"] = "no contract deployed at this address";
+                }
+            } catch (const Error& e) {
+                check["message"] = e.what();
+            }
+            return {"contract:" + c.id, check};
+        }));
+    }
+    checks.push_back(std::async(std::launch::async, [this]() -> Check {
+        const auto result = content_.check();
+        return {"contentStorage", {{"healthy", result.healthy}, {"message", result.message}}};
+    }));
+    checks.push_back(std::async(std::launch::async, [this]() -> Check {
+        try {
+            (void)store_.count_users();
+            return {"database", {{"healthy", true}}};
+        } catch (const Error& e) {
+            return {"database", {{"healthy", false}, {"message", e.what()}}};
+        }
+    }));
+    json results = json::object();
+    bool healthy = true;
+    for (auto& f : checks) {
+        auto [name, check] = f.get();
+        healthy = healthy && check["healthy"].get<bool>();
+        results[name] = std::move(check);
+    }
+    return {healthy ? 200 : 503,
+            {{"status", healthy ? "healthy" : "degraded"}, {"checks", results}, {"timestamp", now_iso()}}};
+}
+
+void AbciService::reconcile() {
+    for (const auto& network : registry_.networks()) reconcile(*network);
+    // Claims whose request never reached the chain (signing had not happened)
+    // or whose transaction was dropped may run again.
+    for (const auto& claim : store_.pending_idempotency_keys()) {
+        const auto entry = claim.journal_hash.empty() ? std::nullopt : store_.journal_find(claim.journal_hash);
+        if (!entry || entry->status == "dropped" || entry->status == "reverted")
+            store_.release_idempotency_key(claim.actor, claim.route, claim.key);
+    }
+}
+
+void AbciService::reconcile(Network& network) {
+    std::vector<store::JournalEntry> pending;
+    try {
+        pending = store_.journal_pending(network.config().id);
+    } catch (const Error&) {
+        return;
+    }
+    auto& rpc = network.client().rpc();
+    for (const auto& entry : pending) {
+        const json purpose = json::parse(entry.purpose, nullptr, false);
+        auto settle = [this, &network, purpose, hash = entry.hash](const chain::Receipt& receipt) {
+            store_.journal_settle(hash, receipt.success ? "mined" : "reverted", receipt.block_number);
+            if (!purpose.is_object() || purpose.value("op", "") != "mint") return;
+            try {
+                (void)finish(network, purpose, receipt);
+            } catch (const Error&) {
+                // A reverted mint: finish() released its Idempotency-Key.
+            }
+        };
+        try {
+            const json receipt = rpc.call("eth_getTransactionReceipt", json::array({entry.hash}));
+            if (!receipt.is_null()) {
+                settle(chain::Receipt::from_json(receipt));
+                continue;
+            }
+            try {
+                (void)rpc.call("eth_sendRawTransaction", json::array({entry.raw}));
+            } catch (const rpc::RpcError& e) {
+                if (chain::classify_send_refusal(e) != chain::SendRefusal::already_known) {
+                    // Its nonce went to another transaction (a replacement of it, journaled on its own).
+                    store_.journal_settle(entry.hash, "dropped", 0);
+                    continue;
+                }
+            }
+            const auto hash = eth::from_hex_fixed<32>(entry.hash, "journaled hash");
+            (void)network.client().receipts().watch(hash, settle);
+        } catch (const Error&) {
+            // Unreachable: the entry stays pending for the next start.
+        }
+    }
+}
+
+}  // namespace abci::service

@@ -1,0 +1,148 @@
+#include "core/abci/workflows.hpp"
+
+#include "core/error.hpp"
+#include "core/eth/address.hpp"
+#include "core/util/fields.hpp"
+#include "core/util/time.hpp"
+
+namespace abci::service {
+
+using nlohmann::json;
+
+namespace {
+
+
+// The platform role that goes with an on-chain role, where one exists
+// (spec 5.4): a verifier token makes a farmer a verifier; nothing is ever
+// taken away, and admins and developers keep their role.
+void update_user_role(store::Store& store, const store::RoleRequest& request) {
+    const auto user = store.find_user_by_id(request.user_id);
+    if (user && request.role_type == "verifier" && user->role == "farmer") store.set_user_role(user->id, "verifier");
+}
+
+store::RoleRequest load(store::Store& store, const std::string& id) {
+    auto request = store.find_role_request(id);
+    if (!request) throw Error(ErrorKind::not_found, "no role request " + id);
+    return *request;
+}
+
+}  // namespace
+
+json Workflows::approve_role_request(const std::string& id, const std::string& admin_id) {
+    auto request = load(store_, id);
+    if (request.status == "rejected") throw Error(ErrorKind::conflict, "role request " + id + " was rejected");
+    if (request.status == "pending") {
+        // Of two admins approving at once, one records the approval; both go on to the same idempotent mint.
+        (void)store_.transition_role_request(id, "pending", "approved", admin_id);
+        request = load(store_, id);
+    }
+    json mint = nullptr;
+    if (request.status == "approved") {
+        json body = {{"userAddress", eth::Address::parse(request.wallet_address).checksummed()},
+                     {"roleType", request.role_type},
+                     {"blockchainId", request.blockchain_id},
+                     {"metadata", {{"approvalId", request.id},
+                                   {"approvedBy", request.approved_by},
+                                   {"approvedAt", request.approved_at ? util::format_iso8601_utc(*request.approved_at)
+                                                                      : util::format_iso8601_utc(std::chrono::system_clock::now())}}}};
+        if (!request.note.empty()) body["metadata"]["notes"] = request.note;
+        MintOptions options;
+        options.actor = "workflow:role-request";
+        options.idempotency_key = request.id;  // one mint per request, whoever retries
+        options.role_request_id = request.id;
+        mint = abci_.mint_role(body, options).body;
+        request = load(store_, id);  // the mint marked it minted
+    }
+    update_user_role(store_, request);
+    return {{"roleRequest", role_request_view(request)}, {"mint", mint}};
+}
+
+json Workflows::issue_certificate(const std::string& user_id, const json& body) {
+    util::Fields fields(body);
+    const auto title = fields.required_string("title", 256);
+    const auto description = fields.optional_string("description", 4096).value_or("");
+    const auto recipient_text = fields.required_string("recipientAddress", 64);
+    const auto blockchain_id = fields.required_string("blockchainId", 64);
+    std::optional<eth::Address> recipient;
+    if (!recipient_text.empty()) {
+        try {
+            recipient = eth::Address::parse(recipient_text);
+        } catch (const Error& e) {
+            fields.check(false, std::string("recipientAddress: ") + e.what());
+        }
+    }
+    fields.done();
+
+    // The caller's wallet that holds the certifier role token, as the chain says.
+    std::string certifier;
+    for (const auto& wallet : store_.wallets_of(user_id)) {
+        const json held = abci_.token_balance(wallet, "10300", blockchain_id);
+        if (held["data"]["balance"] != "0") {
+            certifier = wallet;
+            break;
+        }
+    }
+    if (certifier.empty())
+        throw Error(ErrorKind::forbidden, "issuing a certificate requires a linked wallet holding the certifier role token on " +
+                                              blockchain_id);
+
+    store::NewCertificate fresh{user_id, blockchain_id, certifier, recipient->lower(), title, description, ""};
+    const auto certificate = store_.create_certificate(fresh);
+    json metadata = {{"name", title}, {"description", description}};
+    for (const char* key : {"image", "external_url", "attributes"})
+        if (body.contains(key)) metadata[key] = body[key];
+    json mint_body = {{"userAddress", recipient->checksummed()},
+                      {"entityType", "certificate"},
+                      {"entityId", certificate.id},
+                      {"blockchainId", blockchain_id},
+                      {"amount", 1},
+                      {"metadata", metadata}};
+    MintOptions options;
+    options.actor = user_id;
+    options.idempotency_key = "certificate:" + certificate.id;
+    const json answer = abci_.mint_entity(mint_body, options).body;
+    const json token = {{"tokenId", answer["data"]["tokenId"]},
+                        {"amount", answer["data"]["amount"]},
+                        {"transactionHash", answer["data"]["transactionHash"]},
+                        {"blockNumber", answer["data"]["blockNumber"]},
+                        {"metadataUri", answer["data"]["metadataUri"]},
+                        {"ipfsHash", answer["metadata"]["ipfsHash"]},
+                        {"blockchain", answer["metadata"]["blockchain"]}};
+    store_.set_certificate_minted(certificate.id, token["tokenId"].get<std::uint64_t>(),
+                                  token["transactionHash"].get<std::string>(),
+                                  token["blockNumber"].get<std::uint64_t>(), token.dump());
+    return certificate_view(*store_.find_certificate(certificate.id));
+}
+
+json role_request_view(const store::RoleRequest& r) {
+    auto iso = [](const store::TimePoint& t) { return util::format_iso8601_utc(t); };
+    return {{"id", r.id},
+            {"userId", r.user_id},
+            {"roleType", r.role_type},
+            {"walletAddress", r.wallet_address},
+            {"blockchainId", r.blockchain_id},
+            {"note", r.note},
+            {"status", r.status},
+            {"approvedBy", r.approved_by.empty() ? json(nullptr) : json(r.approved_by)},
+            {"approvedAt", r.approved_at ? json(iso(*r.approved_at)) : json(nullptr)},
+            {"transactionHash", r.tx_hash.empty() ? json(nullptr) : json(r.tx_hash)},
+            {"blockNumber", r.block_number ? json(r.block_number) : json(nullptr)},
+            {"createdAt", iso(r.created_at)},
+            {"updatedAt", iso(r.updated_at)}};
+}
+
+json certificate_view(const store::Certificate& c) {
+    return {{"id", c.id},
+            {"userId", c.user_id},
+            {"blockchainId", c.blockchain_id},
+            {"certifierAddress", eth::Address::parse(c.wallet_address).checksummed()},
+            {"recipientAddress", eth::Address::parse(c.recipient).checksummed()},
+            {"title", c.title},
+            {"description", c.description},
+            {"status", c.status},
+            {"token", c.token.empty() ? json(nullptr) : json::parse(c.token)},
+            {"createdAt", util::format_iso8601_utc(c.created_at)},
+            {"updatedAt", util::format_iso8601_utc(c.updated_at)}};
+}
+
+}  // namespace abci::service

@@ -1,0 +1,50 @@
+#pragma once
+// The two workflows of spec §1 that use ABCI (DESIGN.md §4):
+//  - role approval: record the approval → mint the role token → update the
+//    user's roles. Each step is idempotent and keyed by the request, so a
+//    failure or crash between steps is finished by a retry (or by the
+//    journal's reconciliation at start) and never mints twice;
+//  - certification: a certifier's certificate → metadata in content storage
+//    → entity token minted → token details stored with the certificate.
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/abci/service.hpp"
+#include "core/store/store.hpp"
+
+namespace abci::service {
+
+class Workflows {
+public:
+    /// Both must outlive this object.
+    Workflows(store::Store& store, AbciService& abci) : store_(store), abci_(abci) {}
+
+    /// Approves role request `id` on behalf of admin `admin_id` and carries it
+    /// through to "minted". Returns the request and the mint's answer (null
+    /// data when the request was already minted earlier). Error(not_found) for
+    /// an unknown request; Error(conflict) when it was rejected, or its mint is
+    /// still running (retry later), or the wallet already holds the role by
+    /// another way; the mint's own errors otherwise (the request then stays
+    /// approved, and a retry continues from there).
+    [[nodiscard]] nlohmann::json approve_role_request(const std::string& id, const std::string& admin_id);
+
+    /// Issues a certificate from the certifier `user_id` (spec §1). `body`:
+    /// title, description (strings), recipientAddress, blockchainId, optional
+    /// image, external_url, attributes. Requires that one of the user's linked
+    /// wallets holds the certifier role token on that chain (Error(forbidden)).
+    /// Returns the certificate with its token details.
+    [[nodiscard]] nlohmann::json issue_certificate(const std::string& user_id, const nlohmann::json& body);
+
+private:
+    store::Store& store_;
+    AbciService& abci_;
+};
+
+/// The JSON view of a role request, with its approval and mint once known.
+[[nodiscard]] nlohmann::json role_request_view(const store::RoleRequest& request);
+/// The JSON view of a certificate record (also used to read one back).
+[[nodiscard]] nlohmann::json certificate_view(const store::Certificate& certificate);
+
+}  // namespace abci::service

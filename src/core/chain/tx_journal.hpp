@@ -1,0 +1,37 @@
+#pragma once
+// Where a TxSender writes down every transaction it signs before the node
+// sees it (DESIGN.md §4, durability): after a crash, what was broadcast is
+// known by its exact bytes and can be reconciled with the chain instead of
+// being signed again, which would mint twice.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/eth/bytes.hpp"
+
+namespace abci::chain {
+
+struct SignedTx {
+    eth::Hash32 hash{};
+    std::uint64_t nonce = 0;
+    eth::Bytes raw;
+    std::string purpose;  // TxRequest::purpose; "filler" for a nonce filler
+};
+
+enum class TxOutcome { mined, reverted, dropped };
+
+class TxJournal {
+public:
+    virtual ~TxJournal() = default;
+    /// Durably records transactions before any of them is broadcast. Throwing
+    /// keeps them unbroadcast; the sender tries again at its next maintenance.
+    virtual void record(const std::vector<SignedTx>& txs) = 0;
+    /// The transaction's fate: mined (or reverted) in `block`, or dropped
+    /// (refused by the node, or superseded by another transaction with its
+    /// nonce). Must not throw: a failure here only delays the bookkeeping,
+    /// which reconciliation at start repairs.
+    virtual void settle(const eth::Hash32& hash, TxOutcome outcome, std::uint64_t block) noexcept = 0;
+};
+
+}  // namespace abci::chain

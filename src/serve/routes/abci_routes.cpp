@@ -1,0 +1,68 @@
+// /abci/* (spec 4.1–4.8): thin over service::AbciService. The gate in front
+// of them (caller, scope, rate limit, audit) is the router's.
+
+#include <httplib.h>
+
+#include "core/abci/service.hpp"
+#include "serve/router.hpp"
+#include "serve/routes/routes.hpp"
+
+namespace abci::serve {
+
+namespace {
+
+Reply answer(service::Answer a) { return Reply::json(a.status, std::move(a.body)); }
+
+service::MintOptions mint_options(const RequestContext& ctx) {
+    service::MintOptions options;
+    options.actor = ctx.caller().actor();
+    if (ctx.request.has_header("Idempotency-Key")) options.idempotency_key = ctx.request.get_header_value("Idempotency-Key");
+    return options;
+}
+
+Reply mint_role_token(RequestContext& ctx) {
+    // Spec 5.2 rule 4: an API key's scopes never reach this route.
+    require(ctx.caller().is_admin(), "minting a role token requires the admin role");
+    return answer(ctx.services.abci.mint_role(ctx.json_body(), mint_options(ctx)));
+}
+
+Reply mint_entity_token(RequestContext& ctx) {
+    return answer(ctx.services.abci.mint_entity(ctx.json_body(), mint_options(ctx)));
+}
+
+Reply token_balance(RequestContext& ctx) {
+    return Reply::json(200, ctx.services.abci.token_balance(ctx.query("userAddress"), ctx.query("tokenId"),
+                                                            ctx.query("blockchainId")));
+}
+
+Reply user_balance(RequestContext& ctx) {
+    return Reply::json(200, ctx.services.abci.user_balance(ctx.query("userAddress"), ctx.query("blockchainId")));
+}
+
+Reply blockchains(RequestContext& ctx) { return Reply::json(200, ctx.services.abci.blockchains()); }
+
+Reply blockchain_status(RequestContext& ctx) {
+    return Reply::json(200, ctx.services.abci.blockchain_status(ctx.path_match(1)));
+}
+
+Reply token_metadata(RequestContext& ctx) {
+    return Reply::json(200, ctx.services.abci.token_metadata(ctx.path_match(1), ctx.query("blockchainId"),
+                                                             ctx.query("entityId"), ctx.query("userAddress")));
+}
+
+Reply health(RequestContext& ctx) { return answer(ctx.services.abci.health()); }
+
+}  // namespace
+
+void add_abci_routes(Router& router) {
+    router.abci("POST", "/abci/contracts/mint-role-token", mint_role_token);
+    router.abci("POST", "/abci/contracts/mint-entity-token", mint_entity_token);
+    router.abci("GET", "/abci/contracts/token-balance", token_balance);
+    router.abci("GET", "/abci/tokens/user-balance", user_balance);
+    router.abci("GET", "/abci/blockchains/list", blockchains);
+    router.abci("GET", "/abci/blockchains/([^/]+)/status", blockchain_status);
+    router.abci("GET", "/abci/tokens/metadata/([^/]+)", token_metadata);
+    router.abci("GET", "/abci/health", health);
+}
+
+}  // namespace abci::serve
