@@ -713,14 +713,39 @@ Answer AbciService::health() {
             {{"status", healthy ? "healthy" : "degraded"}, {"checks", results}, {"timestamp", now_iso()}}};
 }
 
+namespace {
+
+// The receipt of a journaled transaction, with its confirmations as of now; nothing while unmined.
+std::optional<chain::Receipt> fetch_receipt(Network& network, const std::string& hash) {
+    const json found = network.client().rpc().call("eth_getTransactionReceipt", json::array({hash}));
+    if (found.is_null()) return std::nullopt;
+    auto receipt = chain::Receipt::from_json(found);
+    const auto head = network.client().block_number();
+    receipt.confirmations = head >= receipt.block_number ? head - receipt.block_number + 1 : 1;
+    return receipt;
+}
+
+}  // namespace
+
 void AbciService::reconcile() {
     for (const auto& network : registry_.networks()) reconcile(*network);
     // Claims whose request never reached the chain (signing had not happened)
     // or whose transaction was dropped may run again.
     for (const auto& claim : store_.pending_idempotency_keys()) {
         const auto entry = claim.journal_hash.empty() ? std::nullopt : store_.journal_find(claim.journal_hash);
-        if (!entry || entry->status == "dropped" || entry->status == "reverted")
+        if (!entry || entry->status == "dropped" || entry->status == "reverted") {
             store_.release_idempotency_key(claim.actor, claim.route, claim.key);
+        } else if (entry->status == "mined") {
+            // Mined, but its request ended before the bookkeeping (a receipt
+            // timeout, or a crash right after the journal was settled).
+            try {
+                Network& network = registry_.find(entry->blockchain_id);
+                if (const auto receipt = fetch_receipt(network, entry->hash))
+                    (void)finish(network, json::parse(entry->purpose), *receipt);
+            } catch (const Error&) {
+                // Unreachable now: finished at a later start, or answered 409 until then.
+            }
+        }
     }
 }
 
@@ -744,9 +769,8 @@ void AbciService::reconcile(Network& network) {
             }
         };
         try {
-            const json receipt = rpc.call("eth_getTransactionReceipt", json::array({entry.hash}));
-            if (!receipt.is_null()) {
-                settle(chain::Receipt::from_json(receipt));
+            if (const auto receipt = fetch_receipt(network, entry.hash)) {
+                settle(*receipt);
                 continue;
             }
             try {
