@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <future>
 
+#include "core/abci/requests.hpp"
 #include "core/abci/tokens.hpp"
 #include "core/content/content_store.hpp"
 #include "core/crypto/encoding.hpp"
@@ -22,7 +23,6 @@ namespace {
 
 constexpr const char* kMintRoleRoute = "POST /abci/contracts/mint-role-token";
 constexpr const char* kMintEntityRoute = "POST /abci/contracts/mint-entity-token";
-constexpr std::uint64_t kMaxAmount = (1ULL << 53) - 1;  // exact in every JSON reader
 
 std::string now_iso() { return util::format_iso8601_utc(std::chrono::system_clock::now()); }
 
@@ -36,25 +36,6 @@ json envelope(json data, json metadata) {
 
 json blockchain_ref(const NetworkConfig& config) {
     return {{"name", config.name}, {"chainId", config.chain_id}};
-}
-
-bool is_url(const std::string& text) {
-    return text.starts_with("https://") || text.starts_with("http://") || text.starts_with("ipfs://");
-}
-
-// Spec 4.1: 42 characters starting with 0x; EIP-55 checked when mixed case.
-std::optional<eth::Address> address_field(util::Fields& fields, const std::string& key, const std::string& value) {
-    if (value.empty()) return std::nullopt;
-    if (value.size() != 42 || !value.starts_with("0x")) {
-        fields.check(false, key + " must be an EVM address: 42 characters starting with 0x");
-        return std::nullopt;
-    }
-    try {
-        return eth::Address::parse(value);
-    } catch (const Error& e) {
-        fields.check(false, key + ": " + e.what());
-        return std::nullopt;
-    }
 }
 
 std::optional<std::uint64_t> parse_token_id(util::Fields& fields, const std::string& text) {
@@ -87,95 +68,6 @@ json metadata_record(const TokenKind& kind, const json& details, const eth::Addr
     };
 }
 
-// Spec 4.2's metadata: name, description, image, attributes, external_url.
-json entity_details(util::Fields& fields, const json& body) {
-    const auto it = body.find("metadata");
-    if (it == body.end() || !it->is_object()) {
-        fields.check(false, "metadata is required: an object with at least a name");
-        return json::object();
-    }
-    const json& m = *it;
-    util::Fields inner(m);
-    json details = json::object();
-    for (const auto& [key, value] : m.items()) {
-        static const std::array<std::string, 5> known{"name", "description", "image", "attributes", "external_url"};
-        fields.check(std::find(known.begin(), known.end(), key) != known.end(), "metadata." + key + " is not a known field");
-    }
-    auto text = [&](const std::string& key, bool required, std::size_t max) {
-        const auto v = m.find(key);
-        if (v == m.end() || v->is_null()) {
-            fields.check(!required, "metadata." + key + " is required");
-            return;
-        }
-        if (!v->is_string()) return fields.check(false, "metadata." + key + " must be a string");
-        const auto& s = v->get_ref<const std::string&>();
-        fields.check(s.size() <= max, "metadata." + key + " must be at most " + std::to_string(max) + " bytes");
-        if (key == "image" || key == "external_url")
-            fields.check(s.empty() || is_url(s), "metadata." + key + " must be an http(s):// or ipfs:// URL");
-        details[key] = s;
-    };
-    text("name", true, 256);
-    text("description", false, 4096);
-    text("image", false, 2048);
-    text("external_url", false, 2048);
-    if (const auto a = m.find("attributes"); a != m.end() && !a->is_null()) {
-        if (!a->is_array() || a->size() > 64) {
-            fields.check(false, "metadata.attributes must be an array of at most 64 {trait_type, value} objects");
-        } else {
-            for (std::size_t i = 0; i < a->size(); ++i) {
-                const json& attr = (*a)[i];
-                const std::string at = "metadata.attributes[" + std::to_string(i) + "]";
-                const bool ok = attr.is_object() && attr.contains("trait_type") && attr["trait_type"].is_string() &&
-                                attr["trait_type"].get_ref<const std::string&>().size() <= 128 &&
-                                attr.contains("value") &&
-                                (attr["value"].is_number() ||
-                                 (attr["value"].is_string() && attr["value"].get_ref<const std::string&>().size() <= 1024)) &&
-                                (!attr.contains("display_type") ||
-                                 (attr["display_type"].is_string() &&
-                                  attr["display_type"].get_ref<const std::string&>().size() <= 32)) &&
-                                attr.size() == 2 + (attr.contains("display_type") ? 1 : 0);
-                fields.check(ok, at + " must be {trait_type: string, value: string or number, display_type?: string}");
-            }
-            details["attributes"] = *a;
-        }
-    }
-    return details;
-}
-
-// Spec 4.1's optional metadata: approvalId, approvedBy, approvedAt, notes.
-json role_attributes(util::Fields& fields, const json& body, const std::string& role) {
-    json attributes = json::array({{{"trait_type", "role"}, {"value", role}}});
-    const auto it = body.find("metadata");
-    if (it == body.end() || it->is_null()) return attributes;
-    if (!it->is_object()) {
-        fields.check(false, "metadata must be an object");
-        return attributes;
-    }
-    for (const auto& [key, value] : it->items()) {
-        const bool known = key == "approvalId" || key == "approvedBy" || key == "approvedAt" || key == "notes";
-        fields.check(known, "metadata." + key + " is not a known field");
-        if (!known) continue;
-        if (!value.is_string() || value.get_ref<const std::string&>().size() > 2000) {
-            fields.check(false, "metadata." + key + " must be a string of at most 2000 bytes");
-            continue;
-        }
-        const auto& text = value.get_ref<const std::string&>();
-        if (key == "approvedAt") {
-            try {
-                const auto t = util::parse_rfc3339(text);
-                attributes.push_back({{"trait_type", key},
-                                      {"value", std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count()},
-                                      {"display_type", "date"}});
-            } catch (const Error&) {
-                fields.check(false, "metadata.approvedAt must be an ISO 8601 timestamp");
-            }
-            continue;
-        }
-        attributes.push_back({{"trait_type", key}, {"value", text}});
-    }
-    return attributes;
-}
-
 std::string lower_address(const eth::Address& a) { return a.lower(); }
 
 }  // namespace
@@ -201,59 +93,28 @@ AbciService::AbciService(store::Store& store, Registry& registry, content::Conte
     : store_(store), registry_(registry), content_(content) {}
 
 Answer AbciService::mint_role(const json& body, const MintOptions& options) {
-    util::Fields fields(body);
-    const auto address_text = fields.required_string("userAddress", 64);
-    const auto role = fields.required_string("roleType", 32);
-    const auto blockchain_id = fields.required_string("blockchainId", 64);
-    const auto to = address_field(fields, "userAddress", address_text);
-    const auto kind = role_token(role);
-    fields.check(role.empty() || kind.has_value(), "roleType must be one of producer, verifier, valuator, certifier");
-    json attributes = role_attributes(fields, body, role);
-    fields.done();
-
+    const auto request = parse_mint_role(body);
     Mint m;
     m.route = kMintRoleRoute;
-    m.to = *to;
-    m.kind = *kind;
-    m.details = {{"attributes", std::move(attributes)},
-                 {"description", "Soulbound " + role + " role of the ESG workflow platform"}};
-    m.network = &registry_.find(blockchain_id);
+    m.to = request.user_address;
+    m.kind = request.kind;
+    m.details = {{"attributes", request.attributes},
+                 {"description", "Soulbound " + std::string(request.kind.category) + " role of the ESG workflow platform"}};
+    m.network = &registry_.find(request.blockchain_id);
     return mint(std::move(m), options, body);
 }
 
 Answer AbciService::mint_entity(const json& body, const MintOptions& options) {
-    util::Fields fields(body);
-    const auto address_text = fields.required_string("userAddress", 64);
-    const auto entity_type = fields.required_string("entityType", 32);
-    const auto entity_id = fields.required_string("entityId", 256);
-    const auto blockchain_id = fields.required_string("blockchainId", 64);
-    const auto to = address_field(fields, "userAddress", address_text);
-    const auto kind = entity_token(entity_type);
-    fields.check(entity_type.empty() || kind.has_value(),
-                 "entityType must be one of report, verification, valuation, certificate");
-    std::uint64_t amount = 0;
-    if (const auto a = body.find("amount"); a == body.end() || a->is_null()) {
-        fields.check(false, "amount is required");
-    } else if (!a->is_number_integer() || (a->is_number_unsigned() ? a->get<std::uint64_t>() > kMaxAmount
-                                                                   : a->get<std::int64_t>() < 1)) {
-        fields.check(false, "amount must be an integer from 1 to " + std::to_string(kMaxAmount));
-    } else {
-        amount = a->get<std::uint64_t>();
-    }
-    json details = entity_details(fields, body);
-    fields.done();
-    if (!details.contains("attributes")) details["attributes"] = json::array();
-    details["attributes"].push_back({{"trait_type", "entityId"}, {"value", entity_id}});
-
+    const auto request = parse_mint_entity(body);
     Mint m;
     m.route = kMintEntityRoute;
-    m.to = *to;
-    m.kind = *kind;
-    m.amount = amount;
-    m.entity_type = entity_type;
-    m.entity_id = entity_id;
-    m.details = std::move(details);
-    m.network = &registry_.find(blockchain_id);
+    m.to = request.user_address;
+    m.kind = request.kind;
+    m.amount = request.amount;
+    m.entity_type = std::string(request.kind.category);
+    m.entity_id = request.entity_id;
+    m.details = request.details;
+    m.network = &registry_.find(request.blockchain_id);
     return mint(std::move(m), options, body);
 }
 
@@ -419,7 +280,7 @@ Lookup balance_query(Registry& registry, util::Fields& fields, const std::option
                      const std::optional<std::string>& blockchain_id) {
     fields.check(user_address && !user_address->empty(), "userAddress is required");
     fields.check(blockchain_id && !blockchain_id->empty(), "blockchainId is required");
-    const auto address = address_field(fields, "userAddress", user_address.value_or(""));
+    const auto address = parse_address_field(fields, "userAddress", user_address.value_or(""));
     fields.done();
     return {&registry.find(*blockchain_id), *address};
 }
@@ -616,7 +477,7 @@ json AbciService::token_metadata(const std::string& token_id, const std::optiona
     const auto id = parse_token_id(fields, token_id);
     const auto kind = id ? token_kind(*id) : std::nullopt;
     fields.check(blockchain_id && !blockchain_id->empty(), "blockchainId is required");
-    const auto address = user_address ? address_field(fields, "userAddress", *user_address) : std::nullopt;
+    const auto address = user_address ? parse_address_field(fields, "userAddress", *user_address) : std::nullopt;
     fields.done();
     if (!kind) throw Error(ErrorKind::not_found, "no token with id " + token_id);
     Network& network = registry_.find(*blockchain_id);

@@ -1,0 +1,49 @@
+#pragma once
+// The mint requests of spec 4.1 and 4.2: parsed and validated in one place,
+// so the server (400 with every problem in Error::details) and the command
+// line (checked before anything is sent) give the same messages.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/abci/tokens.hpp"
+#include "core/eth/address.hpp"
+#include "core/util/fields.hpp"
+
+namespace abci::service {
+
+/// The largest entity amount: exact in every JSON reader (2^53 - 1).
+inline constexpr std::uint64_t kMaxMintAmount = (1ULL << 53) - 1;
+
+struct MintRoleRequest {
+    eth::Address user_address;
+    TokenKind kind;
+    std::string blockchain_id;
+    nlohmann::json attributes;  // ERC-1155 attributes: the role, then the approval fields given
+};
+
+struct MintEntityRequest {
+    eth::Address user_address;
+    TokenKind kind;
+    std::string entity_id;
+    std::string blockchain_id;
+    std::uint64_t amount = 0;
+    nlohmann::json details;  // name, description, image, external_url, attributes (+ entityId)
+};
+
+/// Spec 4.1's body. Throws Error(invalid_input, "invalid request", problems).
+[[nodiscard]] MintRoleRequest parse_mint_role(const nlohmann::json& body);
+/// Spec 4.2's body; all fields required except metadata's description,
+/// image, external_url and attributes. Throws as parse_mint_role().
+[[nodiscard]] MintEntityRequest parse_mint_entity(const nlohmann::json& body);
+
+/// An address field (spec 4.1: 42 characters starting with 0x, EIP-55 checked
+/// when mixed case); records the problem in `fields` and returns nothing when
+/// it is not one, or when `value` is empty (the caller reports that).
+[[nodiscard]] std::optional<eth::Address> parse_address_field(util::Fields& fields, const std::string& key,
+                                                              const std::string& value);
+
+}  // namespace abci::service
