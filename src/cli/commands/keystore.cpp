@@ -14,6 +14,7 @@
 #include "cli/secret_input.hpp"
 #include "core/error.hpp"
 #include "core/eth/keystore.hpp"
+#include "core/os/xdg.hpp"
 
 namespace abci::cli {
 namespace {
@@ -35,18 +36,10 @@ void print_key(const Context& ctx, const std::string& address, const std::string
     ctx.print({{{"address", address}, {"path", path}}, address}, {{"address", address}, {"path", path}});
 }
 
-std::string env_or_empty(const char* name) {
-    const char* value = std::getenv(name);
-    return value ? value : "";
-}
-
-// The directory given, or the default one (see add_dir_option; an empty variable
-// counts as unset, and a relative XDG_DATA_HOME is ignored, as the XDG spec says).
+// The directory given, or the default one (see add_dir_option).
 fs::path keystore_dir(const std::string& given) {
     if (!given.empty()) return given;
-    if (const fs::path xdg = env_or_empty("XDG_DATA_HOME"); xdg.is_absolute()) return xdg / "abcictl" / "keystores";
-    if (const std::string home = env_or_empty("HOME"); !home.empty())
-        return fs::path(home) / ".local" / "share" / "abcictl" / "keystores";
+    if (auto dir = os::xdg_path(os::XdgBase::data, "abcictl/keystores")) return *dir;
     throw Error(ErrorKind::invalid_input, "no keystore directory: HOME is not set; pass --dir DIR");
 }
 

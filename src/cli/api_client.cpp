@@ -1,0 +1,113 @@
+#include "cli/api_client.hpp"
+
+#include <httplib.h>
+
+#include "core/eth/bytes.hpp"
+#include "core/rpc/url.hpp"
+
+namespace abci::cli {
+
+namespace {
+
+ErrorKind kind_for_status(int status) {
+    switch (status) {
+    case 400:
+    case 413: return ErrorKind::invalid_input;
+    case 401: return ErrorKind::unauthenticated;
+    case 403: return ErrorKind::forbidden;
+    case 404: return ErrorKind::not_found;
+    case 409: return ErrorKind::conflict;
+    case 422: return ErrorKind::unprocessable;
+    case 429: return ErrorKind::rate_limited;
+    case 503: return ErrorKind::unavailable;
+    case 504: return ErrorKind::timeout;
+    case 500: return ErrorKind::chain_rejected;  // the spec's 500 is a failure while minting
+    default: return status >= 500 ? ErrorKind::internal : ErrorKind::invalid_input;
+    }
+}
+
+}  // namespace
+
+ApiClient::ApiClient(const std::string& base_url, std::chrono::milliseconds timeout) {
+    const auto url = rpc::parse_url(base_url);
+    prefix_ = url.target == "/" ? "" : url.target;
+    while (!prefix_.empty() && prefix_.back() == '/') prefix_.pop_back();
+    base_url_ = url.origin() + prefix_;
+    client_ = std::make_unique<httplib::Client>(url.origin());
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout);
+    const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(timeout - seconds);
+    client_->set_connection_timeout(seconds.count(), micros.count());
+    client_->set_read_timeout(seconds.count(), micros.count());
+    client_->set_write_timeout(seconds.count(), micros.count());
+    client_->set_tcp_nodelay(true);
+    client_->set_keep_alive(true);
+}
+
+ApiClient::~ApiClient() { eth::secure_wipe(bearer_.data(), bearer_.size()); }
+
+void ApiClient::set_bearer(std::string credential) {
+    eth::secure_wipe(bearer_.data(), bearer_.size());
+    bearer_ = std::move(credential);
+}
+
+ApiResponse ApiClient::send(const std::string& method, const std::string& path, const QueryParams& query,
+                            const std::optional<nlohmann::json>& body,
+                            const std::vector<std::pair<std::string, std::string>>& headers) {
+    httplib::Request request;
+    request.method = method;
+    request.path = prefix_ + path;
+    if (!query.empty()) {
+        httplib::Params params(query.begin(), query.end());
+        request.path += "?" + httplib::detail::params_to_query_str(params);
+    }
+    request.set_header("Accept", "application/json");
+    if (!bearer_.empty()) request.set_header("Authorization", "Bearer " + bearer_);
+    for (const auto& [name, value] : headers) request.set_header(name.c_str(), value);
+    // Always a body for methods that carry one: servers may refuse a PUT without Content-Length.
+    if (body || method == "POST" || method == "PUT") {
+        request.body = body ? body->dump() : "";
+        request.set_header("Content-Type", "application/json");
+    }
+    auto result = client_->send(request);
+    if (!result) {
+        const auto error = result.error();
+        if (error == httplib::Error::Read || error == httplib::Error::Write)
+            throw Error(ErrorKind::timeout, "the server at " + base_url_ + " did not answer in time");
+        throw Error(ErrorKind::unavailable,
+                    "cannot reach the server at " + base_url_ + " (" + httplib::to_string(error) +
+                        "): is it running? Set --server or ABCICTL_SERVER");
+    }
+    ApiResponse response;
+    response.status = result->status;
+    response.body = nlohmann::json::parse(result->body, nullptr, false);
+    if (response.body.is_discarded()) response.body = nullptr;
+    return response;
+}
+
+nlohmann::json ApiClient::call(const std::string& method, const std::string& path, const QueryParams& query,
+                               const std::optional<nlohmann::json>& body,
+                               const std::vector<std::pair<std::string, std::string>>& headers) {
+    auto response = send(method, path, query, body, headers);
+    if (response.status < 200 || response.status >= 300) throw error_from_response(response);
+    return std::move(response.body);
+}
+
+Error error_from_response(const ApiResponse& response) {
+    const auto& body = response.body;
+    std::vector<std::string> details;
+    if (body.is_object() && body.contains("details") && body["details"].is_array())
+        for (const auto& d : body["details"])
+            if (d.is_string()) details.push_back(d.get<std::string>());
+    std::string message;
+    if (body.is_object() && body.contains("message") && body["message"].is_string())
+        message = body["message"].get<std::string>();
+    else if (!details.empty())
+        message = details.size() == 1 ? details.front() : details.front() + " (and " + std::to_string(details.size() - 1) + " more)";
+    else if (body.is_object() && body.contains("error") && body["error"].is_string())
+        message = body["error"].get<std::string>();
+    else
+        message = "the server answered HTTP " + std::to_string(response.status);
+    return Error(kind_for_status(response.status), message, std::move(details));
+}
+
+}  // namespace abci::cli

@@ -1,0 +1,70 @@
+#pragma once
+// The command line's HTTP client of an abcictl server: JSON in and out, a
+// bearer credential, and the server's error bodies turned back into
+// abci::Error of the matching kind (so exit codes follow DESIGN.md §6).
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+
+namespace httplib {
+class Client;
+}
+
+namespace abci::cli {
+
+struct ApiResponse {
+    int status = 0;
+    nlohmann::json body;  // null when the body was empty or not JSON
+};
+
+using QueryParams = std::vector<std::pair<std::string, std::string>>;
+
+class ApiClient {
+public:
+    /// `base_url` is http(s)://host[:port][/prefix]. Error(invalid_input) when
+    /// malformed. `timeout` bounds connecting and each wait for the answer.
+    explicit ApiClient(const std::string& base_url, std::chrono::milliseconds timeout = std::chrono::seconds(60));
+    ~ApiClient();
+    ApiClient(const ApiClient&) = delete;
+    ApiClient& operator=(const ApiClient&) = delete;
+
+    [[nodiscard]] const std::string& base_url() const noexcept { return base_url_; }
+    /// Sends `Authorization: Bearer <credential>` from now on (an access token or API key).
+    void set_bearer(std::string credential);
+
+    /// Sends the request and returns whatever the server answered. Throws
+    /// Error(unavailable) naming the server when it cannot be reached,
+    /// Error(timeout) when it does not answer in time.
+    [[nodiscard]] ApiResponse send(const std::string& method, const std::string& path, const QueryParams& query = {},
+                                   const std::optional<nlohmann::json>& body = std::nullopt,
+                                   const std::vector<std::pair<std::string, std::string>>& headers = {});
+
+    /// send(), then the body of a 2xx answer; any other status throws
+    /// error_from_response().
+    [[nodiscard]] nlohmann::json call(const std::string& method, const std::string& path, const QueryParams& query = {},
+                                      const std::optional<nlohmann::json>& body = std::nullopt,
+                                      const std::vector<std::pair<std::string, std::string>>& headers = {});
+
+private:
+    std::string base_url_;
+    std::string prefix_;  // path prefix of base_url, without a trailing slash
+    std::unique_ptr<httplib::Client> client_;
+    std::string bearer_;
+};
+
+/// The error an API answer stands for: the status's kind (400 invalid_input,
+/// 401 unauthenticated, 403 forbidden, 404 not_found, 409 conflict, 422
+/// unprocessable, 429 rate_limited, 503 unavailable, 504 timeout, other 5xx
+/// chain_rejected or internal), the server's message (or first detail) and
+/// its details.
+[[nodiscard]] Error error_from_response(const ApiResponse& response);
+
+}  // namespace abci::cli

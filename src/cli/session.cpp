@@ -1,0 +1,84 @@
+#include "cli/session.hpp"
+
+#include <cstdlib>
+
+#include <toml++/toml.h>
+
+#include "core/os/xdg.hpp"
+
+namespace abci::cli {
+
+namespace {
+
+std::string not_logged_in(const std::string& server) {
+    return "not logged in to " + server + ": run abcictl login";
+}
+
+}  // namespace
+
+std::optional<std::filesystem::path> config_file_path() { return os::xdg_path(os::XdgBase::config, "abcictl/config.toml"); }
+
+void apply_config_file(GlobalOptions& options) {
+    const auto path = config_file_path();
+    std::error_code ec;
+    if (path && std::filesystem::exists(*path, ec)) {
+        toml::table file;
+        try {
+            file = toml::parse_file(path->string());
+        } catch (const toml::parse_error& e) {
+            throw Error(ErrorKind::invalid_input, path->string() + ": " + std::string(e.description()));
+        }
+        auto text = [&](toml::node_view<toml::node> node, const std::string& key) -> std::string {
+            if (!node) return {};
+            if (const auto value = node.value<std::string>()) return *value;
+            throw Error(ErrorKind::invalid_input, path->string() + ": " + key + " must be a string");
+        };
+        if (options.profile.empty()) options.profile = text(file["profile"], "profile");
+        const std::string profile = options.profile.empty() ? "default" : options.profile;
+        if (options.server.empty()) options.server = text(file["profiles"][profile]["server"], "profiles." + profile + ".server");
+        if (options.server.empty()) options.server = text(file["server"], "server");
+    }
+    if (options.profile.empty()) options.profile = "default";
+    if (options.server.empty()) options.server = kDefaultServer;
+}
+
+std::unique_ptr<ApiClient> anonymous_client(GlobalOptions& options) {
+    apply_config_file(options);
+    return std::make_unique<ApiClient>(options.server);
+}
+
+std::unique_ptr<ApiClient> authenticated_client(GlobalOptions& options, StateDb& state) {
+    auto client = anonymous_client(options);
+    if (const char* token = std::getenv("ABCICTL_TOKEN"); token && *token) {
+        client->set_bearer(token);
+        return client;
+    }
+    auto session = state.session(options.profile, client->base_url());
+    if (!session) throw Error(ErrorKind::unauthenticated, not_logged_in(client->base_url()));
+    if (session->expires_at - std::chrono::system_clock::now() < std::chrono::seconds(30)) {
+        const auto answer = client->send("POST", "/api/auth/refresh", {}, nlohmann::json{{"refresh_token", session->refresh_token}});
+        if (answer.status != 200 || !answer.body.is_object() || !answer.body.contains("token")) {
+            if (answer.status == 401 || answer.status == 400) state.remove_session(options.profile, client->base_url());
+            throw Error(ErrorKind::unauthenticated, "the session expired; " + not_logged_in(client->base_url()));
+        }
+        save_login(options, *client, answer.body, state);
+        session = state.session(options.profile, client->base_url());
+    }
+    client->set_bearer(session->access_token);
+    return client;
+}
+
+void save_login(const GlobalOptions& options, const ApiClient& client, const nlohmann::json& login, StateDb& state) {
+    Session session;
+    session.profile = options.profile;
+    session.server = client.base_url();
+    session.access_token = login.at("token").get<std::string>();
+    session.refresh_token = login.value("refresh_token", "");
+    const auto previous = state.session(options.profile, client.base_url());
+    // A refresh answer may carry no user: keep the one we knew.
+    session.user = login.contains("user") ? login["user"].dump() : (previous ? previous->user : "{}");
+    session.expires_at = std::chrono::system_clock::now() + std::chrono::seconds(login.value("expires_in", 3600));
+    state.save_session(session);
+}
+
+}  // namespace abci::cli

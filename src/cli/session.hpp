@@ -1,0 +1,50 @@
+#pragma once
+// Which server the command line talks to, as whom (DESIGN.md §5–6):
+// --server/--profile, then ABCICTL_SERVER/ABCICTL_PROFILE (both bound by
+// CLI11), then $XDG_CONFIG_HOME/abcictl/config.toml, then the defaults
+// (http://127.0.0.1:8080, profile "default"). The config file is applied as
+// defaults here, after parsing, because CLI11's own config support would rank
+// the file above the environment.
+//
+// config.toml:
+//   server = "https://abci.example.org"   # for every profile without its own
+//   profile = "default"
+//   [profiles.staging]
+//   server = "https://staging.example.org"
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli/api_client.hpp"
+#include "cli/context.hpp"
+#include "cli/state_db.hpp"
+
+namespace abci::cli {
+
+inline constexpr const char* kDefaultServer = "http://127.0.0.1:8080";
+
+/// $XDG_CONFIG_HOME/abcictl/config.toml (or ~/.config/…); nothing without a home.
+[[nodiscard]] std::optional<std::filesystem::path> config_file_path();
+
+/// Fills options.server and options.profile where neither flag nor
+/// environment gave them. Error(invalid_input) naming the config file and key
+/// when the file is malformed; a missing file is no error.
+void apply_config_file(GlobalOptions& options);
+
+/// A client of the server the options name, after apply_config_file(options), without credentials.
+[[nodiscard]] std::unique_ptr<ApiClient> anonymous_client(GlobalOptions& options);
+
+/// A client with credentials: the API key in ABCICTL_TOKEN when set (for cron
+/// jobs), else the profile's stored session for this server, refreshed first
+/// when it expires within 30 s (the rotated refresh token is stored). Throws
+/// Error(unauthenticated, "not logged in to <server>: run abcictl login") when
+/// there is no session or it can no longer be refreshed.
+[[nodiscard]] std::unique_ptr<ApiClient> authenticated_client(GlobalOptions& options, StateDb& state);
+
+/// Stores a login answer (spec 5.3 plus refresh_token) as the session of
+/// (options.profile, client.base_url()).
+void save_login(const GlobalOptions& options, const ApiClient& client, const nlohmann::json& login, StateDb& state);
+
+}  // namespace abci::cli

@@ -1,0 +1,102 @@
+#include "cli/state_db.hpp"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/error.hpp"
+#include "core/os/xdg.hpp"
+
+namespace abci::cli {
+
+namespace {
+
+std::int64_t to_millis(TimePoint t) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+
+TimePoint from_millis(std::int64_t ms) { return TimePoint(std::chrono::milliseconds(ms)); }
+
+// Created by us with 0600 before SQLite opens it, so the file is never readable by others.
+void create_private(const std::filesystem::path& path) {
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path(), ec);
+    ::chmod(path.parent_path().c_str(), 0700);
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) throw Error(ErrorKind::unavailable, "cannot create the CLI state file " + path.string());
+    ::fchmod(fd, 0600);
+    ::close(fd);
+}
+
+}  // namespace
+
+std::filesystem::path StateDb::default_path() {
+    if (auto path = os::xdg_path(os::XdgBase::state, "abcictl/state.db")) return *path;
+    throw Error(ErrorKind::invalid_input, "no place for the CLI state: set HOME or XDG_STATE_HOME");
+}
+
+StateDb::StateDb(const std::filesystem::path& path) {
+    try {
+        create_private(path);
+        db_ = std::make_unique<SQLite::Database>(path.string(), SQLite::OPEN_READWRITE);
+        db_->setBusyTimeout(5000);
+        db_->exec(
+            "CREATE TABLE IF NOT EXISTS sessions (profile TEXT NOT NULL, server TEXT NOT NULL, access_token TEXT NOT "
+            "NULL, refresh_token TEXT NOT NULL, user TEXT NOT NULL, expires_at INTEGER NOT NULL, PRIMARY KEY "
+            "(profile, server));"
+            "CREATE TABLE IF NOT EXISTS chain_cache (server TEXT PRIMARY KEY, answer TEXT NOT NULL, fetched_at "
+            "INTEGER NOT NULL);");
+    } catch (const SQLite::Exception& e) {
+        throw Error(ErrorKind::unavailable, "cannot open the CLI state " + path.string() + ": " + e.what());
+    }
+}
+
+StateDb::~StateDb() = default;
+
+std::optional<Session> StateDb::session(const std::string& profile, const std::string& server) {
+    SQLite::Statement q(*db_,
+                        "SELECT access_token, refresh_token, user, expires_at FROM sessions WHERE profile = ? AND server = ?");
+    q.bind(1, profile);
+    q.bind(2, server);
+    if (!q.executeStep()) return std::nullopt;
+    return Session{profile, server, q.getColumn(0).getString(), q.getColumn(1).getString(), q.getColumn(2).getString(),
+                   from_millis(q.getColumn(3).getInt64())};
+}
+
+void StateDb::save_session(const Session& s) {
+    SQLite::Statement q(*db_,
+                        "INSERT OR REPLACE INTO sessions (profile, server, access_token, refresh_token, user, expires_at) "
+                        "VALUES (?, ?, ?, ?, ?, ?)");
+    q.bind(1, s.profile);
+    q.bind(2, s.server);
+    q.bind(3, s.access_token);
+    q.bind(4, s.refresh_token);
+    q.bind(5, s.user);
+    q.bind(6, to_millis(s.expires_at));
+    q.exec();
+}
+
+bool StateDb::remove_session(const std::string& profile, const std::string& server) {
+    SQLite::Statement q(*db_, "DELETE FROM sessions WHERE profile = ? AND server = ?");
+    q.bind(1, profile);
+    q.bind(2, server);
+    return q.exec() > 0;
+}
+
+std::optional<std::pair<std::string, TimePoint>> StateDb::cached_chains(const std::string& server) {
+    SQLite::Statement q(*db_, "SELECT answer, fetched_at FROM chain_cache WHERE server = ?");
+    q.bind(1, server);
+    if (!q.executeStep()) return std::nullopt;
+    return std::make_pair(q.getColumn(0).getString(), from_millis(q.getColumn(1).getInt64()));
+}
+
+void StateDb::cache_chains(const std::string& server, const std::string& answer, TimePoint fetched_at) {
+    SQLite::Statement q(*db_, "INSERT OR REPLACE INTO chain_cache (server, answer, fetched_at) VALUES (?, ?, ?)");
+    q.bind(1, server);
+    q.bind(2, answer);
+    q.bind(3, to_millis(fetched_at));
+    q.exec();
+}
+
+}  // namespace abci::cli
