@@ -11,8 +11,11 @@
 #include <pthread.h>
 
 #include <csignal>
+#include <iostream>
+#include <optional>
 #include <thread>
 
+#include "serve/devnet.hpp"
 #include "serve/server.hpp"
 #include "serve/settings.hpp"
 #endif
@@ -23,16 +26,22 @@ namespace abci::cli {
 
 namespace {
 
-/// Runs the server until SIGINT or SIGTERM, then stops it gracefully: the
-/// listening socket closes and in-flight requests finish before run() returns.
-void serve_until_signalled(serve::Server& server) {
+/// SIGINT and SIGTERM, blocked in every thread from the start (threads
+/// inherit the mask: the chain clients' threads start before the server
+/// runs), so only serve_until_signalled() receives them. A signal that comes
+/// during setup waits for it; children (anvil) start with a clear mask.
+sigset_t termination_signals() {
     sigset_t signals;
     sigemptyset(&signals);
     sigaddset(&signals, SIGINT);
     sigaddset(&signals, SIGTERM);
-    // Blocked before any worker thread starts, so every thread inherits the
-    // mask and only the waiter below receives these signals.
     pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    return signals;
+}
+
+/// Runs the server until SIGINT or SIGTERM, then stops it gracefully: the
+/// listening socket closes and in-flight requests finish before run() returns.
+void serve_until_signalled(serve::Server& server, const sigset_t& signals) {
     std::thread waiter([&server, signals] {
         int received = 0;
         sigwait(&signals, &received);
@@ -44,6 +53,26 @@ void serve_until_signalled(serve::Server& server) {
     waiter.join();
 }
 
+void run_server(const serve::FlagSettings& flags) {
+    const auto signals = termination_signals();
+    const auto env = serve::abci_environment();
+    auto settings = serve::load_settings(flags, env);
+    // Declared before the server, so anvil stops after it (also when it throws).
+    std::optional<serve::Devnet> devnet;
+    if (flags.devnet) {
+        devnet.emplace(settings, env);
+        devnet->add_to(settings);
+        serve::bootstrap_devnet_admin(settings, std::cerr);
+    }
+    serve::Server server(std::move(settings));
+    if (devnet)
+        std::cerr << "abcictl: devnet: anvil at " << devnet->network().rpc_urls.front() << " (chain id "
+                  << devnet->network().chain_id << "), ABCIToken at " << devnet->network().contract_address
+                  << (devnet->deployed() ? " (deployed now)" : " (from the previous run)") << "; config "
+                  << devnet->config_file().string() << std::endl;
+    serve_until_signalled(server, signals);
+}
+
 }  // namespace
 
 void add_serve_command(CLI::App& app, Context& ctx) {
@@ -52,10 +81,12 @@ void add_serve_command(CLI::App& app, Context& ctx) {
     command->add_option("--config", flags->config_file, "Server config file (TOML); env ABCI_CONFIG");
     command->add_option("--listen", flags->listen, "Address to listen on, host:port (default 127.0.0.1:8080); env ABCI_LISTEN");
     command->add_option("--data-dir", flags->data_dir, "Data directory (database, secrets); env ABCI_DATA_DIR");
+    command->add_flag("--devnet", flags->devnet,
+                      "Also run a local anvil devnet with the contract deployed, kept in <data-dir>/devnet "
+                      "(default data dir $XDG_STATE_HOME/abcictl/devnet); stopped on exit");
     command->callback([flags, &ctx] {
         (void)ctx;
-        serve::Server server(serve::load_settings(*flags, serve::abci_environment()));
-        serve_until_signalled(server);
+        run_server(*flags);
     });
 }
 

@@ -1,0 +1,87 @@
+#pragma once
+// `abcictl serve --devnet`, the embedded default (DESIGN.md §5): a local anvil
+// node kept under the data directory, the ABCIToken contract on it, and the
+// config naming both, so a fresh checkout has a chain to mint on with no setup.
+//
+// Everything lives in <dataDir>/devnet/ (mode 0700):
+//   anvil-state.json  the chain: loaded at start, dumped every 10 s and on exit,
+//                     so tokens minted in one run are there in the next
+//   anvil.log         anvil's own messages (it runs quiet: errors only)
+//   config.toml       (0600) its [[chains]] entry and `[signer] anvilKey = true`,
+//                     rewritten at each start; the next run reuses its contract
+//   anvil.pid         the running node, so a run after a crash stops it first
+
+#include <filesystem>
+#include <iosfwd>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "core/abci/network_config.hpp"
+#include "core/os/process.hpp"
+#include "serve/settings.hpp"
+
+namespace abci::serve {
+
+class Devnet {
+public:
+    /// Refuses a config that cannot take the devnet (a keystore signer, a
+    /// chain with id "devnet", a chain that is not a local devnet, since one
+    /// key signs for all): Error(invalid_input) starting with "--devnet:",
+    /// before anything is started. Then starts anvil (find_anvil(env)) on a
+    /// free loopback port, waits until it answers, deploys ABCIToken signed by
+    /// the anvil dev key unless the previous run's config.toml names a
+    /// contract that still has code on the node, and writes config.toml. An
+    /// anvil left running on this state by a run that was killed is stopped first.
+    /// Throws Error(not_found) when there is no anvil, Error(unavailable) when
+    /// it does not come up within 30 s (naming its log), what
+    /// TokenContract::deploy throws; anvil is stopped again when this throws.
+    Devnet(const Settings& settings, const std::map<std::string, std::string>& env);
+    /// Stops anvil (it dumps its state on SIGTERM).
+    ~Devnet();
+    Devnet(const Devnet&) = delete;
+    Devnet& operator=(const Devnet&) = delete;
+
+    /// The devnet's [[chains]] entry: id "devnet", chain id 31337, its RPC URL and contract.
+    [[nodiscard]] const service::NetworkConfig& network() const noexcept { return network_; }
+    /// True when this start deployed the contract; false when it reused the previous run's.
+    [[nodiscard]] bool deployed() const noexcept { return deployed_; }
+    /// <dataDir>/devnet/config.toml.
+    [[nodiscard]] std::filesystem::path config_file() const { return dir_ / "config.toml"; }
+
+    /// Adds the devnet chain and the anvil-key signer to `settings` (the
+    /// settings this object was made from: the fit was checked then).
+    void add_to(Settings& settings) const;
+
+private:
+    // One attempt on a fresh port; false when anvil exited (port taken meanwhile).
+    [[nodiscard]] bool launch(const std::string& anvil);
+    void deploy_or_reuse();
+    void write_config() const;
+    [[nodiscard]] std::filesystem::path state_file() const { return dir_ / "anvil-state.json"; }
+    [[nodiscard]] std::filesystem::path pid_file() const { return dir_ / "anvil.pid"; }
+
+    std::filesystem::path dir_;
+    std::optional<os::Process> anvil_;
+    service::NetworkConfig network_;
+    bool deployed_ = false;
+};
+
+/// The anvil to run: $ABCI_ANVIL (from `env`) when set, else
+/// node_modules/.bin/anvil under the current directory, else under the
+/// directory of this executable or any of its parents, else `anvil` on PATH.
+/// Error(not_found) saying where it looked and how to provide one.
+[[nodiscard]] std::string find_anvil(const std::map<std::string, std::string>& env);
+
+/// The devnet's first admin when the environment names none (both
+/// ABCI_ADMIN_EMAIL and ABCI_ADMIN_PASSWORD set: the server creates that one).
+/// On a data directory without users, creates kDevnetAdminEmail with a random
+/// password and writes both to `out` with a curl line to log in: the only time
+/// the password is shown. Does nothing when a user exists. Throws what opening
+/// the store throws.
+void bootstrap_devnet_admin(const Settings& settings, std::ostream& out);
+
+/// The generated admin's e-mail (under RFC 6761's .localhost, which never leaves the host).
+inline constexpr const char* kDevnetAdminEmail = "admin@devnet.localhost";
+
+}  // namespace abci::serve

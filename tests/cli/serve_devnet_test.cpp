@@ -1,0 +1,225 @@
+// `abcictl serve --devnet` from the outside: the real binary starts the real
+// anvil, deploys, writes its config, serves logins, stops anvil with itself,
+// and keeps the chain for the next run.
+
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include <toml++/toml.h>
+
+#include "core/os/process.hpp"
+#include "core/rpc/url.hpp"
+#include "support/cli_runner.hpp"
+#include "support/serve.hpp"
+#include "support/tools.hpp"
+
+using abci::test::CleanHome;
+using abci::test::Env;
+
+namespace {
+
+constexpr const char* kAdminEmail = "admin@example.org";
+constexpr const char* kAdminPassword = "devnet admin password 1";
+
+/// The first admin named in the environment.
+Env admin_env() { return {{"ABCI_ADMIN_EMAIL", kAdminEmail}, {"ABCI_ADMIN_PASSWORD", kAdminPassword}}; }
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+/// One `abcictl serve --devnet` run on a free port, its output in its own log.
+class DevnetRun {
+public:
+    DevnetRun(const CleanHome& home, const std::string& data_dir, Env env, const std::string& name)
+        : log_(home / (name + ".log")), port_(abci::os::free_loopback_port()) {
+        env["ABCI_ANVIL"] = abci::test::tool("anvil");
+        const std::vector<std::string> args{"serve", "--devnet", "--listen", "127.0.0.1:" + std::to_string(port_),
+                                            "--data-dir", data_dir};
+        process_.emplace(abci::test::abcictl_argv(args, home.env(env)), log_, home.env(env));
+        // The devnet line comes once the server has bound its port.
+        for (int i = 0; i < 600 && log().find("abcictl: devnet: anvil at") == std::string::npos; ++i) {
+            if (!process_->running()) break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        INFO(log());
+        REQUIRE(abci::os::wait_for_port(port_, std::chrono::seconds(5)));
+    }
+
+    [[nodiscard]] std::string log() const { return read_file(log_); }
+    [[nodiscard]] abci::test::Http http() const { return abci::test::Http("http://127.0.0.1:" + std::to_string(port_)); }
+    /// SIGTERM; the exit status.
+    int stop() { return process_->stop(std::chrono::seconds(15)); }
+    /// SIGKILL: nothing of abcictl's own cleanup runs.
+    void kill() {
+        ::kill(process_->pid(), SIGKILL);
+        process_->stop();
+    }
+
+private:
+    std::string log_;
+    std::uint16_t port_;
+    std::optional<abci::os::Process> process_;
+};
+
+struct DevnetConfig {
+    std::string rpc_url;
+    std::string contract;
+};
+
+/// Reads and checks <data>/devnet/config.toml.
+DevnetConfig read_config(const std::string& data_dir) {
+    const auto path = data_dir + "/devnet/config.toml";
+    struct stat info {};
+    REQUIRE(::stat(path.c_str(), &info) == 0);
+    CHECK((info.st_mode & 0777) == 0600);
+    const auto root = toml::parse_file(path);
+    CHECK(root["signer"]["anvilKey"].value<bool>() == true);
+    const auto chain = root["chains"][0];
+    CHECK(chain["id"].value<std::string>() == "devnet");
+    CHECK(chain["name"].value<std::string>() == "Anvil devnet");
+    CHECK(chain["chainId"].value<std::int64_t>() == 31337);
+    CHECK(chain["network"].value<std::string>() == "ethereum");
+    CHECK(chain["status"].value<std::string>() == "testnet");
+    CHECK(chain["nativeCurrency"]["symbol"].value<std::string>() == "ETH");
+    CHECK(chain["nativeCurrency"]["decimals"].value<std::int64_t>() == 18);
+    const auto url = chain["rpcUrls"][0].value<std::string>();
+    const auto contract = chain["contractAddress"].value<std::string>();
+    REQUIRE(url);
+    REQUIRE(contract);
+    return {*url, *contract};
+}
+
+bool deployed(const DevnetConfig& config) {
+    return abci::test::cast({"code", config.contract, "--rpc-url", config.rpc_url}).size() > 1000;
+}
+
+int login_status(const DevnetRun& run, const std::string& email, const std::string& password) {
+    return run.http().post("/api/auth/login-email-password", {{"email", email}, {"password", password}}).status;
+}
+
+}  // namespace
+
+TEST_CASE("serve --devnet deploys, serves, stops its anvil with itself and keeps the chain", "[serve-cli][devnet]") {
+    CleanHome home;
+    const auto data = home / "data";
+
+    DevnetRun first(home, data, admin_env(), "first");
+    const auto config = read_config(data);
+    CHECK(deployed(config));
+    CHECK(first.log().find("ABCIToken at " + config.contract + " (deployed now)") != std::string::npos);
+    CHECK(first.log().find("created the devnet admin") == std::string::npos);
+    CHECK(login_status(first, kAdminEmail, kAdminPassword) == 200);
+
+    const auto anvil_port = abci::rpc::parse_url(config.rpc_url).port;
+    CHECK(abci::os::wait_for_port(anvil_port, std::chrono::milliseconds(100)));
+    CHECK(first.stop() == 0);
+    CHECK_FALSE(abci::os::wait_for_port(anvil_port, std::chrono::milliseconds(300)));
+
+    // The chain state was dumped on exit: the same contract is still there.
+    DevnetRun second(home, data, admin_env(), "second");
+    const auto again = read_config(data);
+    CHECK(again.contract == config.contract);
+    CHECK(deployed(again));
+    CHECK(second.log().find("ABCIToken at " + config.contract + " (from the previous run)") != std::string::npos);
+    CHECK(login_status(second, kAdminEmail, kAdminPassword) == 200);
+    CHECK(second.stop() == 0);
+}
+
+/// Kills, at the end of a test, the anvil a kill -9'd run left behind, in case
+/// the test failed before the next run stopped it (only while it is still
+/// that anvil: its command line names the state file).
+class OrphanGuard {
+public:
+    explicit OrphanGuard(const std::string& devnet_dir) : state_(devnet_dir + "/anvil-state.json") {
+        std::ifstream(devnet_dir + "/anvil.pid") >> pid_;
+    }
+    ~OrphanGuard() {
+        if (alive()) ::kill(pid_, SIGKILL);
+    }
+    OrphanGuard(const OrphanGuard&) = delete;
+    OrphanGuard& operator=(const OrphanGuard&) = delete;
+    [[nodiscard]] pid_t pid() const noexcept { return pid_; }
+    /// Still running (a zombie's command line is empty).
+    [[nodiscard]] bool alive() const {
+        return pid_ > 1 && read_file("/proc/" + std::to_string(pid_) + "/cmdline").find(state_) != std::string::npos;
+    }
+
+private:
+    std::string state_;
+    pid_t pid_ = 0;
+};
+
+TEST_CASE("serve --devnet after a kill -9 stops the anvil left behind and keeps its chain", "[serve-cli][devnet]") {
+    CleanHome home;
+    const auto data = home / "data";
+
+    DevnetRun first(home, data, admin_env(), "first");
+    const auto config = read_config(data);
+    const auto anvil_port = abci::rpc::parse_url(config.rpc_url).port;
+    first.kill();
+    const OrphanGuard orphan(data + "/devnet");
+    REQUIRE(orphan.alive());
+    CHECK(abci::os::wait_for_port(anvil_port, std::chrono::milliseconds(300)));  // left running
+
+    DevnetRun second(home, data, admin_env(), "second");
+    const auto again = read_config(data);
+    if (again.rpc_url != config.rpc_url) CHECK_FALSE(abci::os::wait_for_port(anvil_port, std::chrono::milliseconds(300)));
+    CHECK_FALSE(orphan.alive());
+    CHECK(again.contract == config.contract);
+    CHECK(deployed(again));
+    CHECK(second.stop() == 0);
+}
+
+TEST_CASE("serve --devnet without ABCI_ADMIN_* prints a generated admin password once", "[serve-cli][devnet]") {
+    CleanHome home;
+    const auto data = home / "data";
+
+    DevnetRun first(home, data, {}, "first");
+    const auto log = first.log();
+    const std::regex said("created the devnet admin admin@devnet\\.localhost with password (\\S+) \\(shown only this once\\)");
+    std::smatch match;
+    REQUIRE(std::regex_search(log, match, said));
+    const std::string password = match[1];
+    // Once in the announcement and once in the curl line; nowhere else.
+    std::size_t seen = 0;
+    for (auto at = log.find(password); at != std::string::npos; at = log.find(password, at + 1)) ++seen;
+    CHECK(seen == 2);
+    CHECK(log.find("curl -s -X POST http://127.0.0.1:") != std::string::npos);
+    CHECK(login_status(first, "admin@devnet.localhost", password) == 200);
+    CHECK(login_status(first, "admin@devnet.localhost", password + "x") == 401);
+    CHECK(first.stop() == 0);
+
+    DevnetRun second(home, data, {}, "second");
+    CHECK(second.log().find("created the devnet admin") == std::string::npos);
+    CHECK(login_status(second, "admin@devnet.localhost", password) == 200);
+}
+
+TEST_CASE("serve --devnet refuses what it cannot run, before starting anything", "[serve-cli][devnet]") {
+    CleanHome home;
+    const auto data = home / "data";
+    const auto config = home.write("serve.toml", "[[chains]]\nid = \"sepolia\"\nname = \"Sepolia\"\nchainId = 11155111\n"
+                                                 "rpcUrl = \"https://sepolia.example/v3/KEY\"\n");
+    const auto public_chain = abci::test::run_abcictl({"serve", "--devnet", "--config", config, "--data-dir", data}, {},
+                                                      home.env({{"ABCI_ANVIL", abci::test::tool("anvil")}}));
+    CHECK(public_chain.exit_code == 2);
+    CHECK(public_chain.err.find("--devnet: config key signer.anvilKey: the published anvil key signs only on local devnets") !=
+          std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(data + "/devnet"));
+
+    const auto no_anvil = abci::test::run_abcictl({"serve", "--devnet", "--data-dir", data}, {},
+                                                  home.env({{"ABCI_ANVIL", home / "no-such-anvil"}}));
+    CHECK(no_anvil.exit_code == 1);
+    CHECK(no_anvil.err.find("ABCI_ANVIL names " + home / "no-such-anvil" + ", which is not an executable file") !=
+          std::string::npos);
+}
