@@ -37,6 +37,9 @@ int main(int argc, char** argv) {
     abci::cli::add_keystore_command(app, ctx);
     abci::cli::add_admin_command(app, ctx);
     abci::cli::add_serve_command(app, ctx);
+    abci::cli::add_login_command(app, ctx);
+    abci::cli::add_logout_command(app, ctx);
+    abci::cli::add_whoami_command(app, ctx);
 
     try {
         app.parse(argc, argv);

@@ -15,6 +15,10 @@ void add_version_command(CLI::App& app, Context& ctx);
 void add_keystore_command(CLI::App& app, Context& ctx);
 void add_admin_command(CLI::App& app, Context& ctx);
 void add_serve_command(CLI::App& app, Context& ctx);
+// Clients of a running server (over HTTP).
+void add_login_command(CLI::App& app, Context& ctx);
+void add_logout_command(CLI::App& app, Context& ctx);
+void add_whoami_command(CLI::App& app, Context& ctx);
 // Subcommands of `admin`.
 void add_admin_contract_command(CLI::App& admin, Context& ctx);
 // These work on a server's data directory directly, not over HTTP.

@@ -310,4 +310,21 @@ SiweMessage verify_siwe(std::string_view text, std::string_view signature_hex, s
     return m;
 }
 
+std::string format_siwe_message(const SiweMessage& m) {
+    auto time = [](std::chrono::system_clock::time_point t) { return util::format_iso8601_utc(t); };
+    std::string text = (m.scheme.empty() ? "" : m.scheme + "://") + m.domain +
+                       " wants you to sign in with your Ethereum account:\n" + m.address.checksummed() + "\n\n";
+    if (m.statement) text += *m.statement + "\n";
+    text += "\nURI: " + m.uri + "\nVersion: " + m.version + "\nChain ID: " + std::to_string(m.chain_id) +
+            "\nNonce: " + m.nonce + "\nIssued At: " + time(m.issued_at);
+    if (m.expiration_time) text += "\nExpiration Time: " + time(*m.expiration_time);
+    if (m.not_before) text += "\nNot Before: " + time(*m.not_before);
+    if (m.request_id) text += "\nRequest ID: " + *m.request_id;
+    if (!m.resources.empty()) {
+        text += "\nResources:";
+        for (const auto& resource : m.resources) text += "\n- " + resource;
+    }
+    return text;
+}
+
 }  // namespace abci::auth

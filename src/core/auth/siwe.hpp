@@ -34,6 +34,11 @@ struct SiweMessage {
 /// EIP-55 checksummed and timestamps that are not RFC 3339.
 [[nodiscard]] SiweMessage parse_siwe_message(std::string_view text);
 
+/// The EIP-4361 text of `message` (what a wallet signs), with the address
+/// EIP-55 checksummed and times as RFC 3339 UTC. parse_siwe_message() of the
+/// result gives `message` back (times to the millisecond).
+[[nodiscard]] std::string format_siwe_message(const SiweMessage& message);
+
 struct SiweExpectations {
     std::string domain;                    // must equal the message's domain
     std::string uri_origin;                // the message's uri must start with this (scheme://host[:port]),
