@@ -102,7 +102,7 @@ Error error_from_response(const ApiResponse& response) {
     if (body.is_object() && body.contains("message") && body["message"].is_string())
         message = body["message"].get<std::string>();
     else if (!details.empty())
-        message = details.size() == 1 ? details.front() : details.front() + " (and " + std::to_string(details.size() - 1) + " more)";
+        message = details.size() == 1 ? details.front() : "invalid request";  // as core says it; main lists them
     else if (body.is_object() && body.contains("error") && body["error"].is_string())
         message = body["error"].get<std::string>();
     else

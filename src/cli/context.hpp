@@ -32,6 +32,9 @@ struct Record {
 class Context {
 public:
     GlobalOptions options;
+    /// What the process exits with when the command returns normally (health's
+    /// monitoring-plugin codes); errors thrown use exit_code_for().
+    int exit_code = 0;
 
     /// Prints `record` honouring --json (the given JSON), -q (record.essential) or the human form.
     void print(const Record& record, const nlohmann::json& as_json) const;

@@ -40,6 +40,12 @@ int main(int argc, char** argv) {
     abci::cli::add_login_command(app, ctx);
     abci::cli::add_logout_command(app, ctx);
     abci::cli::add_whoami_command(app, ctx);
+    abci::cli::add_mint_role_command(app, ctx);
+    abci::cli::add_mint_entity_command(app, ctx);
+    abci::cli::add_balance_command(app, ctx);
+    abci::cli::add_chains_command(app, ctx);
+    abci::cli::add_tokens_command(app, ctx);
+    abci::cli::add_health_command(app, ctx);
 
     try {
         app.parse(argc, argv);
@@ -50,12 +56,14 @@ int main(int argc, char** argv) {
         return abci::cli::kExitUsage;
     } catch (const abci::Error& e) {
         std::cerr << "abcictl: " << e.what() << "\n";
-        if (ctx.options.verbosity > 0)
-            for (const auto& d : e.details()) std::cerr << "  " << d << "\n";
+        // A refused request lists every problem (spec §7: details); other details are for -v.
+        if (e.kind() == abci::ErrorKind::invalid_input || ctx.options.verbosity > 0)
+            for (const auto& d : e.details())
+                if (d != e.what()) std::cerr << "  - " << d << "\n";
         return abci::cli::exit_code_for(e.kind());
     } catch (const std::exception& e) {
         std::cerr << "abcictl: internal error: " << e.what() << "\n";
         return abci::cli::kExitError;
     }
-    return abci::cli::kExitOk;
+    return ctx.exit_code;
 }

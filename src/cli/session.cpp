@@ -42,13 +42,13 @@ void apply_config_file(GlobalOptions& options) {
     if (options.server.empty()) options.server = kDefaultServer;
 }
 
-std::unique_ptr<ApiClient> anonymous_client(GlobalOptions& options) {
+std::unique_ptr<ApiClient> anonymous_client(GlobalOptions& options, std::chrono::milliseconds timeout) {
     apply_config_file(options);
-    return std::make_unique<ApiClient>(options.server);
+    return std::make_unique<ApiClient>(options.server, timeout);
 }
 
-std::unique_ptr<ApiClient> authenticated_client(GlobalOptions& options, StateDb& state) {
-    auto client = anonymous_client(options);
+std::unique_ptr<ApiClient> authenticated_client(GlobalOptions& options, StateDb& state, std::chrono::milliseconds timeout) {
+    auto client = anonymous_client(options, timeout);
     if (const char* token = std::getenv("ABCICTL_TOKEN"); token && *token) {
         client->set_bearer(token);
         return client;

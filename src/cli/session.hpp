@@ -34,14 +34,14 @@ inline constexpr const char* kDefaultServer = "http://127.0.0.1:8080";
 void apply_config_file(GlobalOptions& options);
 
 /// A client of the server the options name, after apply_config_file(options), without credentials.
-[[nodiscard]] std::unique_ptr<ApiClient> anonymous_client(GlobalOptions& options);
+[[nodiscard]] std::unique_ptr<ApiClient> anonymous_client(GlobalOptions& options, std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
 /// A client with credentials: the API key in ABCICTL_TOKEN when set (for cron
 /// jobs), else the profile's stored session for this server, refreshed first
 /// when it expires within 30 s (the rotated refresh token is stored). Throws
 /// Error(unauthenticated, "not logged in to <server>: run abcictl login") when
 /// there is no session or it can no longer be refreshed.
-[[nodiscard]] std::unique_ptr<ApiClient> authenticated_client(GlobalOptions& options, StateDb& state);
+[[nodiscard]] std::unique_ptr<ApiClient> authenticated_client(GlobalOptions& options, StateDb& state, std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
 /// Stores a login answer (spec 5.3 plus refresh_token) as the session of
 /// (options.profile, client.base_url()).

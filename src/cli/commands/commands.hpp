@@ -19,6 +19,12 @@ void add_serve_command(CLI::App& app, Context& ctx);
 void add_login_command(CLI::App& app, Context& ctx);
 void add_logout_command(CLI::App& app, Context& ctx);
 void add_whoami_command(CLI::App& app, Context& ctx);
+void add_mint_role_command(CLI::App& app, Context& ctx);
+void add_mint_entity_command(CLI::App& app, Context& ctx);
+void add_balance_command(CLI::App& app, Context& ctx);
+void add_chains_command(CLI::App& app, Context& ctx);
+void add_tokens_command(CLI::App& app, Context& ctx);
+void add_health_command(CLI::App& app, Context& ctx);
 // Subcommands of `admin`.
 void add_admin_contract_command(CLI::App& admin, Context& ctx);
 // These work on a server's data directory directly, not over HTTP.

@@ -1,0 +1,121 @@
+// `abcictl health`: GET /abci/health as a monitoring check. Exit codes follow
+// the monitoring-plugin convention (Nagios, Icinga, Sensu): 0 OK, 1 WARNING
+// (healthy, but a node answered slowly), 2 CRITICAL (degraded: HTTP 503),
+// 3 UNKNOWN (no answer, bad arguments, refused credentials). Works with
+// ABCICTL_TOKEN (an API key with abci:health) so a cron line needs no login.
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "cli/commands/commands.hpp"
+#include "cli/context.hpp"
+#include "cli/session.hpp"
+
+namespace abci::cli {
+namespace {
+
+constexpr int kOk = 0, kWarning = 1, kCritical = 2, kUnknown = 3;
+constexpr const char* kStateNames[] = {"OK", "WARNING", "CRITICAL", "UNKNOWN"};
+
+struct HealthSettings {
+    std::string format = "text";
+    double timeout_seconds = 10;
+    long warn_latency_ms = 1000;
+};
+
+struct Verdict {
+    int code = kUnknown;
+    nlohmann::json body;  // the server's health body, when it answered
+    std::string problem;  // why UNKNOWN
+};
+
+Verdict check(Context& ctx, const HealthSettings& s) {
+    Verdict v;
+    try {
+        StateDb state(StateDb::default_path());
+        auto client = authenticated_client(ctx.options, state, std::chrono::milliseconds(static_cast<long>(s.timeout_seconds * 1000)));
+        const auto answer = client->send("GET", "/abci/health");
+        if ((answer.status != 200 && answer.status != 503) || !answer.body.is_object() || !answer.body.contains("checks"))
+            throw error_from_response(answer);
+        v.body = answer.body;
+        if (answer.status == 503 || answer.body.value("status", "") != "healthy") {
+            v.code = kCritical;
+            return v;
+        }
+        v.code = kOk;
+        for (const auto& [name, c] : answer.body["checks"].items())
+            if (c.value("latencyMs", 0L) > s.warn_latency_ms) v.code = kWarning;
+    } catch (const Error& e) {
+        v.code = kUnknown;
+        v.problem = e.what();
+    }
+    return v;
+}
+
+void print_text(const Verdict& v) {
+    if (v.code == kUnknown) {
+        std::cout << "UNKNOWN: " << v.problem << "\n";
+        return;
+    }
+    std::cout << kStateNames[v.code] << ": " << v.body.value("status", "") << "\n";
+    for (const auto& [name, c] : v.body["checks"].items()) {
+        std::cout << "  " << name << ": " << (c.value("healthy", false) ? "healthy" : "unhealthy");
+        if (c.contains("latencyMs")) std::cout << ", " << c["latencyMs"].get<long>() << " ms";
+        if (c.contains("message") && !c["message"].get<std::string>().empty()) std::cout << " (" << c["message"].get<std::string>() << ")";
+        std::cout << "\n";
+    }
+}
+
+// One line: status text, then perfdata after '|' (label=value[UOM];warn;crit;min;max).
+void print_nagios(const Verdict& v, const HealthSettings& s) {
+    if (v.code == kUnknown) {
+        std::cout << "ABCI UNKNOWN - " << v.problem << "\n";
+        return;
+    }
+    int total = 0, unhealthy = 0;
+    std::string failing, perf;
+    for (const auto& [name, c] : v.body["checks"].items()) {
+        ++total;
+        if (!c.value("healthy", false)) {
+            ++unhealthy;
+            failing += (failing.empty() ? "" : ", ") + name;
+        }
+        if (c.contains("latencyMs")) {
+            std::string label = name;
+            for (char& ch : label)
+                if (ch == ':') ch = '_';
+            perf += " " + label + "_latency=" + std::to_string(c["latencyMs"].get<long>()) + "ms;" + std::to_string(s.warn_latency_ms) + ";;0";
+        }
+    }
+    std::cout << "ABCI " << kStateNames[v.code] << " - " << v.body.value("status", "") << ", " << (total - unhealthy) << "/"
+              << total << " checks healthy" << (failing.empty() ? "" : " (failing: " + failing + ")")
+              << " | checks=" << total << ";;;0 unhealthy=" << unhealthy << ";;1;0" << perf << "\n";
+}
+
+}  // namespace
+
+void add_health_command(CLI::App& app, Context& ctx) {
+    auto s = std::make_shared<HealthSettings>();
+    auto* cmd = app.add_subcommand("health", "Check the server, its chains, contracts, content storage and database "
+                                             "(exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN)");
+    cmd->add_option("--format", s->format, "text, json or nagios (one line with perfdata)")
+        ->check(CLI::IsMember({"text", "json", "nagios"}));
+    cmd->add_option("--timeout", s->timeout_seconds, "Seconds to wait for the server (default 10)")->check(CLI::PositiveNumber);
+    cmd->add_option("--warn-latency", s->warn_latency_ms, "A node slower than this many ms is a WARNING (default 1000)")
+        ->check(CLI::PositiveNumber);
+    cmd->callback([s, &ctx] {
+        const Verdict v = check(ctx, *s);
+        if (ctx.options.json || s->format == "json")
+            std::cout << (v.code == kUnknown ? nlohmann::json{{"status", "unknown"}, {"message", v.problem}} : v.body).dump(2) << "\n";
+        else if (s->format == "nagios")
+            print_nagios(v, *s);
+        else if (ctx.options.quiet)
+            std::cout << kStateNames[v.code] << "\n";
+        else
+            print_text(v);
+        ctx.exit_code = v.code;
+    });
+}
+
+}  // namespace abci::cli

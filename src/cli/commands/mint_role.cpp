@@ -1,0 +1,56 @@
+// `abcictl mint-role`: POST /abci/contracts/mint-role-token (admin only).
+// The request is checked here with the server's own rules before it is sent.
+
+#include <CLI/CLI.hpp>
+
+#include "cli/api_call.hpp"
+#include "cli/commands/commands.hpp"
+#include "cli/mint_output.hpp"
+#include "cli/context.hpp"
+#include "cli/progress.hpp"
+#include "core/abci/requests.hpp"
+
+namespace abci::cli {
+namespace {
+
+struct MintRoleSettings {
+    std::string address;
+    std::string role;
+    std::string chain;
+    std::string approval_id;
+    std::string note;
+    std::string idempotency_key;
+};
+
+void mint_role(Context& ctx, const MintRoleSettings& s) {
+    nlohmann::json body = {{"userAddress", s.address}, {"roleType", s.role}, {"blockchainId", s.chain}};
+    nlohmann::json metadata = nlohmann::json::object();
+    if (!s.approval_id.empty()) metadata["approvalId"] = s.approval_id;
+    if (!s.note.empty()) metadata["notes"] = s.note;
+    if (!metadata.empty()) body["metadata"] = metadata;
+    (void)service::parse_mint_role(body);
+    nlohmann::json answer;
+    {
+        Spinner spinner(ctx, "minting the " + s.role + " role token on " + s.chain + ", waiting for the receipt");
+        answer = api_call(ctx, "POST", "/abci/contracts/mint-role-token", {}, body, idempotency_header(s.idempotency_key));
+    }
+    print_mint(ctx, answer);
+}
+
+}  // namespace
+
+void add_mint_role_command(CLI::App& app, Context& ctx) {
+    auto s = std::make_shared<MintRoleSettings>();
+    auto* cmd = app.add_subcommand("mint-role", "Mint a soulbound role token to a user's wallet (admin)");
+    cmd->add_option("--address", s->address, "The user's wallet (0x…, linked to the user)")->required();
+    cmd->add_option("--role", s->role, "producer, verifier, valuator or certifier")
+        ->required()
+        ->check(CLI::IsMember({"producer", "verifier", "valuator", "certifier"}));
+    cmd->add_option("--chain", s->chain, "Blockchain id (see: abcictl chains list)")->required();
+    cmd->add_option("--approval-id", s->approval_id, "The approval this mint carries out (recorded in the metadata)");
+    cmd->add_option("--note", s->note, "A note recorded in the metadata");
+    add_idempotency_option(*cmd, s->idempotency_key);
+    cmd->callback([s, &ctx] { mint_role(ctx, *s); });
+}
+
+}  // namespace abci::cli

@@ -1,0 +1,37 @@
+#include "cli/mint_output.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include "cli/api_call.hpp"
+#include "cli/context.hpp"
+
+namespace abci::cli {
+
+void add_idempotency_option(CLI::App& command, std::string& key) {
+    command.add_option("--idempotency-key", key,
+                       "Makes retrying safe: a repeat with the same key returns the first mint instead of minting again");
+}
+
+std::vector<std::pair<std::string, std::string>> idempotency_header(const std::string& key) {
+    if (key.empty()) return {};
+    return {{"Idempotency-Key", key}};
+}
+
+void print_mint(const Context& ctx, const nlohmann::json& answer) {
+    const auto& data = answer.at("data");
+    const auto& metadata = answer.at("metadata");
+    Record record;
+    record.essential = cell(data.value("transactionHash", nlohmann::json(nullptr)));
+    for (const auto& [key, value] : data.items()) record.fields.emplace_back(key, cell(value));
+    if (metadata.contains("blockchain"))
+        record.fields.emplace_back("blockchain", cell(metadata["blockchain"].value("name", nlohmann::json(nullptr))) + " (chain id " +
+                                                     cell(metadata["blockchain"].value("chainId", nlohmann::json(nullptr))) + ")");
+    if (metadata.contains("contract"))
+        record.fields.emplace_back("contract", cell(metadata["contract"].value("address", nlohmann::json(nullptr))) + " v" +
+                                                   cell(metadata["contract"].value("version", nlohmann::json(nullptr))));
+    for (const char* key : {"entityType", "entityId", "ipfsHash"})
+        if (metadata.contains(key)) record.fields.emplace_back(key, cell(metadata[key]));
+    ctx.print(record, data_and_metadata(answer));
+}
+
+}  // namespace abci::cli
