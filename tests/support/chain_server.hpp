@@ -1,0 +1,101 @@
+#pragma once
+// A chain-backed `abcictl serve` for black-box tests of the /abci routes: a
+// real anvil, the ABCIToken contract deployed on it by anvil's first dev key
+// (the key the server then signs with, `[signer] anvilKey`), and a server
+// whose config names that chain "devnet". Plus the checks of the spec's
+// value formats (§2 conventions) and cast as the chain-side oracle.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "support/anvil.hpp"
+#include "support/serve.hpp"
+
+namespace abci::test {
+
+/// The spec's value formats (§2): each false for any other JSON type.
+/// An ISO 8601 UTC timestamp ("…Z") that parses as RFC 3339.
+[[nodiscard]] bool is_utc_timestamp(const nlohmann::json& value);
+/// A decimal string: digits only, no sign, no leading zero (gas, balances).
+[[nodiscard]] bool is_decimal_string(const nlohmann::json& value);
+/// "0x" followed by 64 lower-case hex digits (a transaction hash).
+[[nodiscard]] bool is_tx_hash(const nlohmann::json& value);
+/// "0x" followed by 40 hex digits, EIP-55 checksummed when mixed case.
+[[nodiscard]] bool is_address(const nlohmann::json& value);
+
+class ChainServer {
+public:
+    static constexpr const char* blockchain_id = "devnet";
+    static constexpr const char* blockchain_name = "Anvil devnet";
+
+    struct Options {
+        Anvil::Options anvil{};
+        /// TOML appended after the devnet chain: more [[chains]], [content]…
+        /// "{anvil}" in it becomes the node's URL.
+        std::string extra_config{};
+        /// `[rate_limit] abci`; "0" switches the limit off.
+        std::string abci_rate_limit = "0";
+        Env env{};
+    };
+
+    /// Starts anvil, deploys the token and starts the server; fails the test
+    /// (Catch2) when any of them does not come up.
+    explicit ChainServer(Options options);
+    ChainServer() : ChainServer(Options{}) {}
+
+    [[nodiscard]] Anvil& anvil() noexcept { return anvil_; }
+    [[nodiscard]] Server& server() noexcept { return server_; }
+    [[nodiscard]] Http http() const { return server_.http(); }
+    /// The deployed token's address, EIP-55 checksummed.
+    [[nodiscard]] const std::string& contract() const noexcept { return contract_; }
+    /// The signer's (anvil dev account 0) address, checksummed.
+    [[nodiscard]] static std::string signer();
+    /// The server's SQLite database in its data directory.
+    [[nodiscard]] std::string database() const;
+
+    /// balanceOf(who, token_id) read by cast, as a decimal string.
+    [[nodiscard]] std::string chain_balance(const std::string& who, std::uint64_t token_id) const;
+    /// The balances of token_id of each of `owners`, by one balanceOfBatch through cast.
+    [[nodiscard]] std::vector<std::string> chain_balances(const std::vector<std::string>& owners,
+                                                          std::uint64_t token_id) const;
+    /// `cast receipt <hash> --json`.
+    [[nodiscard]] nlohmann::json receipt(const std::string& tx_hash) const;
+    /// The account's nonce at the latest block (or counting the node's pending
+    /// transactions: `pending`), by cast.
+    [[nodiscard]] std::uint64_t nonce(const std::string& who, bool pending = false) const;
+
+    /// SIGKILL to the server, as a crash: nothing of it runs on. restart() brings it back.
+    void kill_server();
+
+private:
+    Anvil anvil_;
+    std::string contract_;
+    Server server_;
+};
+
+/// A `[[chains]]` entry for ChainServer::Options::extra_config: chain id
+/// 31337 (the anvil signer's only), network "ethereum", no contractAddress
+/// when `contract` is empty; status active | testnet | disabled.
+[[nodiscard]] std::string chain_entry(const std::string& id, const std::string& name, const std::string& rpc_url,
+                                      const std::string& contract, const std::string& status);
+
+/// A JSON-RPC quantity ("0x…", as `cast receipt --json` prints it) in decimal.
+[[nodiscard]] std::string quantity_to_decimal(const nlohmann::json& quantity);
+
+/// Asserts (Catch2) that `r` is the 200 answer of spec 4.2 to the
+/// mint-entity-token request `body`, field by field (types, values, the
+/// devnet blockchain); returns the CID of the stored metadata.
+std::string require_entity_minted(const HttpResponse& r, const nlohmann::json& body);
+
+/// The JSON body of a mint-entity-token request of `amount` `entity_type`
+/// tokens (report…) for `entity_id` to `to` on the devnet chain.
+[[nodiscard]] nlohmann::json entity_mint_body(const std::string& to, const std::string& entity_type,
+                                              const std::string& entity_id, std::uint64_t amount = 1);
+/// The JSON body of a mint-role-token request of `role` for `to`.
+[[nodiscard]] nlohmann::json role_mint_body(const std::string& to, const std::string& role,
+                                            const std::string& blockchain_id = ChainServer::blockchain_id);
+
+}  // namespace abci::test
