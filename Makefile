@@ -18,9 +18,10 @@ build-asan: setup
 	@cmake -S . -B $(BUILD_ASAN) $(CMAKE_FLAGS) -DABCI_SANITIZE=ON -DABCI_BUILD_BENCH=OFF >/dev/null
 	@cmake --build $(BUILD_ASAN) -j $(JOBS)
 
-# The main job: a real anvil, a contract deployed with abcictl, its address and version.
+# The main job: the API server on 127.0.0.1:8080 with its own devnet (anvil,
+# contract deployed); Ctrl-C stops both. The README shows the curl lines.
 run: build
-	@scripts/demo $(BUILD)/src/abcictl
+	@$(BUILD)/src/abcictl serve --devnet
 
 test-fast: build
 	@ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)

@@ -211,6 +211,8 @@ void Devnet::write_config() const {
 void Devnet::add_to(Settings& settings) const {
     settings.chains.push_back(network_);
     settings.signer.anvil_key = true;
+    // Wallet login works out of the box on a devnet, for anvil's dev accounts.
+    if (settings.auth.wallet.chain_ids.empty()) settings.auth.wallet.chain_ids.push_back(network_.chain_id);
 }
 
 std::string find_anvil(const std::map<std::string, std::string>& env) {

@@ -51,6 +51,7 @@ public:
 
     /// Adds the devnet chain and the anvil-key signer to `settings` (the
     /// settings this object was made from: the fit was checked then).
+    /// Also enables wallet login (SIWE) for the devnet's chain id unless [auth.wallet] chainIds says otherwise.
     void add_to(Settings& settings) const;
 
 private:

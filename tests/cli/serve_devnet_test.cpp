@@ -223,3 +223,38 @@ TEST_CASE("serve --devnet refuses what it cannot run, before starting anything",
     CHECK(no_anvil.err.find("ABCI_ANVIL names " + home / "no-such-anvil" + ", which is not an executable file") !=
           std::string::npos);
 }
+
+// Issue 4's "done when": the README's curl lines, run as written (only the
+// server's port, the binary's path and cast's path swapped for the test's),
+// mint a role token that `cast call balanceOf` confirms.
+TEST_CASE("the README's walkthrough mints a role token on serve --devnet", "[serve-cli][devnet][readme]") {
+    const std::string readme = read_file(abci::test::source_path("README.md"));
+    const auto begin = readme.find("<!-- walkthrough:begin -->\n```sh\n");
+    const auto end = readme.find("```\n<!-- walkthrough:end -->");
+    REQUIRE(begin != std::string::npos);
+    REQUIRE(end != std::string::npos);
+    std::string script = readme.substr(begin + 33, end - begin - 33);
+
+    CleanHome home;
+    const std::string data_dir = home / ".local/state/abcictl/devnet";
+    DevnetRun devnet(home, data_dir, admin_env(), "walkthrough");
+    const auto replace = [&](const std::string& from, const std::string& to) {
+        const auto at = script.find(from);
+        REQUIRE(at != std::string::npos);
+        script.replace(at, from.size(), to);
+    };
+    replace("SERVER=http://127.0.0.1:8080", "SERVER=" + devnet.http().base_url());
+    replace("build/src/abcictl", abci::test::abcictl_binary());
+    replace("node_modules/.bin/cast", abci::test::tool("cast"));
+
+    auto env = home.env(admin_env());
+    const auto result = abci::os::run_command({"bash", "-euo", "pipefail", "-c", script}, "", std::chrono::seconds(60), env);
+    INFO(result.out << result.err << devnet.log());
+    REQUIRE(result.exit_code == 0);
+    CHECK(result.out.find("\"tokenId\":10000") != std::string::npos);
+    // The last line is cast's answer: one producer token on chain.
+    auto out = result.out;
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    CHECK(out.substr(out.rfind('\n') + 1) == "1");
+    CHECK(devnet.stop() == 0);
+}
