@@ -1,0 +1,337 @@
+// The two /v1 workflows (spec §1, DESIGN.md §4, docs/api.md "Workflows")
+// black-box through a real server on a real anvil: role approval (request →
+// approved → role token minted → platform role), its retry after a failed
+// mint, concurrent approvals, and certificates (certifier role on chain →
+// metadata in content storage → certificate token minted).
+
+#include <algorithm>
+#include <cctype>
+#include <future>
+
+#include "core/content/cid.hpp"
+#include "core/eth/address.hpp"
+#include "core/eth/bytes.hpp"
+#include "serve/expect.hpp"
+#include "support/chain_server.hpp"
+
+namespace abci::test::workflow_tests {
+namespace {
+
+constexpr std::uint64_t kVerifierToken = 10100;
+constexpr std::uint64_t kCertificateToken = 1300;
+constexpr const char* kFarmerEmail = "farmer@example.org";
+constexpr const char* kFarmerPassword = "farmer pass 12345";
+constexpr const char* kOtherEmail = "other@example.org";
+constexpr const char* kOtherPassword = "other pass 123456";
+
+std::string lower(std::string text) {
+    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+    return text;
+}
+
+std::string approve_path(const std::string& id) { return "/v1/admin/role-requests/" + id + "/approve"; }
+
+// PUT …/approve with an empty body (Content-Length: 0), as docs/api.md tells clients to send it.
+HttpResponse approve(const Http& http, const std::string& id, const std::string& token) {
+    return http.send("PUT", approve_path(id), "", "application/json", token);
+}
+
+// Two users (a farmer whose wallet is `wallet`, and another farmer) and their sessions.
+struct Users {
+    Session admin, farmer, other;
+};
+
+Users add_users(const Server& server, const std::string& wallet) {
+    server.add_users({{kFarmerEmail, "farmer", kFarmerPassword}, {kOtherEmail, "farmer", kOtherPassword}});
+    server.link_wallet(kFarmerEmail, wallet);
+    return {server.login_admin(), server.login(kFarmerEmail, kFarmerPassword), server.login(kOtherEmail, kOtherPassword)};
+}
+
+// POST /v1/role-requests for a verifier role on the devnet; requires 201 pending; returns the request.
+nlohmann::json request_verifier_role(const Http& http, const Session& user, const std::string& wallet) {
+    const nlohmann::json body = {{"roleType", "verifier"},
+                                 {"walletAddress", wallet},
+                                 {"blockchainId", ChainServer::blockchain_id},
+                                 {"note", "audited 40 farms in 2025"}};
+    const auto r = http.post("/v1/role-requests", body, user.token);
+    INFO(r.status << " " << r.body);
+    REQUIRE(r.status == 201);
+    CHECK(r.json["success"] == true);
+    const auto& request = r.json["data"];
+    REQUIRE(request["id"].is_string());
+    CHECK(request["status"] == "pending");
+    CHECK(request["userId"] == user.id());
+    CHECK(request["roleType"] == "verifier");
+    CHECK(lower(request["walletAddress"].get<std::string>()) == lower(wallet));
+    CHECK(request["blockchainId"] == ChainServer::blockchain_id);
+    CHECK(request["note"] == body["note"]);
+    for (const char* unset : {"approvedBy", "approvedAt", "transactionHash", "blockNumber"}) CHECK(request[unset].is_null());
+    return request;
+}
+
+// The admin listing's entry for request `id` (null when it is not listed), filtered by `status`.
+nlohmann::json listed_request(const Http& http, const Session& admin, const std::string& id, const std::string& status) {
+    const auto r = http.get("/v1/admin/role-requests?status=" + status, admin.token);
+    INFO(r.status << " " << r.body);
+    REQUIRE(r.status == 200);
+    REQUIRE(r.json["data"].is_array());
+    for (const auto& request : r.json["data"]) {
+        CHECK(request["status"] == status);
+        if (request["id"] == id) return request;
+    }
+    return nullptr;
+}
+
+// The 200 answer of an approval that minted: the request minted by `admin`,
+// the mint's answer matching it and the chain. Returns the transaction hash.
+std::string require_approved_and_minted(const ChainServer& chain, const HttpResponse& r, const Session& admin,
+                                        const std::string& id) {
+    INFO(r.status << " " << r.body);
+    REQUIRE(r.status == 200);
+    CHECK(r.json["success"] == true);
+    const auto& data = r.json["data"];
+    REQUIRE(has_exactly_keys(data, {"roleRequest", "mint"}));
+    const auto& request = data["roleRequest"];
+    CHECK(request["id"] == id);
+    CHECK(request["status"] == "minted");
+    CHECK(request["approvedBy"] == admin.id());
+    CHECK(is_utc_timestamp(request["approvedAt"]));
+    REQUIRE(is_tx_hash(request["transactionHash"]));
+    CHECK(request["blockNumber"].is_number_integer());
+
+    const auto& mint = data["mint"];
+    REQUIRE(has_exactly_keys(mint, {"success", "data", "metadata"}));
+    CHECK(mint["success"] == true);
+    CHECK(mint["data"]["transactionHash"] == request["transactionHash"]);
+    CHECK(mint["data"]["blockNumber"] == request["blockNumber"]);
+    CHECK(mint["data"]["tokenId"] == kVerifierToken);
+    CHECK(mint["data"]["tokenType"] == "role");
+    CHECK(mint["metadata"]["contract"]["address"] == chain.contract());
+
+    const auto hash = request["transactionHash"].get<std::string>();
+    const auto receipt = chain.receipt(hash);
+    CHECK(receipt["status"] == "0x1");
+    CHECK(quantity_to_decimal(receipt["blockNumber"]) == std::to_string(request["blockNumber"].get<std::uint64_t>()));
+    return hash;
+}
+
+std::string platform_role(const Http& http, const Session& user) {
+    const auto r = http.get("/api/auth/me", user.token);
+    INFO(r.status << " " << r.body);
+    REQUIRE(r.status == 200);
+    return r.json["user"]["role"].get<std::string>();
+}
+
+}  // namespace
+
+TEST_CASE("workflow role approval: pending → minted on chain → verifier; a repeat mints nothing", "[serve][workflow]") {
+    ChainServer chain;
+    const auto http = chain.http();
+    const auto wallet = Anvil::dev_accounts()[4].address;
+    const auto users = add_users(chain.server(), wallet);
+
+    const auto request = request_verifier_role(http, users.farmer, wallet);
+    const auto id = request["id"].get<std::string>();
+
+    // The pending listing is the admin's alone.
+    CHECK(listed_request(http, users.admin, id, "pending") == request);
+    require_forbidden(http.get("/v1/admin/role-requests?status=pending", users.farmer.token));
+    require_forbidden(approve(http, id, users.farmer.token));
+    CHECK(listed_request(http, users.admin, id, "pending") == request);
+    require_error(approve(http, "00000000-0000-4000-8000-000000000000", users.admin.token), 404, "not_found");
+    CHECK(chain.chain_balance(wallet, kVerifierToken) == "0");
+
+    const auto first = approve(http, id, users.admin.token);
+    const auto hash = require_approved_and_minted(chain, first, users.admin, id);
+    CHECK(chain.chain_balance(wallet, kVerifierToken) == "1");
+    CHECK(platform_role(http, users.farmer) == "verifier");
+    CHECK(platform_role(http, users.other) == "farmer");
+    CHECK(listed_request(http, users.admin, id, "pending").is_null());
+    CHECK(listed_request(http, users.admin, id, "minted") == first.json["data"]["roleRequest"]);
+
+    // Approving again finds it minted: the same request, no mint, nothing sent.
+    const auto nonce = chain.nonce(ChainServer::signer());
+    const auto again = approve(http, id, users.admin.token);
+    INFO(again.status << " " << again.body);
+    REQUIRE(again.status == 200);
+    CHECK(again.json["data"]["mint"].is_null());
+    CHECK(again.json["data"]["roleRequest"] == first.json["data"]["roleRequest"]);
+    CHECK(again.json["data"]["roleRequest"]["transactionHash"] == hash);
+    CHECK(chain.chain_balance(wallet, kVerifierToken) == "1");
+    CHECK(chain.nonce(ChainServer::signer()) == nonce);
+    require_forbidden(approve(http, id, users.other.token));
+}
+
+TEST_CASE("workflow role approval: two admins approving at once mint exactly once", "[serve][workflow]") {
+    ChainServer chain;
+    const auto http = chain.http();
+    const auto wallet = Anvil::dev_accounts()[5].address;
+    const auto users = add_users(chain.server(), wallet);
+    const auto id = request_verifier_role(http, users.farmer, wallet)["id"].get<std::string>();
+    const auto nonce = chain.nonce(ChainServer::signer());
+
+    auto racer = [&] { return approve(http, id, users.admin.token); };
+    auto a = std::async(std::launch::async, racer);
+    auto b = std::async(std::launch::async, racer);
+    const HttpResponse answers[] = {a.get(), b.get()};
+
+    int minted = 0;
+    std::string hash;
+    for (const auto& r : answers) {
+        INFO(r.status << " " << r.body);
+        // The loser either waits for nothing (409: the mint is in progress) or
+        // sees the winner's mint (its replayed answer, or the minted request).
+        CHECK((r.status == 200 || r.status == 409));
+        if (r.status == 409) {
+            require_error(r, 409, "conflict");
+            continue;
+        }
+        const auto& request = r.json["data"]["roleRequest"];
+        CHECK(request["status"] == "minted");
+        ++minted;
+        if (hash.empty()) hash = request["transactionHash"].get<std::string>();
+        CHECK(request["transactionHash"] == hash);
+    }
+    CHECK(minted >= 1);
+    CHECK(chain.nonce(ChainServer::signer()) == nonce + 1);  // one transaction in all
+    CHECK(chain.chain_balance(wallet, kVerifierToken) == "1");
+
+    // Whatever each saw, the request ends minted with that one transaction.
+    const auto after = approve(http, id, users.admin.token);
+    INFO(after.body);
+    REQUIRE(after.status == 200);
+    CHECK(after.json["data"]["roleRequest"]["status"] == "minted");
+    CHECK(after.json["data"]["roleRequest"]["transactionHash"] == hash);
+    CHECK(chain.nonce(ChainServer::signer()) == nonce + 1);
+}
+
+TEST_CASE("workflow role approval: a mint that fails leaves the request approved; the retry mints once",
+          "[serve][workflow]") {
+    ChainServer::Options options;
+    options.anvil.persist_state = true;  // the contract survives the node's restart
+    ChainServer chain(options);
+    const auto http = chain.http();
+    const auto wallet = Anvil::dev_accounts()[6].address;
+    const auto users = add_users(chain.server(), wallet);
+    const auto id = request_verifier_role(http, users.farmer, wallet)["id"].get<std::string>();
+
+    chain.anvil().stop();
+    const auto failed = approve(http, id, users.admin.token);
+    require_error(failed, 503, "unavailable");
+    // The approval is recorded; only the mint is missing.
+    const auto approved = listed_request(http, users.admin, id, "approved");
+    INFO(approved.dump());
+    REQUIRE(approved.is_object());
+    CHECK(approved["approvedBy"] == users.admin.id());
+    CHECK(is_utc_timestamp(approved["approvedAt"]));
+    CHECK(approved["transactionHash"].is_null());
+    CHECK(platform_role(http, users.farmer) == "farmer");
+
+    chain.anvil().start();
+    const auto nonce = chain.nonce(ChainServer::signer());
+    const auto retried = approve(http, id, users.admin.token);
+    (void)require_approved_and_minted(chain, retried, users.admin, id);
+    CHECK(retried.json["data"]["roleRequest"]["approvedAt"] == approved["approvedAt"]);  // the first approval stands
+    CHECK(chain.chain_balance(wallet, kVerifierToken) == "1");
+    CHECK(chain.nonce(ChainServer::signer()) == nonce + 1);
+    CHECK(platform_role(http, users.farmer) == "verifier");
+}
+
+TEST_CASE("workflow certificates: certifier role required; the certificate token, its metadata, who may read it",
+          "[serve][workflow]") {
+    ChainServer chain;
+    const auto http = chain.http();
+    const auto certifier_wallet = Anvil::dev_accounts()[7].address;
+    const auto recipient = Anvil::dev_accounts()[8].address;
+    const auto users = add_users(chain.server(), certifier_wallet);
+    const auto& certifier = users.farmer;
+    constexpr const char* kRoute = "/v1/certifiers/certificates";
+    const nlohmann::json body = {{"title", "Organic practice certificate 2025"},
+                                 {"description", "Cover crops on all fields, audited in May"},
+                                 {"recipientAddress", recipient},
+                                 {"blockchainId", ChainServer::blockchain_id},
+                                 {"external_url", "https://example.org/certificates/2025-17"},
+                                 {"attributes", nlohmann::json::array({{{"trait_type", "hectares"}, {"value", 42}}})}};
+
+    // Validation comes first, whoever asks.
+    auto bad = body;
+    bad["recipientAddress"] = "0x1234";
+    require_invalid_request(http.post(kRoute, bad, certifier.token));
+    bad = body;
+    bad.erase("title");
+    require_invalid_request(http.post(kRoute, bad, certifier.token));
+
+    // Without the certifier role on chain the wallet may not issue.
+    require_forbidden(http.post(kRoute, body, certifier.token));
+    require_forbidden(http.post(kRoute, body, users.other.token));  // no wallet at all
+    CHECK(chain.chain_balance(recipient, kCertificateToken) == "0");
+
+    const auto role = http.post("/abci/contracts/mint-role-token", role_mint_body(certifier_wallet, "certifier"),
+                                users.admin.token);
+    INFO(role.status << " " << role.body);
+    REQUIRE(role.status == 200);
+    CHECK(chain.chain_balance(certifier_wallet, 10300) == "1");
+
+    const auto issued = http.post(kRoute, body, certifier.token);
+    INFO(issued.status << " " << issued.body);
+    REQUIRE(issued.status == 201);
+    CHECK(issued.json["success"] == true);
+    const auto& certificate = issued.json["data"];
+    REQUIRE(certificate["id"].is_string());
+    CHECK(certificate["userId"] == certifier.id());
+    CHECK(certificate["blockchainId"] == ChainServer::blockchain_id);
+    CHECK(certificate["certifierAddress"] == certifier_wallet);
+    CHECK(certificate["recipientAddress"] == recipient);
+    CHECK(certificate["title"] == body["title"]);
+    CHECK(certificate["description"] == body["description"]);
+    CHECK(certificate["status"] == "minted");
+    const auto& token = certificate["token"];
+    REQUIRE(has_exactly_keys(token, {"tokenId", "amount", "transactionHash", "blockNumber", "metadataUri", "ipfsHash",
+                                     "blockchain"}));
+    CHECK(token["tokenId"] == kCertificateToken);
+    CHECK(token["amount"] == 1);
+    REQUIRE(is_tx_hash(token["transactionHash"]));
+    CHECK(token["blockNumber"].is_number_integer());
+    REQUIRE(token["ipfsHash"].is_string());
+    const auto cid = token["ipfsHash"].get<std::string>();
+    CHECK(token["metadataUri"] == "ipfs://" + cid);
+    CHECK(token["blockchain"] == nlohmann::json{{"name", ChainServer::blockchain_name}, {"chainId", 31337}});
+
+    // The chain agrees.
+    CHECK(chain.chain_balance(recipient, kCertificateToken) == "1");
+    const auto receipt = chain.receipt(token["transactionHash"].get<std::string>());
+    CHECK(receipt["status"] == "0x1");
+    CHECK(quantity_to_decimal(receipt["blockNumber"]) == std::to_string(token["blockNumber"].get<std::uint64_t>()));
+
+    // The metadata is served under its own hash and names the certificate.
+    const auto content = http.get("/ipfs/" + cid);
+    INFO(content.status << " " << content.body.substr(0, 300));
+    REQUIRE(content.status == 200);
+    CHECK(content::Cid::of(eth::as_bytes(content.body)).to_string() == cid);
+    CHECK(content.json["name"] == body["title"]);
+    CHECK(content.json["description"] == body["description"]);
+    CHECK(content.json["tokenId"] == kCertificateToken);
+    CHECK(content.json["properties"]["beneficiary"] == recipient);
+
+    // Its owner and an admin read it back; anyone else finds nothing.
+    const auto path = std::string(kRoute) + "/" + certificate["id"].get<std::string>();
+    for (const auto* reader : {&certifier, &users.admin}) {
+        const auto r = http.get(path, reader->token);
+        INFO(r.status << " " << r.body);
+        CHECK(r.status == 200);
+        CHECK(r.json["data"] == certificate);
+    }
+    require_error(http.get(path, users.other.token), 404, "not_found");
+    require_error(http.get(std::string(kRoute) + "/00000000-0000-4000-8000-000000000000", users.admin.token), 404,
+                  "not_found");
+
+    const auto own = http.get(kRoute, certifier.token);
+    INFO(own.body);
+    REQUIRE(own.status == 200);
+    CHECK(own.json["data"] == nlohmann::json::array({certificate}));
+    const auto none = http.get(kRoute, users.other.token);
+    REQUIRE(none.status == 200);
+    CHECK(none.json["data"] == nlohmann::json::array());
+}
+
+}  // namespace abci::test::workflow_tests
