@@ -1,6 +1,9 @@
 #include "cli/context.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -35,17 +38,30 @@ void Context::print_table(const std::vector<std::string>& headers, const std::ve
     for (std::size_t i = 0; i < headers.size(); ++i) widths[i] = headers[i].size();
     for (const auto& row : rows)
         for (std::size_t i = 0; i < row.size() && i < widths.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-    auto print_row = [&](const std::vector<std::string>& row) {
+    auto format_row = [&](const std::vector<std::string>& row) {
         std::string line;
         for (std::size_t i = 0; i < row.size(); ++i) {
             line += row[i];
             if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 2, ' ');
         }
-        std::cout << line << "\n";
+        return line;
     };
-    print_row(headers);
+    std::cout << bold(format_row(headers)) << "\n";
+    auto print_row = [&](const std::vector<std::string>& row) { std::cout << format_row(row) << "\n"; };
     for (const auto& row : rows) print_row(row);
 }
+
+bool Context::color() const {
+    switch (options.color) {
+    case ColorMode::always: return true;
+    case ColorMode::never: return false;
+    case ColorMode::automatic: break;
+    }
+    const char* no_color = std::getenv("NO_COLOR");
+    return (no_color == nullptr || *no_color == '\0') && ::isatty(STDOUT_FILENO);
+}
+
+std::string Context::bold(const std::string& text) const { return color() ? "\033[1m" + text + "\033[0m" : text; }
 
 void Context::note(const std::string& message) const {
     if (!options.quiet) std::cerr << message << "\n";

@@ -43,6 +43,11 @@ public:
                      const nlohmann::json& as_json) const;
     /// A progress or status message on stderr, suppressed by -q.
     void note(const std::string& message) const;
+    /// Whether stdout gets ANSI colours: --color always/never, else only on a
+    /// terminal and never when NO_COLOR is set (no-color.org).
+    [[nodiscard]] bool color() const;
+    /// `text` in bold when color(), else as is.
+    [[nodiscard]] std::string bold(const std::string& text) const;
 };
 
 }  // namespace abci::cli

@@ -53,12 +53,12 @@ Verdict check(Context& ctx, const HealthSettings& s) {
     return v;
 }
 
-void print_text(const Verdict& v) {
+void print_text(const Context& ctx, const Verdict& v) {
     if (v.code == kUnknown) {
-        std::cout << "UNKNOWN: " << v.problem << "\n";
+        std::cout << ctx.bold("UNKNOWN") << ": " << v.problem << "\n";
         return;
     }
-    std::cout << kStateNames[v.code] << ": " << v.body.value("status", "") << "\n";
+    std::cout << ctx.bold(kStateNames[v.code]) << ": " << v.body.value("status", "") << "\n";
     for (const auto& [name, c] : v.body["checks"].items()) {
         std::cout << "  " << name << ": " << (c.value("healthy", false) ? "healthy" : "unhealthy");
         if (c.contains("latencyMs")) std::cout << ", " << c["latencyMs"].get<long>() << " ms";
@@ -113,7 +113,7 @@ void add_health_command(CLI::App& app, Context& ctx) {
         else if (ctx.options.quiet)
             std::cout << kStateNames[v.code] << "\n";
         else
-            print_text(v);
+            print_text(ctx, v);
         ctx.exit_code = v.code;
     });
 }
