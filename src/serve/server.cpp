@@ -1,7 +1,10 @@
 #include "serve/server.hpp"
 
 #include <httplib.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
@@ -31,7 +34,7 @@ private:
     eth::Bytes bytes_;
 };
 
-std::unique_ptr<httplib::Server> make_http_server(const Settings& settings) {
+std::unique_ptr<httplib::Server> make_http_server(const Settings& settings, std::shared_ptr<int> listen_socket) {
     std::unique_ptr<httplib::Server> server;
     if (settings.tls()) {
         auto tls = std::make_unique<httplib::SSLServer>(settings.tls_cert.c_str(), settings.tls_key.c_str());
@@ -48,9 +51,10 @@ std::unique_ptr<httplib::Server> make_http_server(const Settings& settings) {
     // cpp-httplib also sets SO_REUSEPORT, which lets a second server bind the
     // same port and silently share its connections: only SO_REUSEADDR here,
     // so a port in use is an error at start.
-    server->set_socket_options([](socket_t sock) {
+    server->set_socket_options([listen_socket](socket_t sock) {
         const int yes = 1;
         ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+        *listen_socket = sock;
     });
     server->set_payload_max_length(settings.max_body_bytes);
     const auto threads = settings.threads;
@@ -114,7 +118,8 @@ Server::Server(Settings settings) : state_(std::make_unique<State>()) {
     s.abci = std::make_unique<service::AbciService>(*s.store, *s.registry, *s.content);
     s.abci->reconcile();
     s.services = std::make_unique<Services>(s.settings, *s.store, *s.auth, *s.content, *s.registry, *s.abci);
-    s.http = make_http_server(s.settings);
+    auto listen_socket = std::make_shared<int>(-1);
+    s.http = make_http_server(s.settings, listen_socket);
     s.http->set_pre_routing_handler([](const httplib::Request& request, httplib::Response& response) {
         const auto given = request.get_header_value("X-Request-Id");
         const bool sane = !given.empty() && given.size() <= 64 &&
@@ -155,6 +160,10 @@ Server::Server(Settings settings) : state_(std::make_unique<State>()) {
     if (s.port <= 0)
         throw Error(ErrorKind::unavailable, "cannot listen on " + s.settings.listen_host + ":" +
                                                 std::to_string(s.settings.listen_port) + " (in use, or not an address of this host)");
+    // cpp-httplib listens with a backlog of 5: a burst of clients (many mints
+    // at once) would find connections refused or dropped. Listening again on
+    // the bound socket raises the queue to the system's maximum.
+    if (*listen_socket >= 0) ::listen(*listen_socket, SOMAXCONN);
 }
 
 Server::~Server() = default;

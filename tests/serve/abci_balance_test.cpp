@@ -139,11 +139,8 @@ TEST_CASE("abci balances: token-balance and user-balance after mints and after a
     CHECK(token_balance(chain, reader, receiver.address, 1000)["balance"] == "1");
 }
 
-// BUG (src/core/abci/service.cpp, user_balance): lastSynced is the oldest
-// last_synced of the wallet's stored rows, so a wallet that holds nothing gets
-// null although its balances were just read from the chain (spec 4.7:
-// lastSynced is a timestamp); it should be the time of that read.
-TEST_CASE("abci balances: a wallet that never held a token has no entries, synced now", "[serve][abci][!mayfail]") {
+// Spec 4.7: lastSynced is a timestamp, the time of the chain read, also for a wallet that holds nothing.
+TEST_CASE("abci balances: a wallet that never held a token has no entries, synced now", "[serve][abci]") {
     ChainServer chain;
     const auto admin = chain.server().login_admin();
     CHECK(user_balance(chain, admin.token, Anvil::dev_accounts()[7].address).empty());

@@ -176,11 +176,8 @@ TEST_CASE("abci mint-entity-token: an API key with abci:mint-entity may mint, ot
     CHECK(chain.nonce(ChainServer::signer()) == nonce);
 }
 
-// BUG (src/core/abci/service.cpp, mint_entity): the amount check is
-// `is_number_unsigned() ? value > kMaxAmount : value < 1`; a JSON 0 parses as
-// unsigned, so amount 0 passes validation (and a mint of nothing is sent)
-// instead of the 400 that -3 gets.
-TEST_CASE("abci mint-entity-token: amount 0 is a 400 and sends nothing", "[serve][abci][!mayfail]") {
+// A JSON 0 parses as unsigned: it must still be refused like -3.
+TEST_CASE("abci mint-entity-token: amount 0 is a 400 and sends nothing", "[serve][abci]") {
     ChainServer chain;
     const auto admin = chain.server().login_admin();
     const auto to = Random(46).address().checksummed();

@@ -86,12 +86,10 @@ TEST_CASE("abci mints under load: 100 at once all succeed, each its own transact
         hashes.insert(r.json["data"]["transactionHash"].get<std::string>());
     }
     CHECK(hashes.size() == bodies.size());
-    // BUG (src/serve/server.cpp): the listening socket keeps cpp-httplib's
-    // compiled-in backlog of 5 (`ss -ltn` shows Send-Q 5), so in a burst of
-    // connections the kernel drops SYNs and some clients give up connecting
-    // (status 0; the server's request log never sees them). Reported, not
-    // failed: a client retrying with its Idempotency-Key still gets its one mint.
-    CHECK_NOFAIL(unanswered == 0);
+    // Every connection of the burst is accepted (the server raises cpp-httplib's
+    // listen backlog of 5); a retry above only keeps the chain checks meaningful
+    // when this fails.
+    CHECK(unanswered == 0);
     // 100 distinct transactions took exactly the next 100 nonces: none was reused or skipped.
     CHECK(chain.nonce(ChainServer::signer()) == nonce + bodies.size());
     const auto balances = chain.chain_balances(recipients_of(bodies), 1200);

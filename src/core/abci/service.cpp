@@ -300,9 +300,9 @@ json balance_entry(const store::TokenBalance& row, const TokenKind& kind) {
 }
 
 // Reads the wallet's balances of `kinds` from the chain and stores them;
-// false when the chain could not be read (the stored values then stand).
-bool sync_balances(store::Store& store, Network& network, const eth::Address& address,
-                   std::span<const TokenKind> kinds) {
+// returns when, or nothing when the chain could not be read (the stored values then stand).
+std::optional<store::TimePoint> sync_balances(store::Store& store, Network& network, const eth::Address& address,
+                                              std::span<const TokenKind> kinds) {
     std::vector<eth::Address> owners(kinds.size(), address);
     std::vector<std::uint64_t> ids;
     for (const auto& kind : kinds) ids.push_back(kind.id);
@@ -310,14 +310,15 @@ bool sync_balances(store::Store& store, Network& network, const eth::Address& ad
     try {
         balances = network.probe_contract().balance_of_batch(owners, ids);
     } catch (const Error&) {
-        return false;
+        return std::nullopt;
     }
     std::vector<store::ChainBalance> chain_balances;
     for (std::size_t i = 0; i < kinds.size(); ++i)
         chain_balances.push_back({kinds[i].id, balances[i].to_dec(), std::string(to_string(kinds[i].family)),
                                   std::string(kinds[i].category)});
-    store.sync_token_balances(network.config().id, address.lower(), chain_balances, std::chrono::system_clock::now());
-    return true;
+    const auto now = std::chrono::system_clock::now();
+    store.sync_token_balances(network.config().id, address.lower(), chain_balances, now);
+    return now;
 }
 
 }  // namespace
@@ -334,7 +335,7 @@ json AbciService::token_balance(const std::optional<std::string>& user_address,
     const auto [network, address] = balance_query(registry_, fields, user_address, blockchain_id);
     const auto& config = network->config();
     const TokenKind kinds[] = {*kind};
-    sync_balances(store_, *network, address, kinds);
+    (void)sync_balances(store_, *network, address, kinds);
     const auto row = store_.find_token_balance(config.id, address.lower(), kind->id);
     json data = {{"userAddress", address.checksummed()},
                  {"tokenId", kind->id},
@@ -355,15 +356,17 @@ json AbciService::user_balance(const std::optional<std::string>& user_address,
     const auto [network, address] = balance_query(registry_, fields, user_address, blockchain_id);
     const auto& config = network->config();
     const std::string contract = network->contract().address().checksummed();
-    sync_balances(store_, *network, address, all_tokens());
+    const auto synced_now = sync_balances(store_, *network, address, all_tokens());
     json balances = json::array();
-    std::optional<store::TimePoint> synced;
+    std::optional<store::TimePoint> oldest_sync;
     for (const auto& row : store_.token_balances_of(config.id, address.lower())) {
         const auto kind = token_kind(row.token_id);
         if (!kind) continue;
         balances.push_back(balance_entry(row, *kind));
-        if (row.last_synced && (!synced || *row.last_synced < *synced)) synced = row.last_synced;
+        if (row.last_synced && (!oldest_sync || *row.last_synced < *oldest_sync)) oldest_sync = row.last_synced;
     }
+    // Read from the chain just now, or (the chain did not answer) as old as the stalest row.
+    const auto synced = synced_now ? synced_now : oldest_sync;
     json data = {{"userAddress", address.checksummed()}, {"totalTokens", balances.size()}, {"balances", balances}};
     json metadata = {{"blockchain", blockchain_ref(config)}, {"contractAddress", contract}, {"lastSynced", optional_time(synced)}};
     return envelope(std::move(data), std::move(metadata));
