@@ -384,14 +384,12 @@ TEST_CASE("journal: reconcile() at start finishes mints a crash left journaled, 
     for (const auto& c : crashed) CHECK(node.entities_of(c.hash) == 1);
 }
 
-// [!mayfail]: known bug in src/. AbciService::finish() runs again at start for
-// a mined mint whose claim was not answered, and Store::record_entity() is not
-// idempotent per transaction (record_mint() is), so the entity is recorded
-// twice. The same double finish() can happen without a crash when, in
-// reconcile(), the receipt watch of a resent entry fires before the
-// pending-claims loop reads that entry.
+// finish() may run again at start for a mined mint whose claim was not
+// answered (or twice within reconcile(), when a resent entry's receipt comes
+// before the pending-claims loop reads it): every record it writes is
+// idempotent per transaction.
 TEST_CASE("journal: reconcile() after a crash in the middle of a mint's bookkeeping records it once",
-          "[journal][anvil][!mayfail]") {
+          "[journal][anvil]") {
     Node node;
     auto& client = node.network.client();
     const auto recipient = eth::Address::parse(test::Anvil::dev_accounts()[6].address);

@@ -238,7 +238,13 @@ CREATE TABLE certificates (
 CREATE INDEX certificates_by_user ON certificates(user_id);
 )sql";
 
-constexpr std::array<const char*, 2> kMigrations = {kInitialSchema, kChainState};
+// One transaction mints one entity: recording it again (reconciliation after a
+// crash between the entity row and the idempotent answer) must not add a row.
+constexpr const char* kEntityPerTransaction = R"sql(
+CREATE UNIQUE INDEX entities_by_tx ON entities(blockchain_id, tx_hash);
+)sql";
+
+constexpr std::array<const char*, 3> kMigrations = {kInitialSchema, kChainState, kEntityPerTransaction};
 
 }  // namespace
 

@@ -719,18 +719,18 @@ public:
     }
 
     Entity record_entity(const Entity& entity) override {
-        Entity recorded = entity;
-        recorded.created_at = now_millis();
-        recorded.id = run({}, [&](Database& db) {
+        const auto created_at = now_millis();
+        return run({}, [&](Database& db) {
             execute(db,
                     "INSERT INTO entities (blockchain_id, entity_type, entity_id, token_id, recipient, amount, cid, "
-                    "metadata, tx_hash, block_number, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "metadata, tx_hash, block_number, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT (blockchain_id, tx_hash) DO NOTHING",
                     entity.blockchain_id, entity.entity_type, entity.entity_id, entity.token_id, entity.recipient,
                     entity.amount, entity.cid, entity.metadata, entity.tx_hash, entity.block_number,
-                    to_millis(recorded.created_at));
-            return db.getLastInsertRowid();
+                    to_millis(created_at));
+            return *query_one(db, select_columns(kEntityColumns, "FROM entities WHERE blockchain_id = ? AND tx_hash = ?"),
+                              read_entity, entity.blockchain_id, entity.tx_hash);
         });
-        return recorded;
     }
 
     std::optional<Entity> find_entity(const std::string& blockchain_id, std::uint64_t token_id,

@@ -343,6 +343,8 @@ public:
                                      const std::vector<ChainBalance>& balances, TimePoint now) = 0;
 
     /// Records a minted entity token; the store assigns id and created_at.
+    /// Idempotent per (blockchain_id, tx_hash): recording the same mint again
+    /// returns the first record unchanged.
     [[nodiscard]] virtual Entity record_entity(const Entity& entity) = 0;
     /// The latest minted entity of this token id on that network, or the one
     /// with this platform `entity_id` when given.
