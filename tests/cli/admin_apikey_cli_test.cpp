@@ -13,7 +13,7 @@ namespace {
 
 const std::regex kApiKeyShape("abci_[A-Za-z0-9_-]{43}");
 
-TEST_CASE("admin apikey create shows the key once; list never shows it; revoke works once", "[cli][admin][apikey]") {
+TEST_CASE("admin apikey create shows the key once, list never shows it, revoke works once", "[cli][admin][apikey]") {
     const AdminDataDir data;
     data.add_user("root@example.com", "admin");  // creates the database
 

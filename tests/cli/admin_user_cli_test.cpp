@@ -21,7 +21,7 @@ const std::regex kUuid(R"([0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}
 constexpr const char* kWallet = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 constexpr const char* kWalletLower = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
 
-TEST_CASE("admin user add creates the data directory and users of every role; list in three forms",
+TEST_CASE("admin user add creates the data directory and users of every role, list in three forms",
           "[cli][admin][user]") {
     const AdminDataDir data;
     const std::string password = "correct horse battery staple";

@@ -81,7 +81,7 @@ TEST_CASE("deploy: code present, version and deployment time readable", "[chain]
     d.chain.verify_chain_id();
 }
 
-TEST_CASE("every role mints once; a second mint reverts with the decoded custom error", "[chain][anvil]") {
+TEST_CASE("every role mints once, a second mint reverts with the decoded custom error", "[chain][anvil]") {
     Deployed d;
     const auto wallet = fresh_wallet(7);
     for (std::uint64_t id : {kProducer, kVerifier, kValuator, kCertifier}) {
@@ -102,7 +102,7 @@ TEST_CASE("every role mints once; a second mint reverts with the decoded custom 
     CHECK(d.token.balance_of(wallet, kVerifier) == eth::U256(1));
 }
 
-TEST_CASE("role tokens cannot be transferred; entity tokens can", "[chain][anvil]") {
+TEST_CASE("role tokens cannot be transferred, entity tokens can", "[chain][anvil]") {
     Deployed d;
     chain::TxSender holder_sender(d.chain, dev_key(1));
     const auto holder = holder_sender.address();

@@ -59,7 +59,7 @@ nlohmann::json fetch_content(const Http& http, const std::string& cid) {
 
 }  // namespace
 
-TEST_CASE("abci mint-entity-token: spec 4.2 answer and chain; its metadata at /ipfs/{cid} and /abci/tokens/metadata",
+TEST_CASE("abci mint-entity-token: spec 4.2 answer and chain, its metadata at /ipfs/{cid} and /abci/tokens/metadata",
           "[serve][abci]") {
     ChainServer chain;
     auto& server = chain.server();
@@ -126,7 +126,7 @@ TEST_CASE("abci mint-entity-token: spec 4.2 answer and chain; its metadata at /i
     require_invalid_request(http.get("/abci/tokens/metadata/1000", admin.token));
 }
 
-TEST_CASE("abci mint-entity-token: an API key with abci:mint-entity may mint, others may not; 400 lists every problem",
+TEST_CASE("abci mint-entity-token: an API key with abci:mint-entity may mint, others may not, 400 lists every problem",
           "[serve][abci]") {
     ChainServer chain;
     auto& server = chain.server();
@@ -190,7 +190,7 @@ TEST_CASE("abci mint-entity-token: amount 0 is a 400 and sends nothing", "[serve
     CHECK(chain.nonce(ChainServer::signer()) == nonce);
 }
 
-TEST_CASE("abci mint-entity-token: an Idempotency-Key replays the first answer; another body is 422; actors are apart",
+TEST_CASE("abci mint-entity-token: an Idempotency-Key replays the first answer, another body is 422, actors are apart",
           "[serve][abci]") {
     ChainServer chain;
     auto& server = chain.server();

@@ -67,7 +67,7 @@ void require_details_name(const HttpResponse& r, const std::vector<std::string>&
 
 }  // namespace
 
-TEST_CASE("abci mint-role-token: spec 4.1 answer, matching the chain; a second mint is 409, also when only the contract knows",
+TEST_CASE("abci mint-role-token: spec 4.1 answer, matching the chain, a second mint is 409, also when only the contract knows",
           "[serve][abci]") {
     ChainServer chain;
     auto& server = chain.server();

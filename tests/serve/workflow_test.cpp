@@ -124,7 +124,7 @@ std::string platform_role(const Http& http, const Session& user) {
 
 }  // namespace
 
-TEST_CASE("workflow role approval: pending → minted on chain → verifier; a repeat mints nothing", "[serve][workflow]") {
+TEST_CASE("workflow role approval: pending → minted on chain → verifier, a repeat mints nothing", "[serve][workflow]") {
     ChainServer chain;
     const auto http = chain.http();
     const auto wallet = Anvil::dev_accounts()[4].address;
@@ -205,7 +205,7 @@ TEST_CASE("workflow role approval: two admins approving at once mint exactly onc
     CHECK(chain.nonce(ChainServer::signer()) == nonce + 1);
 }
 
-TEST_CASE("workflow role approval: a mint that fails leaves the request approved; the retry mints once",
+TEST_CASE("workflow role approval: a mint that fails leaves the request approved, the retry mints once",
           "[serve][workflow]") {
     ChainServer::Options options;
     options.anvil.persist_state = true;  // the contract survives the node's restart
@@ -237,7 +237,7 @@ TEST_CASE("workflow role approval: a mint that fails leaves the request approved
     CHECK(platform_role(http, users.farmer) == "verifier");
 }
 
-TEST_CASE("workflow certificates: certifier role required; the certificate token, its metadata, who may read it",
+TEST_CASE("workflow certificates: certifier role required, the certificate token, its metadata, who may read it",
           "[serve][workflow]") {
     ChainServer chain;
     const auto http = chain.http();

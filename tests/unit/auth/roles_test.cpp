@@ -34,7 +34,7 @@ TEST_CASE("role names round-trip and unknown ones are refused", "[roles]") {
     CHECK_THROWS_AS(abci::auth::parse_role(""), abci::Error);
 }
 
-TEST_CASE("API-key scopes map onto the /abci routes; minting roles needs an admin", "[roles]") {
+TEST_CASE("API-key scopes map onto the /abci routes, minting roles needs an admin", "[roles]") {
     CHECK(abci_scope_for("GET", "/abci/health") == "abci:health");
     CHECK(abci_scope_for("GET", "/abci/blockchains/list") == "abci:read");
     CHECK(abci_scope_for("GET", "/abci/blockchains/sepolia/status") == "abci:read");

@@ -39,7 +39,7 @@ TEST_CASE("fee tiers fall back to the suggested tip and stay ordered", "[chain][
     CHECK(ordered.fast.max_priority_fee_per_gas >= ordered.standard.max_priority_fee_per_gas);
 }
 
-TEST_CASE("a chain without base fees is legacy; malformed history is refused", "[chain][fees]") {
+TEST_CASE("a chain without base fees is legacy, malformed history is refused", "[chain][fees]") {
     const auto legacy = fee_tiers_from_history(nlohmann::json::object(), eth::U256(5'000'000'000ULL));
     CHECK_FALSE(legacy.eip1559);
     CHECK(legacy.expected_price(chain::FeeTier::standard) == eth::U256(5'000'000'000ULL));

@@ -276,7 +276,7 @@ TEST_CASE("store: the journal adds pending entries, settles them, lists pending 
     CHECK(f.store->journal_find("0x03")->nonce == 3);
 }
 
-TEST_CASE("store: idempotency keys: claim, attach, complete and replay; release and reclaim", "[store]") {
+TEST_CASE("store: idempotency keys: claim, attach, complete and replay, release and reclaim", "[store]") {
     FreshStore f;
     CHECK_FALSE(f.store->claim_idempotency_key(test_claim("k1", "fp-1")));
     auto again = f.store->claim_idempotency_key(test_claim("k1", "fp-2"));

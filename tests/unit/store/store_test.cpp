@@ -79,7 +79,7 @@ TEST_CASE("store: set_user_role changes the role, and names a missing user", "[s
     CHECK(test::error_kind([&] { f.store->set_user_role("missing", "admin"); }) == ErrorKind::not_found);
 }
 
-TEST_CASE("store: a password hash is set, replaced and read back; a missing user is not_found", "[store]") {
+TEST_CASE("store: a password hash is set, replaced and read back, a missing user is not_found", "[store]") {
     FreshStore f;
     const User u = add_user(*f.store, "erin@example.org");
     CHECK_FALSE(f.store->password_hash(u.id));
