@@ -148,7 +148,9 @@ MintEntityRequest parse_mint_entity(const json& body) {
     const auto a = body.find("amount");
     if (a == body.end() || a->is_null()) {
         fields.check(false, "amount is required");
-    } else if (a->is_number_unsigned() && a->get<std::uint64_t>() >= 1 && a->get<std::uint64_t>() <= kMaxMintAmount) {
+    } else if (a->is_number_integer() && (a->is_number_unsigned() || a->get<std::int64_t>() >= 1) &&
+               a->get<std::uint64_t>() >= 1 && a->get<std::uint64_t>() <= kMaxMintAmount) {
+        // Parsed JSON holds a positive integer as unsigned; one built in code may be signed.
         amount = a->get<std::uint64_t>();
     } else {
         fields.check(false, "amount must be an integer from 1 to " + std::to_string(kMaxMintAmount));
