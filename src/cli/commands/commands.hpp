@@ -25,6 +25,10 @@ void add_balance_command(CLI::App& app, Context& ctx);
 void add_chains_command(CLI::App& app, Context& ctx);
 void add_tokens_command(CLI::App& app, Context& ctx);
 void add_health_command(CLI::App& app, Context& ctx);
+// Generated from the command tree: `completion SHELL` (and the hidden
+// `__complete-chains` its scripts call), the hidden `__man TEMPLATE`.
+void add_completion_command(CLI::App& app, Context& ctx);
+void add_man_command(CLI::App& app, Context& ctx);
 // Subcommands of `admin`.
 void add_admin_contract_command(CLI::App& admin, Context& ctx);
 // These work on a server's data directory directly, not over HTTP.
