@@ -218,6 +218,25 @@ TEST_CASE("client chains, mint-role, mint-entity, balance and tokens: table, --j
         json::parse(admin.ok({"--json", "balance", "--address", f.holder, "--chain", "devnet", "--token", "1000"}));
     require_data_and_metadata(one_json);
     CHECK(one_json["data"]["balance"] == "4");
+
+    // People at a terminal get bold headers (never with NO_COLOR) and a spinner
+    // while a mint waits for its receipt; a pipe gets neither.
+    const auto bold = run_abcictl_on_terminal({"chains", "list"}, {}, admin.env());
+    CHECK(bold.exit_code == 0);
+    CHECK(bold.transcript.find("\033[1mID ") != std::string::npos);
+    const auto plain = run_abcictl_on_terminal({"chains", "list"}, {}, admin.env({{"NO_COLOR", "1"}}));
+    CHECK(plain.exit_code == 0);
+    CHECK(plain.transcript.find('\033') == std::string::npos);
+    const auto spinning = run_abcictl_on_terminal(f.mint_role("certifier"), {}, admin.env({{"NO_COLOR", "1"}}));
+    INFO(spinning.transcript);
+    CHECK(spinning.exit_code == 0);
+    CHECK(spinning.transcript.find("minting the certifier role token on devnet, waiting for the receipt") !=
+          std::string::npos);
+    const auto piped = admin.run(with({"-q"}, "mint-entity", "--address", f.holder, "--type", "report", "--entity-id",
+                                      "rep-4", "--chain", "devnet", "--name", "Piped report"));
+    CHECK(piped.exit_code == 0);
+    CHECK(piped.err.empty());
+    CHECK(chain.chain_balance(f.holder, 10300) == "1");
 }
 
 TEST_CASE("client exit codes: 2 before sending, 4 forbidden, 1 refused or unreachable, chains from the cache", "[client]") {

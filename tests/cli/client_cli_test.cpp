@@ -5,7 +5,9 @@
 // profile a command uses (flag > environment > config file > default).
 
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -127,6 +129,35 @@ TEST_CASE("client login by password and by wallet (key on stdin, abcictl and cas
     CHECK(as_json.at("expires_in").get<int>() > 0);
     CHECK(t.ok({"-q", "login", "--email", Server::admin_email, "--password-stdin"}, Server::admin_password) ==
           std::string(Server::admin_email) + "\n");
+
+    // While login waits for the password on stdin, the process list shows no secret.
+    {
+        const auto fifo = t.home() / "password.fifo";
+        REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+        // Read-write: the child's open does not block, and its read ends when this closes.
+        const int writer = ::open(fifo.c_str(), O_RDWR | O_CLOEXEC);
+        REQUIRE(writer >= 0);
+        auto argv = abcictl_argv({"login", "--email", Server::admin_email, "--password-stdin"}, t.env());
+        argv.insert(argv.begin(), {"sh", "-c", "exec \"$@\" < \"$0\"", fifo});
+        os::Process login(argv, t.home() / "fifo-login.log", t.env());
+        const auto proc = "/proc/" + std::to_string(login.pid());
+        std::string cmdline;
+        for (int i = 0; i < 100 && cmdline.find("--password-stdin") == std::string::npos; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            cmdline = file_content(proc + "/cmdline");
+        }
+        std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+        INFO(cmdline);
+        CHECK(cmdline.find(std::string(test::abcictl_binary()) + " login --email " + Server::admin_email) != std::string::npos);
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));  // blocked on stdin now
+        CHECK(login.running());
+        const std::string password = std::string(Server::admin_password) + "\n";
+        REQUIRE(::write(writer, password.data(), password.size()) == static_cast<ssize_t>(password.size()));
+        ::close(writer);
+        for (int i = 0; i < 200 && login.running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        CHECK(login.stop() == 0);
+        CHECK(cmdline.find(Server::admin_password) == std::string::npos);
+    }
 
     // A wrong password: exit 4, one line, the password not repeated; the session stays.
     const auto refused = one_line_failure(
