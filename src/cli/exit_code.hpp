@@ -10,6 +10,12 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitError = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitAuth = 4;
+// `health` follows the monitoring-plugin convention instead: 0 OK, 1 WARNING,
+// 2 CRITICAL, 3 UNKNOWN (also for its bad arguments).
+inline constexpr int kExitHealthOk = 0;
+inline constexpr int kExitHealthWarning = 1;
+inline constexpr int kExitHealthCritical = 2;
+inline constexpr int kExitHealthUnknown = 3;
 
 [[nodiscard]] int exit_code_for(ErrorKind kind) noexcept;
 

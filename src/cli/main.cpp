@@ -55,6 +55,9 @@ int main(int argc, char** argv) {
         return app.exit(e);  // --help and friends: CLI11 prints the right subcommand's help
     } catch (const CLI::ParseError& e) {
         std::cerr << "abcictl: " << e.what() << "\nRun 'abcictl --help' for usage.\n";
+        // A monitoring system must never read a typo in a check as CRITICAL (2).
+        if (app.get_subcommand("health")->parsed())
+            return abci::cli::kExitHealthUnknown;
         return abci::cli::kExitUsage;
     } catch (const abci::Error& e) {
         std::cerr << "abcictl: " << e.what() << "\n";

@@ -10,12 +10,14 @@
 
 #include "cli/commands/commands.hpp"
 #include "cli/context.hpp"
+#include "cli/exit_code.hpp"
 #include "cli/session.hpp"
 
 namespace abci::cli {
 namespace {
 
-constexpr int kOk = 0, kWarning = 1, kCritical = 2, kUnknown = 3;
+constexpr int kOk = kExitHealthOk, kWarning = kExitHealthWarning, kCritical = kExitHealthCritical,
+              kUnknown = kExitHealthUnknown;
 constexpr const char* kStateNames[] = {"OK", "WARNING", "CRITICAL", "UNKNOWN"};
 
 struct HealthSettings {

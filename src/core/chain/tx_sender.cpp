@@ -395,8 +395,11 @@ void TxSender::maintain() {
             auto it = inflight_.find(check[i].first);
             if (it == inflight_.end() || !outcomes[i].ok()) continue;
             Inflight& f = *it->second;
-            if (outcomes[i].value().is_null()) {
+            const auto& known = outcomes[i].value();
+            if (known.is_null()) {
                 forgotten.push_back(check[i].first);  // dropped by the node (restart, eviction): send again
+            } else if (known.is_object() && known.contains("blockNumber") && !known["blockNumber"].is_null()) {
+                f.last_sent = now;  // mined, waiting for its confirmations: nothing to resend or replace
             } else if (now - f.first_sent >= options_.replace_after) {
                 f.fees = bumped(f.fees);
                 ++f.replacements;
