@@ -15,7 +15,7 @@ declare -gA _abcictl_commands=(
     ["abcictl tokens"]="metadata"
 )
 
-# "<command> <option>" and "<command> #<n>" (its n-th positional argument):
+# <command> <option>, and <command> #<n> for its n-th positional argument:
 # - for a flag, else what the value completes to: choice:WORDS, file,
 # directory, chain (ids from the chain cache) or text (nothing).
 declare -gA _abcictl_args=(
