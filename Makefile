@@ -4,6 +4,8 @@ BUILD_ASAN ?= build-asan
 # -g1 (line tables) is enough for backtraces and profiles, and compiles much faster than -g.
 CMAKE_FLAGS ?= -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
 JOBS ?= $(shell nproc)
+# Most tests wait on anvil's blocks and on child processes, not on a core.
+TEST_JOBS ?= $(shell echo $$(( $(JOBS) + 1 )))
 
 .PHONY: setup build build-asan run test test-fast test-asan bench clean
 
@@ -24,10 +26,10 @@ run: build
 	@$(BUILD)/src/abcictl serve --devnet
 
 test-fast: build
-	@ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+	@ctest --test-dir $(BUILD) --output-on-failure -j $(TEST_JOBS)
 
 test-asan: build-asan
-	@ctest --test-dir $(BUILD_ASAN) --output-on-failure -j $(JOBS)
+	@ctest --test-dir $(BUILD_ASAN) --output-on-failure -j $(TEST_JOBS)
 
 # The whole suite: once as built for release, once under ASan+UBSan.
 test: test-fast test-asan

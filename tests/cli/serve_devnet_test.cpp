@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -224,31 +225,41 @@ TEST_CASE("serve --devnet refuses what it cannot run, before starting anything",
           std::string::npos);
 }
 
+/// The shell block of the README between <!-- NAME:begin --> and <!-- NAME:end -->.
+std::string readme_block(const std::string& name) {
+    const std::string readme = read_file(abci::test::source_path("README.md"));
+    const std::string open = "<!-- " + name + ":begin -->\n```sh\n";
+    const auto begin = readme.find(open);
+    const auto end = readme.find("```\n<!-- " + name + ":end -->");
+    REQUIRE(begin != std::string::npos);
+    REQUIRE(end != std::string::npos);
+    return readme.substr(begin + open.size(), end - begin - open.size());
+}
+
+/// `script` with `from` (which must occur) replaced by `to`.
+std::string replaced(std::string script, const std::string& from, const std::string& to) {
+    const auto at = script.find(from);
+    REQUIRE(at != std::string::npos);
+    return script.replace(at, from.size(), to);
+}
+
+/// Runs a README block in bash -euo pipefail from the source tree, as a reader would.
+abci::os::CommandResult run_block(const std::string& script, const abci::test::Env& env) {
+    return abci::os::run_command({"bash", "-euo", "pipefail", "-c", "cd " + abci::test::source_path(".") + " && " + script},
+                                 "", std::chrono::seconds(60), env);
+}
+
 // Issue 4's "done when": the README's curl lines, run as written (only the
 // server's port, the binary's path and cast's path swapped for the test's),
 // mint a role token that `cast call balanceOf` confirms.
 TEST_CASE("the README's walkthrough mints a role token on serve --devnet", "[serve-cli][devnet][readme]") {
-    const std::string readme = read_file(abci::test::source_path("README.md"));
-    const auto begin = readme.find("<!-- walkthrough:begin -->\n```sh\n");
-    const auto end = readme.find("```\n<!-- walkthrough:end -->");
-    REQUIRE(begin != std::string::npos);
-    REQUIRE(end != std::string::npos);
-    std::string script = readme.substr(begin + 33, end - begin - 33);
-
     CleanHome home;
-    const std::string data_dir = home / ".local/state/abcictl/devnet";
-    DevnetRun devnet(home, data_dir, admin_env(), "walkthrough");
-    const auto replace = [&](const std::string& from, const std::string& to) {
-        const auto at = script.find(from);
-        REQUIRE(at != std::string::npos);
-        script.replace(at, from.size(), to);
-    };
-    replace("SERVER=http://127.0.0.1:8080", "SERVER=" + devnet.http().base_url());
-    replace("build/src/abcictl", abci::test::abcictl_binary());
-    replace("node_modules/.bin/cast", abci::test::tool("cast"));
+    DevnetRun devnet(home, home / ".local/state/abcictl/devnet", admin_env(), "walkthrough");
+    auto script = replaced(readme_block("walkthrough"), "SERVER=http://127.0.0.1:8080", "SERVER=" + devnet.http().base_url());
+    script = replaced(script, "build/src/abcictl", abci::test::abcictl_binary());
+    script = replaced(script, "node_modules/.bin/cast", abci::test::tool("cast"));
 
-    auto env = home.env(admin_env());
-    const auto result = abci::os::run_command({"bash", "-euo", "pipefail", "-c", script}, "", std::chrono::seconds(60), env);
+    const auto result = run_block(script, home.env(admin_env()));
     INFO(result.out << result.err << devnet.log());
     REQUIRE(result.exit_code == 0);
     CHECK(result.out.find("\"tokenId\":10000") != std::string::npos);
@@ -256,5 +267,24 @@ TEST_CASE("the README's walkthrough mints a role token on serve --devnet", "[ser
     auto out = result.out;
     while (!out.empty() && out.back() == '\n') out.pop_back();
     CHECK(out.substr(out.rfind('\n') + 1) == "1");
+    CHECK(devnet.stop() == 0);
+}
+
+// Issue 5's "done when": the README's command-line session, run as written
+// (the built binary put first on PATH, the devnet's port in ABCICTL_SERVER).
+TEST_CASE("the README's command-line session logs in and mints on serve --devnet", "[serve-cli][devnet][readme]") {
+    CleanHome home;
+    DevnetRun devnet(home, home / ".local/state/abcictl/devnet", admin_env(), "cli-walkthrough");
+    const std::string bin_dir = std::filesystem::path(abci::test::abcictl_binary()).parent_path();
+    const auto script = replaced(readme_block("cli-walkthrough"), "$PWD/build/src", bin_dir);
+    auto env = admin_env();
+    env["ABCICTL_SERVER"] = devnet.http().base_url();
+    const auto result = run_block(script, home.env(env));
+    INFO(result.out << result.err << devnet.log());
+    REQUIRE(result.exit_code == 0);
+    CHECK(result.out.find("Verifier Role") != std::string::npos);  // balance lists the minted role
+    CHECK(result.out.find("Soil report") != std::string::npos);    // tokens metadata 1000
+    CHECK(result.out.find("ABCI OK - healthy") != std::string::npos);
+    CHECK(result.err.find("logged out of " + devnet.http().base_url()) != std::string::npos);
     CHECK(devnet.stop() == 0);
 }

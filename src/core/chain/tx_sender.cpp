@@ -327,22 +327,24 @@ void TxSender::fill(std::uint64_t nonce) {
 }
 
 void TxSender::on_mined(std::uint64_t nonce, const Receipt& receipt) {
-    std::shared_ptr<Intent> intent;
     std::vector<eth::Hash32> dropped;
     {
         std::lock_guard lock(mutex_);
         auto it = inflight_.find(nonce);
         if (it == inflight_.end()) return;
-        intent = it->second->intent;
         dropped = it->second->versions();
         std::erase(dropped, receipt.transaction_hash);
-        inflight_.erase(it);
     }
-    // Settled before the caller hears of it, so an answered mint is never
+    // Settled while still in flight and before the caller hears of it, so a
+    // transaction that is no longer in flight, or an answered mint, is never
     // left pending in the journal.
     settle({receipt.transaction_hash}, receipt.success ? TxOutcome::mined : TxOutcome::reverted, receipt.block_number);
     settle(dropped, TxOutcome::dropped, 0);
     std::lock_guard lock(mutex_);
+    auto it = inflight_.find(nonce);
+    if (it == inflight_.end()) return;
+    auto intent = it->second->intent;
+    inflight_.erase(it);
     if (intent && !intent->answered) {
         intent->answered = true;
         Receipt r = receipt;
