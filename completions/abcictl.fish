@@ -26,6 +26,7 @@ set -g __abcictl_valued \
     'abcictl admin user add --role' \
     'abcictl admin user add --password-file' \
     'abcictl admin user list --data-dir' \
+    'abcictl admin user import --data-dir' \
     'abcictl admin user set-role --data-dir' \
     'abcictl admin user set-role --email' \
     'abcictl admin user set-role --role' \
@@ -88,7 +89,7 @@ function __abcictl_subcommands
         case 'abcictl admin contract'
             printf '%s\n' deploy
         case 'abcictl admin user'
-            printf '%s\n' add list set-role link-wallet
+            printf '%s\n' add list import set-role link-wallet
         case 'abcictl admin apikey'
             printf '%s\n' create list revoke
         case 'abcictl chains'
@@ -234,6 +235,7 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin contract deploy\'' -l ti
 # abcictl admin user
 complete -c abcictl -n '__abcictl_at \'abcictl admin user\'' -a add -d 'Create a user (creates the data directory on first use)'
 complete -c abcictl -n '__abcictl_at \'abcictl admin user\'' -a list -d 'List the users, oldest first (-q: their ids)'
+complete -c abcictl -n '__abcictl_at \'abcictl admin user\'' -a import -d 'Create users (no password) and link their wallets from JSON Lines, one {"email", "role", "wallet"} a line; all or nothing'
 complete -c abcictl -n '__abcictl_at \'abcictl admin user\'' -a set-role -d 'Change a user\'s role'
 complete -c abcictl -n '__abcictl_at \'abcictl admin user\'' -a link-wallet -d 'Link a wallet to a user (for sign-in with Ethereum)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user\'' -s h -l help -d 'Print this help message and exit'
@@ -250,6 +252,11 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l no-passwo
 # abcictl admin user list
 complete -c abcictl -n '__abcictl_under \'abcictl admin user list\'' -s h -l help -d 'Print this help message and exit'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user list\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
+
+# abcictl admin user import
+complete -c abcictl -n '__abcictl_at \'abcictl admin user import\'' -r -F -d 'The JSON Lines file, or - for standard input (the default)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user import\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user import\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
 
 # abcictl admin user set-role
 complete -c abcictl -n '__abcictl_under \'abcictl admin user set-role\'' -s h -l help -d 'Print this help message and exit'

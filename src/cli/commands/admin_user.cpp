@@ -1,12 +1,20 @@
 // `abcictl admin user …`: platform accounts, created and changed directly in
 // the server's data directory (DESIGN.md §6). Passwords come from a file,
-// stdin or a hidden prompt, never from the command line.
+// stdin or a hidden prompt, never from the command line; `import` onboards a
+// cohort without passwords (they sign in with a wallet or the IdP).
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <functional>
+#include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <unordered_map>
 
 #include "cli/commands/commands.hpp"
 #include "cli/context.hpp"
@@ -56,6 +64,22 @@ void print_user(const Context& ctx, store::Store& store, const store::User& user
     ctx.print(record, user_json(user, wallets));
 }
 
+// The store refuses a taken e-mail or wallet too; asking first lets the
+// message name it, and its owner.
+
+/// Error(conflict) when a user has this (normalised) e-mail already.
+void check_email_free(store::Store& store, const std::string& email) {
+    if (store.find_user_by_email(email))
+        throw Error(ErrorKind::conflict, "a user with e-mail " + email + " exists already");
+}
+
+/// Error(conflict) naming the owner when the (lower-case) wallet is linked to
+/// a user other than `user_id`.
+void check_wallet_free(store::Store& store, const std::string& address, const std::string& user_id = {}) {
+    if (const auto owner = store.find_user_by_wallet(address); owner && owner->id != user_id)
+        throw Error(ErrorKind::conflict, "wallet " + address + " is already linked to " + owner->email);
+}
+
 struct UserAddSettings {
     DataDirOption data_dir;
     std::string email;
@@ -87,9 +111,8 @@ void add_user_add(CLI::App& user, Context& ctx) {
         }
         // Creating the database is right here only: this is how a server's first admin is set up.
         const auto store = s->data_dir.open(true);
-        // The store refuses the duplicate too; asking first spares a password hash and names the e-mail.
-        if (store->find_user_by_email(email))
-            throw Error(ErrorKind::conflict, "a user with e-mail " + email + " exists already");
+        // Asking before the store refuses it spares a password hash too.
+        check_email_free(*store, email);
         const store::User created = auth::add_user(
             *store, email, role, password ? std::optional<std::string_view>(password->view()) : std::nullopt);
         print_user(ctx, *store, created);
@@ -135,11 +158,139 @@ store::User change_user_role(store::Store& store, store::User user, const std::s
 
 store::User link_user_wallet(store::Store& store, store::User user, const std::string& text) {
     const std::string address = eth::Address::parse(text).lower();
-    // The store refuses it too; asking first lets the message name the owner.
-    if (const auto owner = store.find_user_by_wallet(address); owner && owner->id != user.id)
-        throw Error(ErrorKind::conflict, "wallet " + address + " is already linked to " + owner->email);
+    check_wallet_free(store, address, user.id);
     store.link_wallet(user.id, address);
     return user;
+}
+
+// --- import: JSON Lines, every line checked before anything is written ---------
+
+/// The account one line of an import file asks for, checked as `add` and
+/// `link-wallet` check their options. Error(invalid_input) when malformed.
+store::NewAccount parse_import_line(std::string_view line) {
+    nlohmann::json object;
+    try {
+        object = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw Error(ErrorKind::invalid_input, fmt::format("malformed JSON at column {}", e.byte));
+    }
+    if (!object.is_object())
+        throw Error(ErrorKind::invalid_input, "not a JSON object {\"email\": …, \"role\": …, \"wallet\": …}");
+    // A misspelt "wallet" would otherwise import a user who cannot sign in.
+    for (const auto& item : object.items())
+        if (item.key() != "email" && item.key() != "role" && item.key() != "wallet")
+            throw Error(ErrorKind::invalid_input,
+                        fmt::format("unknown field \"{}\" (the fields are email, role and wallet)", item.key()));
+    const auto field = [&object](const char* name) -> std::optional<std::string> {
+        const auto it = object.find(name);
+        if (it == object.end()) return std::nullopt;
+        if (!it->is_string()) throw Error(ErrorKind::invalid_input, fmt::format("\"{}\" must be a string", name));
+        return it->get<std::string>();
+    };
+    const auto required = [&field](const char* name) {
+        auto value = field(name);
+        if (!value) throw Error(ErrorKind::invalid_input, fmt::format("\"{}\" is missing", name));
+        return *value;
+    };
+    const std::string email = required("email");
+    store::NewAccount account{auth::new_user(email, auth::parse_role(required("role"))), {}};
+    if (const auto wallet = field("wallet")) account.wallets.push_back(eth::Address::parse(*wallet).lower());
+    return account;
+}
+
+/// Every line of an import file, checked against each other and the store.
+class ImportBatch {
+public:
+    explicit ImportBatch(store::Store& store) : store_(store) {}
+
+    /// Checks line `number` and keeps its account, or notes what is wrong with it.
+    void add(std::size_t number, std::string_view line) {
+        try {
+            store::NewAccount account = parse_import_line(line);
+            claim(emails_, account.user.email, number, "e-mail");
+            check_email_free(store_, account.user.email);
+            for (const auto& address : account.wallets) {
+                claim(wallets_, address, number, "wallet");
+                check_wallet_free(store_, address);
+            }
+            accounts_.push_back(std::move(account));
+        } catch (const Error& e) {
+            // Only the file's own faults are its lines' problems; a failing store is not.
+            if (e.kind() != ErrorKind::invalid_input && e.kind() != ErrorKind::conflict) throw;
+            if (e.kind() == ErrorKind::invalid_input) malformed_ = true;
+            problems_.push_back(fmt::format("line {}: {}", number, e.what()));
+        }
+    }
+
+    /// Creates every account in one transaction and returns the users, in
+    /// file order. With any problem noted, writes nothing and throws: the first
+    /// problem, every one in the details; invalid_input (exit 2) when a line is
+    /// malformed, else conflict.
+    std::vector<store::User> commit() {
+        if (!problems_.empty())
+            throw Error(malformed_ ? ErrorKind::invalid_input : ErrorKind::conflict, problems_.front(), problems_);
+        return store_.create_accounts(accounts_);
+    }
+
+    [[nodiscard]] const std::vector<store::NewAccount>& accounts() const { return accounts_; }
+
+private:
+    /// Notes that `value` (an e-mail or a wallet) is on line `number`; Error(conflict) when an earlier line has it.
+    static void claim(std::unordered_map<std::string, std::size_t>& seen, const std::string& value,
+                      std::size_t number, const char* what) {
+        const auto [it, fresh] = seen.emplace(value, number);
+        if (!fresh) throw Error(ErrorKind::conflict, fmt::format("{} {} is on line {} already", what, value, it->second));
+    }
+
+    store::Store& store_;
+    std::vector<store::NewAccount> accounts_;
+    std::unordered_map<std::string, std::size_t> emails_, wallets_;
+    std::vector<std::string> problems_;
+    bool malformed_ = false;
+};
+
+/// Feeds every non-blank line of `in` to `batch`, numbered from 1.
+void read_import_lines(std::istream& in, ImportBatch& batch) {
+    std::string line;
+    for (std::size_t number = 1; std::getline(in, line); ++number) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.find_first_not_of(" \t") == std::string::npos) continue;
+        batch.add(number, line);
+    }
+    if (in.bad()) throw Error(ErrorKind::unavailable, "cannot read the import file");
+}
+
+void add_user_import(CLI::App& user, Context& ctx) {
+    auto source = std::make_shared<std::string>("-");
+    auto* command = add_store_command(
+        user, "import",
+        "Create users (no password) and link their wallets from JSON Lines, one "
+        "{\"email\", \"role\", \"wallet\"} a line; all or nothing",
+        [source, &ctx](store::Store& store) {
+            ImportBatch batch(store);
+            if (*source == "-") {
+                read_import_lines(std::cin, batch);
+            } else {
+                std::ifstream file(*source);
+                if (!file)
+                    throw Error(ErrorKind::not_found,
+                                fmt::format("cannot read the file {}: {}", *source, std::strerror(errno)));
+                read_import_lines(file, batch);
+            }
+            const auto created = batch.commit();
+            if (ctx.options.json) {
+                auto json = nlohmann::json::array();
+                for (std::size_t i = 0; i < created.size(); ++i)
+                    json.push_back(user_json(created[i], batch.accounts()[i].wallets));
+                std::cout << json.dump(2) << "\n";
+            } else if (ctx.options.quiet) {
+                for (const auto& account : created) std::cout << account.id << "\n";
+            } else {
+                std::cout << "imported " << created.size() << (created.size() == 1 ? " user" : " users") << "\n";
+            }
+        });
+    command->add_option("FILE", *source, "The JSON Lines file, or - for standard input (the default)")
+        ->type_name("");
 }
 
 }  // namespace
@@ -149,6 +300,7 @@ void add_admin_user_command(CLI::App& admin, Context& ctx) {
     user->require_subcommand(1);
     add_user_add(*user, ctx);
     add_user_list(*user, ctx);
+    add_user_import(*user, ctx);
     add_user_change(*user, ctx, "set-role", "Change a user's role", "--role", "farmer, verifier, admin or developer",
                     change_user_role);
     add_user_change(*user, ctx, "link-wallet", "Link a wallet to a user (for sign-in with Ethereum)", "--address",

@@ -34,15 +34,19 @@ void check_password_policy(std::string_view password) {
     if (password.size() > 1024) throw Error(ErrorKind::invalid_input, "the password is longer than 1024 bytes");
 }
 
+store::NewUser new_user(std::string_view email, Role role, bool verified) {
+    return store::NewUser{normalize_email(email), to_string(role), verified};
+}
+
 store::User add_user(store::Store& store, std::string_view email, Role role,
                      std::optional<std::string_view> password, bool verified) {
-    auto normalized = normalize_email(email);
+    auto record = new_user(email, role, verified);
     if (password) check_password_policy(*password);
     // Hash before creating the user, so a failure cannot leave a user behind
     // that was meant to have a password.
     std::optional<std::string> hash;
     if (password) hash = hash_password(*password);
-    auto user = store.create_user(store::NewUser{std::move(normalized), to_string(role), verified});
+    auto user = store.create_user(record);
     if (hash) store.set_password_hash(user.id, *hash);
     return user;
 }

@@ -22,6 +22,11 @@ inline constexpr std::size_t kMinPasswordLength = 8;
 /// characters or longer than 1024 bytes.
 void check_password_policy(std::string_view password);
 
+/// The record of a new user with `role`, as add_user() creates it, without
+/// creating it (for store::Store::create_accounts). Error(invalid_input) for a
+/// bad e-mail.
+[[nodiscard]] store::NewUser new_user(std::string_view email, Role role, bool verified = true);
+
 /// Creates a user with `role` and, when given, a password (hashed here).
 /// Error(invalid_input) for a bad e-mail or password, Error(conflict) when the
 /// e-mail is taken.

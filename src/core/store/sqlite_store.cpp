@@ -314,6 +314,14 @@ class SqliteStore final : public Store {
         if (changed == 0) throw Error(ErrorKind::not_found, "idempotency key not claimed");
     }
 
+    /// Inserts a new user with a fresh id; SQLite's exception when the e-mail is taken.
+    static User insert_user(Database& db, const NewUser& user) {
+        User created{crypto::random_uuid(), lower_ascii(user.email), user.role, user.verified, now_millis()};
+        execute(db, "INSERT INTO users (id, email, role, verified, created_at) VALUES (?, ?, ?, ?, ?)", created.id,
+                created.email, created.role, created.verified, to_millis(created.created_at));
+        return created;
+    }
+
     sqlite::ConnectionPool pool_;
 
 public:
@@ -324,12 +332,24 @@ public:
     }
 
     User create_user(const NewUser& user) override {
-        User created{crypto::random_uuid(), lower_ascii(user.email), user.role, user.verified, now_millis()};
-        run({"e-mail already registered"}, [&](Database& db) {
-            execute(db, "INSERT INTO users (id, email, role, verified, created_at) VALUES (?, ?, ?, ?, ?)",
-                    created.id, created.email, created.role, created.verified, to_millis(created.created_at));
+        return run({"e-mail already registered"}, [&](Database& db) { return insert_user(db, user); });
+    }
+
+    std::vector<User> create_accounts(const std::vector<NewAccount>& accounts) override {
+        return run({"e-mail already registered or wallet already linked"}, [&](Database& db) {
+            SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+            std::vector<User> created;
+            created.reserve(accounts.size());
+            for (const NewAccount& account : accounts) {
+                created.push_back(insert_user(db, account.user));
+                // A plain INSERT: the wallet's primary key refuses one linked to anybody already.
+                for (const std::string& address : account.wallets)
+                    execute(db, "INSERT INTO wallets (address, user_id, linked_at) VALUES (?, ?, ?)", address,
+                            created.back().id, to_millis(created.back().created_at));
+            }
+            tx.commit();
+            return created;
         });
-        return created;
     }
 
     std::optional<User> find_user_by_id(const std::string& id) override {

@@ -34,6 +34,12 @@ struct NewUser {
     bool verified = false;
 };
 
+/// A user to create together with the wallets that sign it in.
+struct NewAccount {
+    NewUser user;
+    std::vector<std::string> wallets;  // lower-case 0x addresses
+};
+
 struct RefreshToken {
     std::string token_hash;  // SHA-256 of the opaque token, hex
     std::string family_id;
@@ -240,6 +246,12 @@ public:
     // --- users and credentials -------------------------------------------------
     /// Creates a user. Error(conflict) when the e-mail (case-insensitive) exists.
     [[nodiscard]] virtual User create_user(const NewUser& user) = 0;
+    /// Creates the users and links their wallets in ONE transaction (bulk
+    /// onboarding: a transaction per user is a thousand fsyncs): all of them
+    /// or, on any error, none. Returns the users in the order given.
+    /// Error(conflict) when an e-mail exists or a wallet is linked already,
+    /// in the store or earlier in `accounts`.
+    [[nodiscard]] virtual std::vector<User> create_accounts(const std::vector<NewAccount>& accounts) = 0;
     [[nodiscard]] virtual std::optional<User> find_user_by_id(const std::string& id) = 0;
     /// Case-insensitive lookup.
     [[nodiscard]] virtual std::optional<User> find_user_by_email(const std::string& email) = 0;
