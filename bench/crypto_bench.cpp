@@ -1,30 +1,38 @@
-// Signing and recovery throughput of the mint path's crypto, next to OpenSSL's
-// secp256k1 ECDSA (sign / verify of a 32-byte digest) as the peer: recovery
-// costs about one verification, and signing-and-encoding should cost little
-// more than the bare signature.
+// The crypto of abcictl's hot paths, per second on one thread: signing and
+// encoding an EIP-1559 mint transaction (every mint), and verifying a
+// Sign-In with Ethereum message (every wallet login: parse, recover, checks).
+// bench/sections/crypto.mjs runs this with --benchmark_format=json next to
+// ethers v6 and siwe doing the identical work in Node (bench/js/crypto_peer.mjs).
+//
+// `abci_bench_crypto --print-inputs` prints, as JSON, the exact inputs the
+// benchmarks use (the signed mint's raw bytes at nonce 0, the SIWE message,
+// its signature and the verification time), so that the peer works on the
+// same bytes and the section can check that both sign identically.
 
 #include <benchmark/benchmark.h>
-#include <openssl/evp.h>
-#include <unistd.h>
 
-#include <cstdio>
-#include <map>
-#include <memory>
-#include <stdexcept>
+#include <cstring>
+#include <iostream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "core/auth/siwe.hpp"
 #include "core/eth/abi.hpp"
-#include "core/eth/keccak.hpp"
 #include "core/eth/signer.hpp"
 #include "core/eth/tx.hpp"
+#include "core/util/time.hpp"
 
 namespace {
 
 using namespace abci::eth;
 
+// Anvil's dev key 0: deterministic, and the peer can sign with it too.
+constexpr const char* kKeyHex = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+constexpr const char* kSiweNonce = "k7Hq2mZp9xWv4RtN";
+
 const PrivateKey& signer_key() {
-    static const PrivateKey key =
-        PrivateKey::from_hex("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80");
+    static const PrivateKey key = PrivateKey::from_hex(kKeyHex);
     return key;
 }
 
@@ -45,6 +53,38 @@ Transaction mint_transaction(std::uint64_t nonce) {
     return tx;
 }
 
+// A wallet login as `abcictl login --wallet` signs it, verified one minute
+// after it was issued.
+struct SiweInput {
+    std::string text;
+    std::string signature;
+    abci::auth::SiweExpectations expect;
+};
+
+const SiweInput& siwe_input() {
+    static const SiweInput input = [] {
+        abci::auth::SiweMessage message;
+        message.domain = "example.org";
+        message.address = signer_key().address();
+        message.statement = "Sign in to the ABCI service with abcictl.";
+        message.uri = "https://example.org/login";
+        message.version = std::string("1");  // assigning the literal trips GCC 12's -Wrestrict false positive at -O3
+        message.chain_id = 31337;
+        message.nonce = kSiweNonce;
+        message.issued_at = abci::util::parse_rfc3339("2026-01-01T00:00:00Z");
+        message.expiration_time = message.issued_at + std::chrono::minutes(5);
+        SiweInput in;
+        in.text = abci::auth::format_siwe_message(message);
+        in.signature = signer_key().sign_message(as_bytes(in.text)).to_hex();
+        in.expect.domain = message.domain;
+        in.expect.uri_origin = "https://example.org";
+        in.expect.chain_ids = {message.chain_id};
+        in.expect.now = message.issued_at + std::chrono::minutes(1);
+        return in;
+    }();
+    return input;
+}
+
 void BM_SignAndEncodeMint(benchmark::State& state) {
     std::uint64_t nonce = 0;
     for (auto _ : state) {
@@ -55,94 +95,50 @@ void BM_SignAndEncodeMint(benchmark::State& state) {
 }
 BENCHMARK(BM_SignAndEncodeMint);
 
-void BM_RecoverAddress(benchmark::State& state) {
-    const Hash32 hash = keccak256(std::string_view("recover me"));
-    const Signature sig = signer_key().sign_hash(hash);
-    for (auto _ : state) benchmark::DoNotOptimize(recover_address(hash, sig));
-    state.SetItemsProcessed(state.iterations());
-}
-BENCHMARK(BM_RecoverAddress);
-
-// The peer: OpenSSL's ECDSA on the same curve.
-using PkeyPtr = std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)>;
-using PkeyCtxPtr = std::unique_ptr<EVP_PKEY_CTX, decltype(&EVP_PKEY_CTX_free)>;
-
-const PkeyPtr& openssl_key() {
-    static const PkeyPtr key(EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "secp256k1"), &EVP_PKEY_free);
-    if (!key) throw std::runtime_error("OpenSSL cannot generate a secp256k1 key");
-    return key;
-}
-
-PkeyCtxPtr openssl_ctx(int (*init)(EVP_PKEY_CTX*)) {
-    PkeyCtxPtr ctx(EVP_PKEY_CTX_new(openssl_key().get(), nullptr), &EVP_PKEY_CTX_free);
-    if (!ctx || init(ctx.get()) != 1) throw std::runtime_error("OpenSSL ECDSA setup failed");
-    return ctx;
-}
-
-void BM_PeerOpenSslSign(benchmark::State& state) {
-    const PkeyCtxPtr ctx = openssl_ctx(&EVP_PKEY_sign_init);
-    const Hash32 hash = keccak256(std::string_view("sign me"));
-    unsigned char der[80];
+void BM_VerifySiwe(benchmark::State& state) {
+    const SiweInput& in = siwe_input();
+    const std::string claimed = signer_key().address().checksummed();
     for (auto _ : state) {
-        std::size_t len = sizeof(der);
-        if (EVP_PKEY_sign(ctx.get(), der, &len, hash.data(), hash.size()) != 1) state.SkipWithError("sign failed");
-        benchmark::DoNotOptimize(der);
+        auto message = abci::auth::verify_siwe(in.text, in.signature, claimed, in.expect);
+        benchmark::DoNotOptimize(message.nonce.data());
     }
     state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_PeerOpenSslSign);
+BENCHMARK(BM_VerifySiwe);
 
-void BM_PeerOpenSslVerify(benchmark::State& state) {
-    const Hash32 hash = keccak256(std::string_view("verify me"));
-    unsigned char der[80];
-    std::size_t len = sizeof(der);
-    if (EVP_PKEY_sign(openssl_ctx(&EVP_PKEY_sign_init).get(), der, &len, hash.data(), hash.size()) != 1)
-        throw std::runtime_error("OpenSSL sign failed");
-    const PkeyCtxPtr ctx = openssl_ctx(&EVP_PKEY_verify_init);
-    for (auto _ : state) {
-        if (EVP_PKEY_verify(ctx.get(), der, len, hash.data(), hash.size()) != 1) state.SkipWithError("verify failed");
-    }
-    state.SetItemsProcessed(state.iterations());
+void print_inputs() {
+    const SiweInput& in = siwe_input();
+    const Transaction tx = mint_transaction(0);
+    const nlohmann::json inputs = {
+        {"key", kKeyHex},
+        {"mint",
+         {{"raw", to_hex(sign_transaction(tx, signer_key()).raw)},
+          {"chainId", tx.chain_id},
+          {"nonce", tx.nonce},
+          {"maxPriorityFeePerGas", tx.max_priority_fee_per_gas.to_dec()},
+          {"maxFeePerGas", tx.max_fee_per_gas.to_dec()},
+          {"gasLimit", tx.gas_limit},
+          {"to", tx.to->checksummed()},
+          {"data", to_hex(tx.data)}}},
+        {"siwe",
+         {{"message", in.text},
+          {"signature", in.signature},
+          {"domain", in.expect.domain},
+          {"nonce", kSiweNonce},
+          {"time", abci::util::format_iso8601_utc(in.expect.now)}}}};
+    std::cout << inputs.dump() << '\n';
 }
-BENCHMARK(BM_PeerOpenSslVerify);
-
-// Console output plus, at the end, each of ours against its peer.
-class RatioReporter : public benchmark::ConsoleReporter {
-public:
-    // Colours only on a terminal, so that logs and the README stay readable.
-    RatioReporter() : ConsoleReporter(::isatty(STDOUT_FILENO) ? OO_Defaults : OO_Tabular) {}
-
-    void ReportRuns(const std::vector<Run>& runs) override {
-        ConsoleReporter::ReportRuns(runs);
-        for (const Run& run : runs) {
-            auto it = run.counters.find("items_per_second");
-            if (it != run.counters.end()) rates_[run.benchmark_name()] = it->second.value;
-        }
-    }
-    void Finalize() override {
-        ConsoleReporter::Finalize();
-        print("BM_SignAndEncodeMint", "BM_PeerOpenSslSign");
-        print("BM_RecoverAddress", "BM_PeerOpenSslVerify");
-    }
-
-private:
-    void print(const std::string& ours, const std::string& peer) const {
-        const auto a = rates_.find(ours);
-        const auto b = rates_.find(peer);
-        if (a == rates_.end() || b == rates_.end() || b->second <= 0) return;
-        std::printf("%s: %.0f ops/s, %s: %.0f ops/s, ratio %.2f\n", ours.c_str(), a->second, peer.c_str(), b->second,
-                    a->second / b->second);
-    }
-    std::map<std::string, double> rates_;
-};
 
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc == 2 && std::strcmp(argv[1], "--print-inputs") == 0) {
+        print_inputs();
+        return 0;
+    }
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    RatioReporter reporter;
-    benchmark::RunSpecifiedBenchmarks(&reporter);
+    benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
     return 0;
 }
