@@ -15,6 +15,7 @@
 #include "core/store/data_dir.hpp"
 #include "serve/log.hpp"
 #include "serve/router.hpp"
+#include "serve/worker_pool.hpp"
 #include "serve/routes/routes.hpp"
 
 namespace abci::serve {
@@ -58,7 +59,7 @@ std::unique_ptr<httplib::Server> make_http_server(const Settings& settings, std:
     });
     server->set_payload_max_length(settings.max_body_bytes);
     const auto threads = settings.threads;
-    server->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    server->new_task_queue = [threads] { return new WorkerPool(std::min<std::size_t>(16, threads), threads); };
     return server;
 }
 
@@ -112,6 +113,7 @@ Server::Server(Settings settings) : state_(std::make_unique<State>()) {
         if (!s.settings.chains.empty() && (s.settings.signer.anvil_key || !s.settings.signer.keystore.empty()))
             key.emplace(service::load_signer_key(s.settings.signer));
         s.settings.signer.password.clear();
+        for (auto& chain : s.settings.chains) chain.mint_batching = s.settings.mint_batching;
         s.registry = std::make_unique<service::Registry>(s.settings.chains, key ? &*key : nullptr, *s.store);
         if (key) log_line("info", "signer loaded", {{"address", key->address().checksummed()}});
     }

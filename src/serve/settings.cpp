@@ -260,6 +260,17 @@ void apply_file(const std::string& path, Settings& settings, std::string& listen
     tls.get("cert", settings.tls_cert);
     tls.get("key", settings.tls_key);
 
+    const auto batching = top.sub("mint_batching");
+    bool batch = false;
+    chain::BatchOptions batch_options;
+    batching.only({"enabled", "windowMs", "maxMints"});
+    std::int64_t window_ms = batch_options.window.count();
+    batching.get("enabled", batch);
+    batching.get_int("windowMs", window_ms, 1, 1000);
+    batching.get_int("maxMints", batch_options.max_mints, 2, 1000);
+    batch_options.window = std::chrono::milliseconds(window_ms);
+    if (batch) settings.mint_batching = batch_options;
+
     const auto limits = top.sub("limits");
     limits.get_int("maxBodyBytes", settings.max_body_bytes, 1024, 64LL * 1024 * 1024);
     limits.get_int("maxJsonDepth", settings.max_json_depth, 2, 512);

@@ -42,6 +42,7 @@ struct Settings {
     auth::AuthSettings auth;
 
     std::vector<service::NetworkConfig> chains;  // [[chains]]; may be empty (auth only)
+    std::optional<chain::BatchOptions> mint_batching;  // [mint_batching] enabled: for every chain
     service::SignerConfig signer;                // [signer]; password from ABCI_SIGNER_PASSWORD
 
     std::string tls_cert;  // both set: serve HTTPS
@@ -49,7 +50,7 @@ struct Settings {
 
     std::size_t max_body_bytes = 1024 * 1024;
     int max_json_depth = 32;
-    std::size_t threads = 256;  // requests served at once (mints wait for receipts)
+    std::size_t threads = 2048;  // at most this many requests served at once (a mint holds its thread until mined)
 
     // First admin on an empty data directory (environment only: a password has no place in a file or a flag).
     std::string admin_email;

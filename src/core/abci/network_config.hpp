@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/chain/mint_batcher.hpp"
+
 namespace abci::service {
 
 struct NativeCurrency {
@@ -35,6 +37,9 @@ struct NetworkConfig {
     std::string block_explorer;
     NetworkStatus status = NetworkStatus::active;
     std::uint64_t confirmations = 1;
+    /// Set: concurrent mints on this network are folded into mintMany
+    /// transactions (the server's [mint_batching]); unset: one transaction per mint.
+    std::optional<chain::BatchOptions> mint_batching;
 };
 
 /// Where the signing key comes from. Exactly one source is set.

@@ -37,12 +37,12 @@ public:
         }
         store_.journal_add(entries);
         // Before broadcast, so that after a crash the claim leads to its transaction.
-        for (const auto& tx : txs) {
-            const auto purpose = nlohmann::json::parse(tx.purpose, nullptr, false);
-            if (!purpose.is_object() || purpose.value("key", "").empty()) continue;
-            store_.attach_idempotency_journal(purpose.value("actor", ""), purpose.value("route", ""),
-                                              purpose.value("key", ""), eth::to_hex(tx.hash));
-        }
+        for (const auto& tx : txs)
+            for (const auto& purpose : chain::mint_purposes(tx.purpose)) {
+                if (purpose.value("key", "").empty()) continue;
+                store_.attach_idempotency_journal(purpose.value("actor", ""), purpose.value("route", ""),
+                                                  purpose.value("key", ""), eth::to_hex(tx.hash));
+            }
     }
 
     void settle(const eth::Hash32& hash, chain::TxOutcome outcome, std::uint64_t block) noexcept override {
@@ -118,7 +118,15 @@ Network::Network(NetworkConfig config, const eth::PrivateKey* key, store::Store&
         options.journal = journal_.get();
         sender_ = std::make_unique<chain::TxSender>(*client_, eth::PrivateKey::from_bytes(key->secret_bytes()),
                                                     options);
+        if (contract_ && config_.mint_batching)
+            batcher_ = std::make_unique<chain::MintBatcher>(*contract_, *sender_, *config_.mint_batching);
     }
+}
+
+chain::PendingMint Network::submit_mint(chain::TokenContract::MintItem item, std::string purpose) {
+    auto& signer = sender();
+    if (batcher_) return batcher_->mint(std::move(item), std::move(purpose));
+    return chain::mint_now(contract(), signer, std::move(item), std::move(purpose));
 }
 
 Network::~Network() = default;

@@ -54,6 +54,10 @@ public:
     /// Checks once (then cached) that code is deployed at the contract address;
     /// Error(unavailable) when not, or when the node cannot be reached.
     void require_deployed();
+    /// Submits a mint through the signer's sender: into the next mintMany batch
+    /// when the network batches mints, else as its own transaction. Throws as
+    /// sender() does; the mint's own failures come from PendingMint::wait().
+    [[nodiscard]] chain::PendingMint submit_mint(chain::TokenContract::MintItem item, std::string purpose);
     /// The first rpc URL with any provider key masked by asterisks (rpc::mask_url).
     [[nodiscard]] std::string masked_rpc_url() const;
 
@@ -65,6 +69,7 @@ private:
     std::optional<chain::TokenContract> probe_contract_;
     std::unique_ptr<chain::TxJournal> journal_;
     std::unique_ptr<chain::TxSender> sender_;
+    std::unique_ptr<chain::MintBatcher> batcher_;  // declared after what it uses: destroyed first
     std::mutex cache_mutex_;  // guards the two cached facts below; never held across a call
     std::optional<std::string> version_;
     bool deployed_ = false;

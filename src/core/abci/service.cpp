@@ -90,7 +90,7 @@ struct AbciService::Mint {
 };
 
 AbciService::AbciService(store::Store& store, Registry& registry, content::ContentStore& content)
-    : store_(store), registry_(registry), content_(content) {}
+    : store_(store), registry_(registry), content_(content), balances_(store) {}
 
 Answer AbciService::mint_role(const json& body, const MintOptions& options) {
     const auto request = parse_mint_role(body);
@@ -159,10 +159,10 @@ Answer AbciService::submit_and_wait(Network& network, const Mint& m, const MintO
             throw Error(ErrorKind::conflict,
                         m.to.checksummed() + " already holds the " + std::string(m.kind.category) + " role token");
     }
-    chain::TxSender& sender = network.sender();
+    const auto issuer = network.sender().address();
     network.require_deployed();
 
-    const json record = metadata_record(m.kind, m.details, sender.address(), m.to, now_iso());
+    const json record = metadata_record(m.kind, m.details, issuer, m.to, now_iso());
     const std::string metadata = record.dump();
     const auto cid = content_.put(eth::as_bytes(metadata));
     json purpose = {{"op", "mint"},
@@ -177,10 +177,11 @@ Answer AbciService::submit_and_wait(Network& network, const Mint& m, const MintO
                     {"key", options.idempotency_key.value_or("")},
                     {"roleRequestId", options.role_request_id}};
     const std::string cid_text = cid.to_string();
-    std::future<chain::Receipt> pending;
+    chain::Receipt receipt;
     try {
-        pending = network.contract().mint(sender, m.to, m.kind.id, m.amount,
-                                          eth::Bytes(cid_text.begin(), cid_text.end()), purpose.dump());
+        receipt = network.submit_mint({m.to, m.kind.id, m.amount, eth::Bytes(cid_text.begin(), cid_text.end())},
+                                      purpose.dump())
+                      .wait();
     } catch (const Error& e) {
         // The contract is the final guard (DESIGN.md §4): a refused role mint
         // for a wallet that holds the role is the same conflict as above.
@@ -190,7 +191,7 @@ Answer AbciService::submit_and_wait(Network& network, const Mint& m, const MintO
                         m.to.checksummed() + " already holds the " + std::string(m.kind.category) + " role token");
         throw;
     }
-    return finish(network, purpose, pending.get());
+    return finish(network, purpose, receipt);
 }
 
 Answer AbciService::finish(Network& network, const json& purpose, const chain::Receipt& receipt) {
@@ -299,28 +300,6 @@ json balance_entry(const store::TokenBalance& row, const TokenKind& kind) {
     return entry;
 }
 
-// Reads the wallet's balances of `kinds` from the chain and stores them;
-// returns when, or nothing when the chain could not be read (the stored values then stand).
-std::optional<store::TimePoint> sync_balances(store::Store& store, Network& network, const eth::Address& address,
-                                              std::span<const TokenKind> kinds) {
-    std::vector<eth::Address> owners(kinds.size(), address);
-    std::vector<std::uint64_t> ids;
-    for (const auto& kind : kinds) ids.push_back(kind.id);
-    std::vector<eth::U256> balances;
-    try {
-        balances = network.probe_contract().balance_of_batch(owners, ids);
-    } catch (const Error&) {
-        return std::nullopt;
-    }
-    std::vector<store::ChainBalance> chain_balances;
-    for (std::size_t i = 0; i < kinds.size(); ++i)
-        chain_balances.push_back({kinds[i].id, balances[i].to_dec(), std::string(to_string(kinds[i].family)),
-                                  std::string(kinds[i].category)});
-    const auto now = std::chrono::system_clock::now();
-    store.sync_token_balances(network.config().id, address.lower(), chain_balances, now);
-    return now;
-}
-
 }  // namespace
 
 json AbciService::token_balance(const std::optional<std::string>& user_address,
@@ -334,8 +313,7 @@ json AbciService::token_balance(const std::optional<std::string>& user_address,
     fields.check(!id || kind.has_value(), "tokenId must be a role (10000, 10100, 10200, 10300) or entity (1000, 1100, 1200, 1300) token id");
     const auto [network, address] = balance_query(registry_, fields, user_address, blockchain_id);
     const auto& config = network->config();
-    const TokenKind kinds[] = {*kind};
-    (void)sync_balances(store_, *network, address, kinds);
+    (void)balances_.sync(*network, address);
     const auto row = store_.find_token_balance(config.id, address.lower(), kind->id);
     json data = {{"userAddress", address.checksummed()},
                  {"tokenId", kind->id},
@@ -356,7 +334,7 @@ json AbciService::user_balance(const std::optional<std::string>& user_address,
     const auto [network, address] = balance_query(registry_, fields, user_address, blockchain_id);
     const auto& config = network->config();
     const std::string contract = network->contract().address().checksummed();
-    const auto synced_now = sync_balances(store_, *network, address, all_tokens());
+    const auto synced_now = balances_.sync(*network, address);
     json balances = json::array();
     std::optional<store::TimePoint> oldest_sync;
     for (const auto& row : store_.token_balances_of(config.id, address.lower())) {
@@ -605,7 +583,10 @@ void AbciService::reconcile() {
             try {
                 Network& network = registry_.find(entry->blockchain_id);
                 if (const auto receipt = fetch_receipt(network, entry->hash))
-                    (void)finish(network, json::parse(entry->purpose), *receipt);
+                    for (const auto& purpose : chain::mint_purposes(entry->purpose))
+                        if (purpose.value("key", "") == claim.key && purpose.value("actor", "") == claim.actor &&
+                            purpose.value("route", "") == claim.route)
+                            (void)finish(network, purpose, *receipt);
             } catch (const Error&) {
                 // Unreachable now: finished at a later start, or answered 409 until then.
             }
@@ -622,14 +603,15 @@ void AbciService::reconcile(Network& network) {
     }
     auto& rpc = network.client().rpc();
     for (const auto& entry : pending) {
-        const json purpose = json::parse(entry.purpose, nullptr, false);
-        auto settle = [this, &network, purpose, hash = entry.hash](const chain::Receipt& receipt) {
+        auto settle = [this, &network, mints = chain::mint_purposes(entry.purpose),
+                       hash = entry.hash](const chain::Receipt& receipt) {
             store_.journal_settle(hash, receipt.success ? "mined" : "reverted", receipt.block_number);
-            if (!purpose.is_object() || purpose.value("op", "") != "mint") return;
-            try {
-                (void)finish(network, purpose, receipt);
-            } catch (const Error&) {
-                // A reverted mint: finish() released its Idempotency-Key.
+            for (const auto& purpose : mints) {
+                try {
+                    (void)finish(network, purpose, receipt);
+                } catch (const Error&) {
+                    // A reverted mint: finish() released its Idempotency-Key.
+                }
             }
         };
         try {

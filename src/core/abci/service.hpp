@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/abci/balance_sync.hpp"
 #include "core/abci/registry.hpp"
 #include "core/chain/receipt.hpp"
 
@@ -101,6 +102,7 @@ private:
     store::Store& store_;
     Registry& registry_;
     content::ContentStore& content_;
+    BalanceSync balances_;
 };
 
 }  // namespace abci::service

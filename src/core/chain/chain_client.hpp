@@ -6,8 +6,10 @@
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <limits>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "core/chain/fees.hpp"
@@ -16,6 +18,8 @@
 #include "core/eth/bytes.hpp"
 #include "core/eth/u256.hpp"
 #include "core/rpc/client.hpp"
+#include "core/rpc/coalescer.hpp"
+#include "core/util/combiner.hpp"
 
 namespace abci::chain {
 
@@ -25,7 +29,9 @@ struct ChainSettings {
     std::uint64_t confirmations = 1;
     std::chrono::milliseconds poll_interval{200};
     std::chrono::milliseconds fee_cache_ttl{1000};  // fee tiers are reused this long
-    unsigned gas_headroom_percent = 20;             // added to eth_estimateGas
+    // Added to eth_estimateGas. Nodes pack blocks by gas limit, not gas used:
+    // every percent here is a percent fewer transactions per block.
+    unsigned gas_headroom_percent = 2;
     rpc::Options rpc;
 };
 
@@ -52,6 +58,10 @@ public:
     /// so a mistyped URL can never send a transaction to the wrong network.
     void verify_chain_id();
     [[nodiscard]] std::uint64_t block_number();
+    /// The head's number as read by an eth_blockNumber begun after this call
+    /// was made (so never older than the call), shared by all callers waiting
+    /// at the same time: a burst of callers costs the node one call per round trip.
+    [[nodiscard]] std::uint64_t fresh_block_number() { return heads_.submit({}); }
     /// Fee tiers from eth_feeHistory over the last 20 blocks, cached for fee_cache_ttl.
     [[nodiscard]] FeeTiers fee_tiers();
     /// eth_estimateGas plus gas_headroom_percent. A revert throws rpc::RpcError with its data.
@@ -68,6 +78,10 @@ public:
 private:
     ChainSettings settings_;
     rpc::Client rpc_;
+    rpc::Coalescer estimates_{rpc_};  // concurrent estimates go out as one batch
+    util::Combiner<std::monostate, std::uint64_t> heads_{
+        [this](std::vector<std::monostate>& callers) { return std::vector<std::uint64_t>(callers.size(), block_number()); },
+        std::numeric_limits<std::size_t>::max()};
     ReceiptPoller poller_;
     std::mutex fee_mutex_;  // guards the cache only; never held across the fetch
     std::optional<FeeTiers> fee_cache_;

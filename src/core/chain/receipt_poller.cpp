@@ -21,7 +21,7 @@ ReceiptPoller::WatchId ReceiptPoller::watch(const eth::Hash32& hash, OnMined on_
     std::lock_guard lock(mutex_);
     WatchId id = next_id_++;
     watches_.emplace(id, Watch{{hash}, std::move(on_mined)});
-    new_since_last_poll_ = true;
+    unchecked_.emplace_back(id, hash);
     if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
     cv_.notify_all();
     return id;
@@ -31,7 +31,7 @@ void ReceiptPoller::add_hash(WatchId id, const eth::Hash32& hash) {
     std::lock_guard lock(mutex_);
     if (auto it = watches_.find(id); it != watches_.end()) {
         it->second.hashes.push_back(hash);
-        new_since_last_poll_ = true;
+        unchecked_.emplace_back(id, hash);
     }
 }
 
@@ -80,11 +80,18 @@ void ReceiptPoller::poll_once() {
     std::vector<std::pair<WatchId, eth::Hash32>> pending;
     {
         std::lock_guard lock(mutex_);
-        // Receipts only appear with new blocks; new watches may already be mined.
-        if (head == last_head_ && !new_since_last_poll_) return;
-        new_since_last_poll_ = false;
-        for (const auto& [id, w] : watches_)
-            for (const auto& h : w.hashes) pending.emplace_back(id, h);
+        // Receipts only appear with new blocks: with the head unchanged only
+        // hashes not looked up yet can have one (a watch may start mined).
+        // Looking up every watch again on each new watch made a burst of N
+        // mints cost the node N^2 / batch-size lookups.
+        if (head == last_head_) {
+            for (const auto& [id, h] : unchecked_)
+                if (watches_.contains(id)) pending.emplace_back(id, h);
+        } else {
+            for (const auto& [id, w] : watches_)
+                for (const auto& h : w.hashes) pending.emplace_back(id, h);
+        }
+        unchecked_.clear();
     }
     for (std::size_t start = 0; start < pending.size(); start += options_.max_batch) {
         const std::size_t end = std::min(pending.size(), start + options_.max_batch);

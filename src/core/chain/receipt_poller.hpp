@@ -12,6 +12,7 @@
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/chain/receipt.hpp"
@@ -70,7 +71,7 @@ private:
     bool woken_ = false;
     bool stopping_ = false;
     std::uint64_t last_head_ = 0;
-    bool new_since_last_poll_ = false;
+    std::vector<std::pair<WatchId, eth::Hash32>> unchecked_;  // watched since the last lookup
     WatchId in_callback_ = 0;  // the watch whose on_mined runs now, 0 when none
     std::condition_variable callback_done_;
     std::thread thread_;

@@ -73,6 +73,20 @@ std::future<Receipt> TokenContract::mint(TxSender& sender, const eth::Address& t
     return submit(sender, "mint", mint_calldata(to, id, amount, data), std::move(purpose));
 }
 
+std::future<Receipt> TokenContract::mint_many(TxSender& sender, const std::vector<MintItem>& items,
+                                              std::string purpose) {
+    Value::List to, ids, amounts, data;
+    for (const auto& item : items) {
+        to.emplace_back(item.to);
+        ids.emplace_back(item.id);
+        amounts.emplace_back(item.amount);
+        data.emplace_back(item.data);
+    }
+    const std::vector<Value> args{std::move(to), std::move(ids), std::move(amounts), std::move(data)};
+    return submit(sender, "mintMany",
+                  eth::abi::encode_call("mintMany(address[],uint256[],uint256[],bytes[])", args), std::move(purpose));
+}
+
 std::future<Receipt> TokenContract::transfer(TxSender& sender, const eth::Address& to, std::uint64_t id,
                                              std::uint64_t amount) {
     const std::vector<Value> args{sender.address(), to, id, amount, eth::Bytes{}};

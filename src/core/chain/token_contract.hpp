@@ -42,6 +42,17 @@ public:
     /// refuses throws here, before any nonce is used, with the decoded error.
     [[nodiscard]] std::future<Receipt> mint(TxSender& sender, const eth::Address& to, std::uint64_t id,
                                             std::uint64_t amount, const eth::Bytes& data, std::string purpose = {});
+    /// One mint of a mintMany call.
+    struct MintItem {
+        eth::Address to;
+        std::uint64_t id = 0;
+        std::uint64_t amount = 0;
+        eth::Bytes data;
+    };
+    /// Submits mintMany(to[], ids[], amounts[], data[]) as mint() does: all
+    /// mint or none (one refused element reverts the whole call, thrown here).
+    [[nodiscard]] std::future<Receipt> mint_many(TxSender& sender, const std::vector<MintItem>& items,
+                                                 std::string purpose = {});
     /// Submits safeTransferFrom(sender, to, id, amount, "") from the sender's own balance.
     [[nodiscard]] std::future<Receipt> transfer(TxSender& sender, const eth::Address& to, std::uint64_t id,
                                                 std::uint64_t amount);

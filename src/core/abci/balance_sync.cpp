@@ -1,0 +1,56 @@
+#include "core/abci/balance_sync.hpp"
+
+#include <vector>
+
+#include "core/abci/registry.hpp"
+#include "core/abci/tokens.hpp"
+#include "core/error.hpp"
+#include "core/store/store.hpp"
+
+namespace abci::service {
+
+namespace {
+
+// Beyond this many wallets the memory of past syncs starts over (a forgotten
+// wallet is merely read from the chain once more).
+constexpr std::size_t kMaxRemembered = 100'000;
+
+}  // namespace
+
+std::optional<BalanceSync::TimePoint> BalanceSync::sync(Network& network, const eth::Address& address) {
+    const std::string key = network.config().id + "/" + address.lower();
+    std::uint64_t head = 0;
+    try {
+        head = network.probe().fresh_block_number();
+    } catch (const Error&) {
+        return std::nullopt;
+    }
+    {
+        std::lock_guard lock(mutex_);
+        if (auto it = synced_at_.find(key); it != synced_at_.end() && it->second == head)
+            return std::chrono::system_clock::now();
+    }
+    const auto kinds = all_tokens();
+    std::vector<eth::Address> owners(kinds.size(), address);
+    std::vector<std::uint64_t> ids;
+    for (const auto& kind : kinds) ids.push_back(kind.id);
+    std::vector<eth::U256> balances;
+    try {
+        balances = network.probe_contract().balance_of_batch(owners, ids);
+    } catch (const Error&) {
+        return std::nullopt;
+    }
+    std::vector<store::ChainBalance> chain_balances;
+    for (std::size_t i = 0; i < kinds.size(); ++i)
+        chain_balances.push_back({kinds[i].id, balances[i].to_dec(), std::string(to_string(kinds[i].family)),
+                                  std::string(kinds[i].category)});
+    const auto now = std::chrono::system_clock::now();
+    store_.sync_token_balances(network.config().id, address.lower(), chain_balances, now);
+    // The head seen before the read: if a block came in between, the next read syncs again.
+    std::lock_guard lock(mutex_);
+    if (synced_at_.size() >= kMaxRemembered) synced_at_.clear();
+    synced_at_[key] = head;
+    return now;
+}
+
+}  // namespace abci::service

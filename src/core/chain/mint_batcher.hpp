@@ -1,0 +1,94 @@
+#pragma once
+// The opt-in batching mode of the mint path: mints arriving within a short
+// window go out as one mintMany transaction, so a burst is no longer bounded
+// by one transaction (about 57k gas) per mint but by about 35k gas per mint.
+//
+// Every mint still learns the transaction and block that carried it. A batch
+// the contract would refuse as a whole (one element reverts) is split: each
+// of its mints is then sent on its own, so only the refused one fails, with
+// the contract's own error, and the others are unaffected.
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/chain/receipt.hpp"
+#include "core/chain/token_contract.hpp"
+
+namespace abci::chain {
+
+class TxSender;
+
+struct BatchOptions {
+    std::chrono::milliseconds window{25};  // how long the first mint of a batch waits for others
+    std::size_t max_mints = 100;           // mints per transaction (gas grows with it)
+};
+
+/// A mint handed to the batcher: wait() for the receipt of its transaction.
+class PendingMint {
+public:
+    explicit PendingMint(std::future<std::shared_future<Receipt>> sent) : sent_(std::move(sent)) {}
+    /// Blocks until the transaction carrying this mint is mined; the receipt
+    /// (also when it reverted: check Receipt::success). Throws what
+    /// TokenContract::mint and TxSender's future throw: Error(chain_rejected)
+    /// for a mint the contract refuses, Error(timeout), Error(unavailable).
+    [[nodiscard]] Receipt wait() { return sent_.get().get(); }
+
+private:
+    std::future<std::shared_future<Receipt>> sent_;
+};
+
+/// Submits one mint at once as TokenContract::mint, its outcome (or its
+/// refusal) delivered through the PendingMint.
+[[nodiscard]] PendingMint mint_now(TokenContract& contract, TxSender& sender, TokenContract::MintItem item,
+                                   std::string purpose);
+
+class MintBatcher {
+public:
+    /// `contract` and `sender` (a minter of it) must outlive the batcher.
+    MintBatcher(TokenContract& contract, TxSender& sender, BatchOptions options);
+    /// Mints still waiting for their batch get Error(unavailable).
+    ~MintBatcher();
+    MintBatcher(const MintBatcher&) = delete;
+    MintBatcher& operator=(const MintBatcher&) = delete;
+
+    /// Queues mint(to, id, amount, data); thread-safe. `purpose` (a JSON
+    /// object's text) is journaled: alone as given, in a batch as an element
+    /// of {"op":"mintMany","items":[...]}.
+    [[nodiscard]] PendingMint mint(TokenContract::MintItem item, std::string purpose);
+
+private:
+    struct Queued {
+        TokenContract::MintItem item;
+        std::string purpose;
+        std::promise<std::shared_future<Receipt>> sent;
+    };
+    void run();
+    void send(std::vector<Queued>& batch);
+
+    TokenContract& contract_;
+    TxSender& sender_;
+    const BatchOptions options_;
+    std::mutex mutex_;
+    std::condition_variable arrived_;
+    std::deque<Queued> queue_;
+    bool stopping_ = false;
+    std::thread thread_;
+};
+
+/// The journaled purposes of one transaction's mints: the parsed `purpose`
+/// itself for a single mint ("op": "mint"), each element of "items" for a
+/// mintMany batch; none for anything else (a filler, a malformed text).
+[[nodiscard]] std::vector<nlohmann::json> mint_purposes(const std::string& purpose);
+
+}  // namespace abci::chain
