@@ -14,7 +14,7 @@
 // JSON file. Sections write progress to stderr only.
 
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, release } from 'node:os';
+import { cpus, loadavg, release } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import * as lib from './lib.mjs';
 
@@ -27,9 +27,11 @@ function usage(message) {
   process.exit(2);
 }
 
-function machine() {
+// The machine, and how busy it was when the run began (the ratios hold up
+// under load better than the absolute figures do).
+function machine(load) {
   const model = /^model name\s*:\s*(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model ?? 'unknown CPU';
-  return `${cpus().length} × ${model.trim()}, Linux ${release()}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return `${cpus().length} × ${model.trim()}, Linux ${release()}, load average ${load.toFixed(1)} at the start, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 function ratioText(ratio) {
@@ -53,6 +55,7 @@ const ctx = { root: lib.root, build: isAbsolute(build) ? build : join(lib.root, 
 ctx.abcictl = join(ctx.build, 'src', 'abcictl');
 if (!existsSync(ctx.abcictl)) usage(`no abcictl in ${ctx.build}/src (run bench/run, or set ABCICTL_BENCH_BUILD to a build)`);
 
+const startLoad = loadavg()[0];
 const rows = [];
 const failures = [];
 for (const name of chosen.length ? chosen : kSections) {
@@ -75,7 +78,7 @@ for (const name of chosen.length ? chosen : kSections) {
   }
 }
 
-const where = machine();
+const where = machine(startLoad);
 process.stdout.write(`\n${table(rows)}\n\nMachine: ${where}\n`);
 const resultsFile = join(ctx.build, 'bench-results.json');
 writeFileSync(resultsFile, JSON.stringify({ machine: where, date: new Date().toISOString(), rows }, null, 2) + '\n');
