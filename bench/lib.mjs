@@ -61,7 +61,8 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 /** A fresh temporary directory, removed on exit. */
 export function tempDir(prefix = 'abcictl-bench-') {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  cleanupOnExit(() => rmSync(dir, { recursive: true, force: true }));
+  // ABCICTL_BENCH_KEEP=1 keeps them (logs, data directories) for a look afterwards.
+  if (!process.env.ABCICTL_BENCH_KEEP) cleanupOnExit(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 

@@ -12,6 +12,7 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <vector>
 
 namespace abci::util {
@@ -24,7 +25,7 @@ public:
     /// of that batch. It is called on a submitting thread, one batch at a time.
     using RunBatch = std::function<std::vector<Result>(std::vector<Item>&)>;
 
-    Combiner(RunBatch run, std::size_t max_batch) : run_(std::move(run)), max_batch_(max_batch) {}
+    Combiner(RunBatch run, std::size_t max_batch) : run_(std::move(run)), max_batch_(std::max<std::size_t>(1, max_batch)) {}
     Combiner(const Combiner&) = delete;
     Combiner& operator=(const Combiner&) = delete;
 
@@ -56,12 +57,20 @@ private:
             std::vector<Item> items;
             items.reserve(batch.size());
             for (auto& p : batch) items.push_back(std::move(p->item));
+            std::vector<Result> results;
+            std::exception_ptr error;
             try {
-                auto results = run_(items);
-                for (std::size_t i = 0; i < batch.size(); ++i) batch[i]->result.set_value(std::move(results.at(i)));
+                results = run_(items);
+                if (results.size() != batch.size())
+                    throw std::logic_error("a combined batch returned a result count other than its size");
             } catch (...) {
-                const auto error = std::current_exception();
-                for (auto& p : batch) p->result.set_exception(error);
+                error = std::current_exception();
+            }
+            for (std::size_t i = 0; i < batch.size(); ++i) {
+                if (error)
+                    batch[i]->result.set_exception(error);
+                else
+                    batch[i]->result.set_value(std::move(results[i]));
             }
             lock.lock();
         }
