@@ -19,28 +19,8 @@ constexpr const char* kRoute = "/abci/contracts/mint-role-token";
 // The 200 answer of spec 4.1 for `token_id`, field by field and against the
 // transaction's receipt; returns the transaction hash.
 std::string require_role_minted(const ChainServer& chain, const HttpResponse& r, std::uint64_t token_id) {
-    INFO(r.status << " " << r.body);
-    REQUIRE(r.status == 200);
-    REQUIRE(has_exactly_keys(r.json, {"success", "data", "metadata"}));
-    CHECK(r.json["success"] == true);
+    const auto hash = require_role_answer(r, token_id, chain.contract());
     const auto& data = r.json["data"];
-    REQUIRE(has_exactly_keys(data, {"transactionHash", "blockNumber", "gasUsed", "gasPrice", "tokenId", "tokenType",
-                                    "confirmations", "timestamp"}));
-    REQUIRE(is_tx_hash(data["transactionHash"]));
-    CHECK(data["blockNumber"].is_number_integer());
-    CHECK(is_decimal_string(data["gasUsed"]));
-    CHECK(is_decimal_string(data["gasPrice"]));
-    CHECK(data["tokenId"].is_number_integer());
-    CHECK(data["tokenId"] == token_id);
-    CHECK(data["tokenType"] == "role");
-    CHECK(data["confirmations"].is_number_integer());
-    CHECK(data["confirmations"].get<std::int64_t>() >= 1);
-    CHECK(is_utc_timestamp(data["timestamp"]));
-    CHECK(r.json["metadata"] ==
-          nlohmann::json{{"blockchain", {{"name", ChainServer::blockchain_name}, {"chainId", 31337}, {"network", "ethereum"}}},
-                         {"contract", {{"address", chain.contract()}, {"version", "1.0.0"}}}});
-
-    const auto hash = data["transactionHash"].get<std::string>();
     const auto receipt = chain.receipt(hash);
     INFO(receipt.dump());
     CHECK(receipt["status"] == "0x1");

@@ -173,6 +173,31 @@ std::string require_entity_minted(const HttpResponse& r, const nlohmann::json& b
     return cid;
 }
 
+std::string require_role_answer(const HttpResponse& r, std::uint64_t token_id, const std::string& contract) {
+    INFO(r.status << " " << r.body);
+    REQUIRE(r.status == 200);
+    REQUIRE(r.json.is_object());
+    CHECK(r.json.size() == 3);
+    CHECK(r.json["success"] == true);
+    const auto& data = r.json["data"];
+    REQUIRE(data.is_object());
+    CHECK(data.size() == 8);  // each of the eight is checked below
+    REQUIRE(is_tx_hash(data["transactionHash"]));
+    CHECK(data["blockNumber"].is_number_integer());
+    CHECK(is_decimal_string(data["gasUsed"]));
+    CHECK(is_decimal_string(data["gasPrice"]));
+    CHECK(data["tokenId"].is_number_integer());
+    CHECK(data["tokenId"] == token_id);
+    CHECK(data["tokenType"] == "role");
+    CHECK(data["confirmations"].is_number_integer());
+    CHECK(data["confirmations"].get<std::int64_t>() >= 1);
+    CHECK(is_utc_timestamp(data["timestamp"]));
+    CHECK(r.json["metadata"] ==
+          nlohmann::json{{"blockchain", {{"name", ChainServer::blockchain_name}, {"chainId", 31337}, {"network", "ethereum"}}},
+                         {"contract", {{"address", contract}, {"version", "1.0.0"}}}});
+    return data["transactionHash"].get<std::string>();
+}
+
 nlohmann::json entity_mint_body(const std::string& to, const std::string& entity_type, const std::string& entity_id,
                                 std::uint64_t amount) {
     return {{"userAddress", to},

@@ -90,6 +90,12 @@ private:
 /// devnet blockchain); returns the CID of the stored metadata.
 std::string require_entity_minted(const HttpResponse& r, const nlohmann::json& body);
 
+/// Asserts (Catch2) that `r` is the 200 answer of spec 4.1 for role token
+/// `token_id` on the devnet chain with the token at `contract`, field by field
+/// (types, values, metadata); returns its transaction hash. What the chain
+/// says of that transaction is the caller's to check.
+std::string require_role_answer(const HttpResponse& r, std::uint64_t token_id, const std::string& contract);
+
 /// The JSON body of a mint-entity-token request of `amount` `entity_type`
 /// tokens (report…) for `entity_id` to `to` on the devnet chain.
 [[nodiscard]] nlohmann::json entity_mint_body(const std::string& to, const std::string& entity_type,
