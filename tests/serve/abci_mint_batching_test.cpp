@@ -42,13 +42,27 @@ struct Request {
     Headers headers{};
 };
 
-ChainServer::Options batching(const std::string& extra_settings = "",
-                              std::optional<std::chrono::milliseconds> block_time = std::nullopt) {
-    ChainServer::Options options;
-    options.anvil.block_time = block_time;
-    options.extra_config = "[mint_batching]\nenabled = true\n" + extra_settings;
-    return options;
-}
+// A chain-backed server with [mint_batching] on (plus `settings` for that
+// table), mining every `block_time` (a block per transaction without), and
+// the admin's bearer token.
+struct BatchingServer {
+    ChainServer chain;
+    Http http;
+    std::string token;
+
+    explicit BatchingServer(const std::string& settings,
+                            std::optional<std::chrono::milliseconds> block_time = std::nullopt)
+        : chain(options(settings, block_time)), http(chain.http()), token(chain.server().login_admin().token) {}
+
+private:
+    static ChainServer::Options options(const std::string& settings,
+                                        std::optional<std::chrono::milliseconds> block_time) {
+        ChainServer::Options options;
+        options.anvil.block_time = block_time;
+        options.extra_config = "[mint_batching]\nenabled = true\n" + settings;
+        return options;
+    }
+};
 
 // Posts every request at once, each from its own thread.
 std::vector<std::future<HttpResponse>> post_all(const Http& http, const std::string& token,
@@ -173,13 +187,11 @@ void await_sent(ChainServer& chain, std::uint64_t nonce) {
 
 TEST_CASE("abci mint batching: 80 concurrent mints go out as a few mintMany transactions, each answer matching its batch",
           "[serve][abci]") {
-    ChainServer chain(batching("", 1000ms));
-    auto& server = chain.server();
-    const auto http = chain.http();
-    const auto admin = server.login_admin();
+    BatchingServer fixture("", 1000ms);
+    auto& [chain, http, token] = fixture;
     Random random(61);
     const auto holders = random_wallets(random, 60);
-    link_wallets(server, holders);
+    link_wallets(chain.server(), holders);
 
     const std::vector<std::pair<std::string, std::uint64_t>> roles{
         {"producer", 10000}, {"verifier", 10100}, {"valuator", 10200}, {"certifier", 10300}};
@@ -191,7 +203,7 @@ TEST_CASE("abci mint batching: 80 concurrent mints go out as a few mintMany tran
                                                            "BATCH-" + std::to_string(i), 1 + random.below(5))});
     const auto nonce = chain.nonce(ChainServer::signer());
 
-    auto pending = post_all(http, admin.token, requests);
+    auto pending = post_all(http, token, requests);
     std::vector<HttpResponse> answers;
     for (std::size_t i = 0; i < requests.size(); ++i) {
         answers.push_back(pending[i].get());
@@ -222,15 +234,13 @@ TEST_CASE("abci mint batching: 80 concurrent mints go out as a few mintMany tran
 
 TEST_CASE("abci mint batching: a batch with one mint the contract refuses mints all the others", "[serve][abci]") {
     // A wide window, so that the eleven mints below share one batch.
-    ChainServer chain(batching("windowMs = 500\n"));
-    auto& server = chain.server();
-    const auto http = chain.http();
-    const auto admin = server.login_admin();
+    BatchingServer fixture("windowMs = 500\n");
+    auto& [chain, http, token] = fixture;
     Random random(62);
     const auto wallets = random_wallets(random, 11);
-    link_wallets(server, wallets);
+    link_wallets(chain.server(), wallets);
     const auto& refused = wallets[0];
-    (void)require_role_answer(http.post(kRoleRoute, role_mint_body(refused, "producer"), admin.token), 10000,
+    (void)require_role_answer(http.post(kRoleRoute, role_mint_body(refused, "producer"), token), 10000,
                               chain.contract());
     // Forget it in the database: only the contract still knows the role is held.
     {
@@ -244,7 +254,7 @@ TEST_CASE("abci mint batching: a batch with one mint the contract refuses mints 
     for (const auto& wallet : wallets) requests.push_back({kRoleRoute, role_mint_body(wallet, "producer")});
     const auto nonce = chain.nonce(ChainServer::signer());
 
-    auto pending = post_all(http, admin.token, requests);
+    auto pending = post_all(http, token, requests);
     require_error(pending[0].get(), 409, "conflict");
     std::vector<Request> good(requests.begin() + 1, requests.end());
     std::vector<HttpResponse> answers;
@@ -260,13 +270,11 @@ TEST_CASE("abci mint batching: a batch with one mint the contract refuses mints 
 }
 
 TEST_CASE("abci mint batching: a role mint repeating one of an earlier batch still unmined fails alone", "[serve][abci]") {
-    ChainServer chain(batching("", 2000ms));
-    auto& server = chain.server();
-    const auto http = chain.http();
-    const auto admin = server.login_admin();
+    BatchingServer fixture("", 2000ms);
+    auto& [chain, http, token] = fixture;
     Random random(64);
     const auto wallets = random_wallets(random, 10);
-    link_wallets(server, wallets);
+    link_wallets(chain.server(), wallets);
     // The same wallet first in both bursts: the second is refused only once the first is mined.
     std::vector<Request> first, second;
     for (std::size_t i = 0; i < wallets.size(); ++i)
@@ -276,9 +284,9 @@ TEST_CASE("abci mint batching: a role mint repeating one of an earlier batch sti
 
     // Right after a block, so that both bursts reach the node before the next one.
     await_next_block(chain);
-    auto first_answers = post_all(http, admin.token, first);
+    auto first_answers = post_all(http, token, first);
     await_sent(chain, nonce);
-    auto second_answers = post_all(http, admin.token, second);
+    auto second_answers = post_all(http, token, second);
 
     std::vector<Request> minted;
     std::vector<HttpResponse> answers;
@@ -305,10 +313,8 @@ TEST_CASE("abci mint batching: a role mint repeating one of an earlier batch sti
 
 TEST_CASE("abci mint batching through kill -9: after the restart each Idempotency-Key gets its one mint",
           "[serve][abci]") {
-    ChainServer chain(batching("", 2000ms));
-    auto& server = chain.server();
-    const auto http = chain.http();
-    const auto admin = server.login_admin();
+    BatchingServer fixture("", 2000ms);
+    auto& [chain, http, token] = fixture;
     Random random(63);
     std::vector<Request> requests;
     for (int i = 0; i < 20; ++i)
@@ -319,7 +325,7 @@ TEST_CASE("abci mint batching through kill -9: after the restart each Idempotenc
 
     // Right after a block, so that the next one is about two seconds away.
     await_next_block(chain);
-    auto first = post_all(http, admin.token, requests);
+    auto first = post_all(http, token, requests);
     // Kill once a batch has reached the node and the window of any later one has passed (or after 1.5 s).
     await_sent(chain, nonce);
     std::this_thread::sleep_for(100ms);
@@ -329,15 +335,15 @@ TEST_CASE("abci mint batching through kill -9: after the restart each Idempotenc
     for (auto& f : first) before.push_back(f.get());
     CHECK(in_flight);
 
-    server.restart();
+    chain.server().restart();
     std::vector<HttpResponse> answers;
     for (std::size_t i = 0; i < requests.size(); ++i) {
-        answers.push_back(post_until_settled(http, admin.token, requests[i]));
+        answers.push_back(post_until_settled(http, token, requests[i]));
         const auto& r = answers.back();
         INFO("request " << i << ": before the kill " << before[i].status << " " << before[i].body);
         (void)require_entity_minted(r, requests[i].body);
         if (before[i].status == 200) CHECK(r.json == before[i].json);
-        CHECK(http.post(requests[i].route, requests[i].body, admin.token, requests[i].headers).json == r.json);
+        CHECK(http.post(requests[i].route, requests[i].body, token, requests[i].headers).json == r.json);
     }
     const auto hashes = require_on_chain(chain, requests, answers);
     CHECK(std::any_of(hashes.begin(), hashes.end(), [&](const std::string& h) { return is_mint_many(chain, h); }));
