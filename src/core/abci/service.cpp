@@ -185,8 +185,9 @@ Answer AbciService::submit_and_wait(Network& network, const Mint& m, const MintO
     } catch (const Error& e) {
         // The contract is the final guard (DESIGN.md §4): a refused role mint
         // for a wallet that holds the role is the same conflict as above.
-        if (e.kind() == ErrorKind::chain_rejected && m.kind.family == TokenFamily::role &&
-            network.contract().balance_of(m.to, m.kind.id) != eth::U256(0))
+        if (m.kind.family == TokenFamily::role &&
+            (e.kind() == ErrorKind::conflict || (e.kind() == ErrorKind::chain_rejected &&
+                                                 network.contract().balance_of(m.to, m.kind.id) != eth::U256(0))))
             throw Error(ErrorKind::conflict,
                         m.to.checksummed() + " already holds the " + std::string(m.kind.category) + " role token");
         throw;

@@ -84,7 +84,8 @@ void MintBatcher::send(std::vector<Queued>& batch) {
     try {
         sent = contract_.mint_many(sender_, items, std::move(purpose)).share();
     } catch (const Error& e) {
-        if (e.kind() != ErrorKind::chain_rejected) {
+        // Anything but the contract refusing (the node unreachable, ...) fails them all.
+        if (e.kind() != ErrorKind::chain_rejected && e.kind() != ErrorKind::conflict) {
             for (auto& queued : batch) queued.sent.set_exception(std::current_exception());
             return;
         }

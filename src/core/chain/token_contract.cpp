@@ -28,8 +28,11 @@ const Artifact& artifact() {
 [[noreturn]] void rethrow_revert(std::string_view what, const rpc::RpcError& error) {
     if (!error.data()) throw;
     const eth::Bytes data = eth::from_hex(*error.data(), "revert data");
-    throw Error(ErrorKind::chain_rejected, std::string(what) + " reverted: " + TokenContract::describe_revert(data),
-                {error.what()});
+    const auto revert = eth::abi::decode_revert(data, artifact().errors);
+    // A role the wallet already holds is a conflict of state, not a failure of the chain:
+    // also when the holding mint is still pending, which no balance read can see yet.
+    const auto kind = revert.name == "RoleTokenAlreadyHeld" ? ErrorKind::conflict : ErrorKind::chain_rejected;
+    throw Error(kind, std::string(what) + " reverted: " + revert.message, {error.what()});
 }
 
 }  // namespace
