@@ -56,10 +56,17 @@ std::size_t ReceiptPoller::watching() const {
 }
 
 void ReceiptPoller::run() {
+    // After a wake (a broadcast) the receipt is usually due within milliseconds
+    // (an automining devnet, or a node that answers before its block is sealed):
+    // look again after 10, 20, 40 … ms, backing off to the interval, instead of
+    // making every such mint wait a whole interval.
+    constexpr std::chrono::milliseconds kSoon{10};
+    auto wait = options_.interval;
     std::unique_lock lock(mutex_);
     while (!stopping_) {
-        cv_.wait_for(lock, options_.interval, [this] { return stopping_ || woken_; });
+        cv_.wait_for(lock, wait, [this] { return stopping_ || woken_; });
         if (stopping_) break;
+        wait = woken_ ? std::min(kSoon, options_.interval) : std::min(wait * 2, options_.interval);
         woken_ = false;
         if (watches_.empty()) {
             cv_.wait(lock, [this] { return stopping_ || !watches_.empty(); });

@@ -24,7 +24,7 @@ class ReceiptPoller {
 public:
     struct Options {
         std::uint64_t confirmations = 1;                    // blocks including the one that mined it
-        std::chrono::milliseconds interval{200};            // how often the head is checked while watching
+        std::chrono::milliseconds interval{200};            // how often the head is checked while watching (sooner after a wake)
         std::size_t max_batch = 500;                        // receipt lookups per JSON-RPC batch
     };
     /// Called once, on the poller's thread, with the receipt of whichever

@@ -2,7 +2,8 @@
 // Bindings of the ABCIToken contract (contracts/ABCIToken.sol): deploy, mint,
 // transfer and the reads the service needs. Reverts come back as
 // Error(chain_rejected) naming the contract's custom error with its arguments,
-// e.g. "mint reverted: RoleTokenAlreadyHeld(0xAb…, 10100)".
+// e.g. "mint reverted: UnknownTokenId(7)"; RoleTokenAlreadyHeld, a role the
+// wallet already has, as Error(conflict).
 
 #include <cstdint>
 #include <future>
