@@ -87,6 +87,12 @@ struct AbciService::Mint {
     std::string entity_type;
     std::string entity_id;
     json details;  // metadata given by the caller (entity) or built (role attributes)
+
+    // The 409 of a role mint for a wallet that holds that role.
+    [[nodiscard]] Error role_held() const {
+        return Error(ErrorKind::conflict,
+                     to.checksummed() + " already holds the " + std::string(kind.category) + " role token");
+    }
 };
 
 AbciService::AbciService(store::Store& store, Registry& registry, content::ContentStore& content)
@@ -155,9 +161,7 @@ Answer AbciService::submit_and_wait(Network& network, const Mint& m, const MintO
         if (!store_.find_user_by_wallet(to))
             throw Error(ErrorKind::unprocessable, "no user is linked to the address " + m.to.checksummed());
         const auto held = store_.find_token_balance(config.id, to, m.kind.id);
-        if (held && held->balance != "0")
-            throw Error(ErrorKind::conflict,
-                        m.to.checksummed() + " already holds the " + std::string(m.kind.category) + " role token");
+        if (held && held->balance != "0") throw m.role_held();
     }
     const auto issuer = network.sender().address();
     network.require_deployed();
@@ -188,10 +192,14 @@ Answer AbciService::submit_and_wait(Network& network, const Mint& m, const MintO
         if (m.kind.family == TokenFamily::role &&
             (e.kind() == ErrorKind::conflict || (e.kind() == ErrorKind::chain_rejected &&
                                                  network.contract().balance_of(m.to, m.kind.id) != eth::U256(0))))
-            throw Error(ErrorKind::conflict,
-                        m.to.checksummed() + " already holds the " + std::string(m.kind.category) + " role token");
+            throw m.role_held();
         throw;
     }
+    // Estimated on the latest block, a role mint can still meet the same
+    // role minted by a transaction that was pending then: same conflict.
+    if (!receipt.success && m.kind.family == TokenFamily::role &&
+        network.contract().balance_of(m.to, m.kind.id) != eth::U256(0))
+        throw m.role_held();
     return finish(network, purpose, receipt);
 }
 

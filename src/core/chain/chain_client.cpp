@@ -66,7 +66,7 @@ FeeTiers ChainClient::fee_tiers() {
 
 std::uint64_t ChainClient::estimate_gas(const CallRequest& request) {
     const std::uint64_t estimate =
-        rpc::quantity_to_u64(estimates_.call("eth_estimateGas", {call_object(request)}), "eth_estimateGas result");
+        rpc::quantity_to_u64(estimates_.call("eth_estimateGas", {call_object(request), "latest"}), "eth_estimateGas result");
     return estimate + estimate * settings_.gas_headroom_percent / 100;
 }
 

@@ -64,7 +64,12 @@ public:
     [[nodiscard]] std::uint64_t fresh_block_number() { return heads_.submit({}); }
     /// Fee tiers from eth_feeHistory over the last 20 blocks, cached for fee_cache_ttl.
     [[nodiscard]] FeeTiers fee_tiers();
-    /// eth_estimateGas plus gas_headroom_percent. A revert throws rpc::RpcError with its data.
+    /// eth_estimateGas on the latest block plus gas_headroom_percent. A revert
+    /// throws rpc::RpcError with its data. Not on the pending block: a node
+    /// runs every pending transaction before each such estimate (anvil: 0.5 ms
+    /// an estimate on latest, 11 ms with 500 transactions pending), which made
+    /// a burst of mints quadratic; so a conflict with a transaction still
+    /// pending shows only once it is mined (see MintBatcher, AbciService).
     [[nodiscard]] std::uint64_t estimate_gas(const CallRequest& request);
     /// eth_call at the latest block; returns the return data. A revert throws rpc::RpcError with its data.
     [[nodiscard]] eth::Bytes call(const CallRequest& request);

@@ -20,8 +20,9 @@ MintBatcher::~MintBatcher() {
 }
 
 PendingMint MintBatcher::mint(TokenContract::MintItem item, std::string purpose) {
+    auto alone = [this, item, purpose] { return mint_now(contract_, sender_, item, purpose); };
     Queued queued{std::move(item), std::move(purpose), {}};
-    PendingMint pending(queued.sent.get_future());
+    PendingMint pending(queued.sent.get_future(), std::move(alone));
     {
         std::lock_guard lock(mutex_);
         if (stopping_) throw Error(ErrorKind::unavailable, "the mint batcher is shutting down");

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -37,15 +38,25 @@ struct BatchOptions {
 /// A mint handed to the batcher: wait() for the receipt of its transaction.
 class PendingMint {
 public:
-    explicit PendingMint(std::future<std::shared_future<Receipt>> sent) : sent_(std::move(sent)) {}
+    /// `alone`, set for a mint sent in a batch, sends it again on its own.
+    explicit PendingMint(std::future<std::shared_future<Receipt>> sent, std::function<PendingMint()> alone = {})
+        : sent_(std::move(sent)), alone_(std::move(alone)) {}
     /// Blocks until the transaction carrying this mint is mined; the receipt
-    /// (also when it reverted: check Receipt::success). Throws what
-    /// TokenContract::mint and TxSender's future throw: Error(chain_rejected)
-    /// for a mint the contract refuses, Error(timeout), Error(unavailable).
-    [[nodiscard]] Receipt wait() { return sent_.get().get(); }
+    /// (also when it reverted: check Receipt::success). A batch that reverted
+    /// on chain (an element refused by a state its estimate could not see yet)
+    /// is not this mint's failure: the mint is then sent again on its own and
+    /// that transaction's receipt returned. Throws what TokenContract::mint and
+    /// TxSender's future throw: Error(conflict) for a role already held,
+    /// Error(chain_rejected) for another refusal, Error(timeout), Error(unavailable).
+    [[nodiscard]] Receipt wait() {
+        Receipt receipt = sent_.get().get();
+        if (!receipt.success && alone_) return alone_().wait();
+        return receipt;
+    }
 
 private:
     std::future<std::shared_future<Receipt>> sent_;
+    std::function<PendingMint()> alone_;
 };
 
 /// Submits one mint at once as TokenContract::mint, its outcome (or its
