@@ -189,16 +189,11 @@ void Router::add(const std::string& method, const std::string& pattern, RouteOpt
             log_line("error", "unexpected failure", {{"request_id", ctx.request_id}, {"error", e.what()}});
             render_error(response, internal_error(ctx), why);
         }
-        if (gated) {
-            try {
-                services_.store.append_audit(store::AuditEntry{0, std::chrono::system_clock::now(),
-                                                               ctx.principal ? ctx.principal->actor() : "", request.method,
-                                                               request.path, response.status, ctx.client_address,
-                                                               ctx.request_id});
-            } catch (const std::exception& e) {
-                log_line("error", "audit write failed", {{"request_id", ctx.request_id}, {"error", e.what()}});
-            }
-        }
+        if (gated)
+            services_.store.append_audit(store::AuditEntry{0, std::chrono::system_clock::now(),
+                                                           ctx.principal ? ctx.principal->actor() : "", request.method,
+                                                           request.path, response.status, ctx.client_address,
+                                                           ctx.request_id});
         const auto micros =
             std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count();
         response.set_header("Server-Timing", fmt::format("app;dur={:.3f}", static_cast<double>(micros) / 1000.0));

@@ -103,6 +103,8 @@ Server::Server(Settings settings) : state_(std::make_unique<State>()) {
     s.settings = std::move(settings);
     const store::DataDir data_dir(s.settings.data_dir);
     s.store = data_dir.open_store(true);
+    s.store->set_audit_error_handler(
+        [](const std::string& error) { log_line("error", "audit write failed (will retry)", {{"error", error}}); });
 
     warn_if_exposed(s.settings.jwt_secret_file);
     {

@@ -170,7 +170,7 @@ void apply_idp(const Table& idp, Settings& settings) {
 
 service::NetworkConfig parse_chain(const Table& entry) {
     entry.only({"id", "name", "chainId", "network", "rpcUrls", "rpcUrl", "contractAddress", "blockExplorer", "status",
-                "confirmations", "nativeCurrency"});
+                "confirmations", "headMaxAgeMs", "nativeCurrency"});
     service::NetworkConfig chain;
     entry.get("id", chain.id);
     entry.get("name", chain.name);
@@ -191,6 +191,9 @@ service::NetworkConfig parse_chain(const Table& entry) {
     if (!parsed) throw bad_setting(entry.name("status"), "must be \"active\", \"testnet\" or \"disabled\"");
     chain.status = *parsed;
     entry.get_int("confirmations", chain.confirmations, 1, 10000);
+    std::int64_t head_max_age_ms = chain.head_max_age.count();
+    entry.get_int("headMaxAgeMs", head_max_age_ms, 0, 60000);
+    chain.head_max_age = std::chrono::milliseconds(head_max_age_ms);
 
     const auto currency = entry.sub("nativeCurrency");
     currency.only({"name", "symbol", "decimals"});

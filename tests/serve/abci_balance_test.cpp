@@ -86,7 +86,8 @@ std::map<std::uint64_t, nlohmann::json> user_balance(const ChainServer& chain, c
 
 TEST_CASE("abci balances: token-balance and user-balance after mints and after a transfer outside the server",
           "[serve][abci]") {
-    ChainServer chain;
+    // Every read asks the node for its head: the transfer shows at once.
+    ChainServer chain(ChainServer::Options{.devnet_keys = "headMaxAgeMs = 0\n"});
     auto& server = chain.server();
     const auto http = chain.http();
     const auto admin = server.login_admin();
@@ -137,6 +138,36 @@ TEST_CASE("abci balances: token-balance and user-balance after mints and after a
     // An API key with abci:read may look.
     const auto reader = server.create_api_key("reader", {"abci:read"});
     CHECK(token_balance(chain, reader, receiver.address, 1000)["balance"] == "1");
+}
+
+TEST_CASE("abci balances: a read relies on a head observed within headMaxAgeMs, and lastSynced says when",
+          "[serve][abci]") {
+    ChainServer chain(ChainServer::Options{.devnet_keys = "headMaxAgeMs = 60000\n"});
+    const auto admin = chain.server().login_admin();
+    const auto& holder = Anvil::dev_accounts()[5];
+    const auto& receiver = Anvil::dev_accounts()[6];
+    REQUIRE(chain.http().post("/abci/contracts/mint-entity-token", entity_mint_body(holder.address, "report", "R-1", 3),
+                              admin.token)
+                .status == 200);
+    const auto read = [&] {
+        const auto r = chain.http().get("/abci/tokens/user-balance?" + balance_query(holder.address), admin.token);
+        INFO(r.body);
+        REQUIRE(r.status == 200);
+        return r.json;
+    };
+    const auto first = read();
+    REQUIRE(first["data"]["balances"].size() == 1);
+    CHECK(first["data"]["balances"][0]["balance"] == "3");
+
+    (void)cast({"send", chain.contract(), "safeTransferFrom(address,address,uint256,uint256,bytes)", holder.address,
+                receiver.address, "1000", "1", "0x", "--private-key", holder.private_key, "--rpc-url",
+                chain.anvil().url()});
+    REQUIRE(chain.chain_balance(holder.address, 1000) == "2");
+    // Within the minute the head seen by the first read stands: the stored
+    // balance is answered, as current as of that observation, not of now.
+    const auto second = read();
+    CHECK(second["data"]["balances"][0]["balance"] == "3");
+    CHECK(second["metadata"]["lastSynced"] == first["metadata"]["lastSynced"]);
 }
 
 // Spec 4.7: lastSynced is a timestamp, the time of the chain read, also for a wallet that holds nothing.

@@ -40,6 +40,7 @@ std::string deploy_token(const Anvil& anvil) {
 std::string server_config(const ChainServer::Options& options, const Anvil& anvil, const std::string& contract) {
     return fmt::format("[rate_limit]\nabci = \"{}\"\n[signer]\nanvilKey = true\n", options.abci_rate_limit) +
            chain_entry(ChainServer::blockchain_id, ChainServer::blockchain_name, anvil.url(), contract, "testnet") +
+           options.devnet_keys +
            std::regex_replace(options.extra_config, std::regex(R"(\{anvil\})"), anvil.url());
 }
 

@@ -33,6 +33,8 @@ public:
 
     struct Options {
         Anvil::Options anvil{};
+        /// Keys added to the devnet's own [[chains]] entry ("headMaxAgeMs = 0\n").
+        std::string devnet_keys{};
         /// TOML appended after the devnet chain: more [[chains]], [content]…
         /// "{anvil}" in it becomes the node's URL.
         std::string extra_config{};

@@ -1,5 +1,6 @@
 #include "core/abci/balance_sync.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "core/abci/registry.hpp"
@@ -19,16 +20,17 @@ constexpr std::size_t kMaxRemembered = 100'000;
 
 std::optional<BalanceSync::TimePoint> BalanceSync::sync(Network& network, const eth::Address& address) {
     const std::string key = network.config().id + "/" + address.lower();
-    std::uint64_t head = 0;
+    chain::ObservedHead head;
     try {
-        head = network.probe().fresh_block_number();
+        head = network.probe().recent_head();
     } catch (const Error&) {
         return std::nullopt;
     }
     {
         std::lock_guard lock(mutex_);
-        if (auto it = synced_at_.find(key); it != synced_at_.end() && it->second == head)
-            return std::chrono::system_clock::now();
+        // Current as of the later of the head's observation and this wallet's last read.
+        if (auto it = synced_at_.find(key); it != synced_at_.end() && it->second.head == head.number)
+            return std::max(head.as_of, it->second.at);
     }
     const auto kinds = all_tokens();
     std::vector<eth::Address> owners(kinds.size(), address);
@@ -49,7 +51,7 @@ std::optional<BalanceSync::TimePoint> BalanceSync::sync(Network& network, const 
     // The head seen before the read: if a block came in between, the next read syncs again.
     std::lock_guard lock(mutex_);
     if (synced_at_.size() >= kMaxRemembered) synced_at_.clear();
-    synced_at_[key] = head;
+    synced_at_[key] = Synced{head.number, now};
     return now;
 }
 

@@ -4,6 +4,7 @@
 // them. Plain data: parsing lives with the config file (serve/settings), use
 // in abci::Registry.
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -37,6 +38,9 @@ struct NetworkConfig {
     std::string block_explorer;
     NetworkStatus status = NetworkStatus::active;
     std::uint64_t confirmations = 1;
+    /// How old a head observation a balance read may rely on (headMaxAgeMs);
+    /// the answer's lastSynced tells the client how current it is.
+    std::chrono::milliseconds head_max_age{250};
     /// Set: concurrent mints on this network are folded into mintMany
     /// transactions (the server's [mint_batching]); unset: one transaction per mint.
     std::optional<chain::BatchOptions> mint_batching;

@@ -76,6 +76,7 @@ chain::ChainSettings chain_settings(const NetworkConfig& config, bool probe) {
     settings.chain_id = config.chain_id;
     settings.rpc_urls = config.rpc_urls;
     settings.confirmations = config.confirmations;
+    settings.head_max_age = config.head_max_age;
     if (probe) {
         settings.rpc.call_timeout = std::chrono::milliseconds(1000);
         settings.rpc.attempt_timeout = std::chrono::milliseconds(1000);

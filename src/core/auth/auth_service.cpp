@@ -228,10 +228,11 @@ Principal AuthService::authenticate(std::string_view bearer) {
         return principal;
     }
     const auto claims = jwt_.verify(bearer, Clock::now());
-    if (store_.is_token_id_revoked(claims.jti)) throw refused("the token has been revoked");
+    const auto standing = store_.token_standing(claims.jti, claims.session_id, claims.subject);
+    if (standing.token_revoked) throw refused("the token has been revoked");
     // Reuse of a spent refresh token revokes the session: its access tokens too.
-    if (store_.is_refresh_family_revoked(claims.session_id)) throw refused("the token's session has been revoked");
-    const auto user = store_.find_user_by_id(claims.subject);
+    if (standing.session_revoked) throw refused("the token's session has been revoked");
+    const auto& user = standing.user;
     if (!user) throw refused("the token's user no longer exists");
     principal.id = user->id;
     // The role is read from the store, so a role change applies at once.

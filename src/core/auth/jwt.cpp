@@ -25,6 +25,7 @@ constexpr std::size_t kMinSecretLength = 32;
 constexpr std::size_t kMaxSecretFileSize = 4096;
 // Far above any token we issue; bounds the work an unauthenticated caller can cause.
 constexpr std::size_t kMaxTokenLength = 8192;
+constexpr std::size_t kMaxRememberedTokens = 4096;
 constexpr std::string_view kHeader = R"({"alg":"HS256","typ":"at+jwt"})";
 // 9999-12-31T23:59:59Z: keeps time arithmetic far from overflow.
 constexpr std::int64_t kMaxEpochSeconds = 253402300799;
@@ -204,6 +205,26 @@ JwtCodec::Issued JwtCodec::issue(const std::string& user_id, const std::string& 
 
 AccessClaims JwtCodec::verify(std::string_view token, TimePoint now) const {
     if (token.size() > kMaxTokenLength) reject("token is too long");
+    std::optional<AccessClaims> known;
+    {
+        std::lock_guard lock(verified_mutex_);
+        if (const auto it = verified_.find(std::string(token)); it != verified_.end()) known = it->second;
+    }
+    if (!known) {
+        known = verify_untimed(token);
+        std::lock_guard lock(verified_mutex_);
+        // Forgetting them all at once is simple and rare: tokens live an hour.
+        if (verified_.size() >= kMaxRememberedTokens) verified_.clear();
+        verified_.emplace(token, *known);
+    }
+    const AccessClaims& claims = *known;
+    if (now >= claims.expires_at + settings_.leeway) reject("token has expired");
+    if (now + settings_.leeway < claims.not_before) reject("token is not yet valid");
+    if (now + settings_.leeway < claims.issued_at) reject("token was issued in the future");
+    return claims;
+}
+
+AccessClaims JwtCodec::verify_untimed(std::string_view token) const {
     const std::size_t first = token.find('.');
     const std::size_t second = first == std::string_view::npos ? first : token.find('.', first + 1);
     if (second == std::string_view::npos || token.find('.', second + 1) != std::string_view::npos)
@@ -239,10 +260,6 @@ AccessClaims JwtCodec::verify(std::string_view token, TimePoint now) const {
         if (!email->is_string()) bad_claim("email");
         claims.email = email->get<std::string>();
     }
-
-    if (now >= claims.expires_at + settings_.leeway) reject("token has expired");
-    if (now + settings_.leeway < claims.not_before) reject("token is not yet valid");
-    if (now + settings_.leeway < claims.issued_at) reject("token was issued in the future");
     return claims;
 }
 

@@ -38,6 +38,26 @@ std::uint64_t ChainClient::block_number() {
     return rpc::quantity_to_u64(rpc_.call("eth_blockNumber"), "eth_blockNumber result");
 }
 
+ObservedHead ChainClient::observe_head() {
+    const auto sent = std::chrono::steady_clock::now();
+    ObservedHead head{0, std::chrono::system_clock::now()};
+    head.number = block_number();
+    std::lock_guard lock(head_mutex_);
+    if (!last_head_ || sent > last_head_sent_) {
+        last_head_ = head;
+        last_head_sent_ = sent;
+    }
+    return head;
+}
+
+ObservedHead ChainClient::recent_head() {
+    {
+        std::lock_guard lock(head_mutex_);
+        if (last_head_ && std::chrono::steady_clock::now() - last_head_sent_ < settings_.head_max_age) return *last_head_;
+    }
+    return heads_.submit({});
+}
+
 FeeTiers ChainClient::fee_tiers() {
     const auto now = std::chrono::steady_clock::now();
     {

@@ -32,7 +32,17 @@ struct ChainSettings {
     // Added to eth_estimateGas. Nodes pack blocks by gas limit, not gas used:
     // every percent here is a percent fewer transactions per block.
     unsigned gas_headroom_percent = 2;
+    /// How old a head observation recent_head() may hand out (0: always fresh).
+    std::chrono::milliseconds head_max_age{250};
     rpc::Options rpc;
+};
+
+/// A block number and when it was known to be the head.
+struct ObservedHead {
+    std::uint64_t number = 0;
+    /// When the eth_blockNumber that returned it was sent: the head was at
+    /// least this number from then on.
+    std::chrono::system_clock::time_point as_of;
 };
 
 /// A read-only call or a gas estimate request.
@@ -58,10 +68,12 @@ public:
     /// so a mistyped URL can never send a transaction to the wrong network.
     void verify_chain_id();
     [[nodiscard]] std::uint64_t block_number();
-    /// The head's number as read by an eth_blockNumber begun after this call
-    /// was made (so never older than the call), shared by all callers waiting
-    /// at the same time: a burst of callers costs the node one call per round trip.
-    [[nodiscard]] std::uint64_t fresh_block_number() { return heads_.submit({}); }
+    /// The last head observed when its eth_blockNumber was sent less than
+    /// settings().head_max_age ago; else the head as read by an eth_blockNumber
+    /// begun after this call was made, shared by all callers waiting at the
+    /// same time. A read route under load then costs the node a few calls a
+    /// second instead of one per request, and the answer says how current it is.
+    [[nodiscard]] ObservedHead recent_head();
     /// Fee tiers from eth_feeHistory over the last 20 blocks, cached for fee_cache_ttl.
     [[nodiscard]] FeeTiers fee_tiers();
     /// eth_estimateGas on the latest block plus gas_headroom_percent. A revert
@@ -84,9 +96,14 @@ private:
     ChainSettings settings_;
     rpc::Client rpc_;
     rpc::Coalescer estimates_{rpc_};  // concurrent estimates go out as one batch
-    util::Combiner<std::monostate, std::uint64_t> heads_{
-        [this](std::vector<std::monostate>& callers) { return std::vector<std::uint64_t>(callers.size(), block_number()); },
+    [[nodiscard]] ObservedHead observe_head();
+
+    util::Combiner<std::monostate, ObservedHead> heads_{
+        [this](std::vector<std::monostate>& callers) { return std::vector<ObservedHead>(callers.size(), observe_head()); },
         std::numeric_limits<std::size_t>::max()};
+    std::mutex head_mutex_;  // guards the two below only; never held across a call
+    std::optional<ObservedHead> last_head_;
+    std::chrono::steady_clock::time_point last_head_sent_;
     ReceiptPoller poller_;
     std::mutex fee_mutex_;  // guards the cache only; never held across the fetch
     std::optional<FeeTiers> fee_cache_;

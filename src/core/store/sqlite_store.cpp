@@ -20,7 +20,7 @@
 #include "core/eth/u256.hpp"
 #include "core/os/fd.hpp"
 #include "core/store/connection_pool.hpp"
-#include "core/util/combiner.hpp"
+#include "core/util/batch_writer.hpp"
 #include "core/store/migrations.hpp"
 #include "core/store/store.hpp"
 
@@ -139,9 +139,12 @@ std::string select_columns(const char* columns, const char* rest) {
 
 // Readers, one per row type; each matches the column list of its SELECTs.
 
-User read_user(const Statement& s) {  // id, email, role, verified, created_at
-    return User{text(s, 0), text(s, 1), text(s, 2), integer(s, 3) != 0, time_at(s, 4)};
+/// Columns id, email, role, verified, created_at, from column `first` on.
+User read_user_from(const Statement& s, int first) {
+    return User{text(s, first), text(s, first + 1), text(s, first + 2), integer(s, first + 3) != 0,
+                time_at(s, first + 4)};
 }
+User read_user(const Statement& s) { return read_user_from(s, 0); }
 
 ApiKey read_api_key(const Statement& s) {  // id, name, scopes, created_by, created_at, revoked_at
     return ApiKey{text(s, 0), text(s, 1), scopes_from_json(text(s, 2)), text(s, 3), time_at(s, 4),
@@ -323,10 +326,7 @@ class SqliteStore final : public Store {
         return created;
     }
 
-    // Every /abci request appends an audit row before it is answered: rows of
-    // concurrent requests are committed together (one transaction, one WAL
-    // append) instead of one transaction each.
-    std::vector<bool> write_audit(const std::vector<AuditEntry>& entries) {
+    void write_audit(const std::vector<AuditEntry>& entries) {
         run({}, [&](Database& db) {
             SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
             for (const auto& entry : entries)
@@ -337,12 +337,25 @@ class SqliteStore final : public Store {
                         entry.client_address, entry.request_id);
             tx.commit();
         });
-        return std::vector<bool>(entries.size(), true);
+    }
+
+    void report_audit_failure(const std::exception& e) {
+        std::lock_guard lock(audit_error_mutex_);
+        if (audit_error_handler_) audit_error_handler_(e.what());
     }
 
     sqlite::ConnectionPool pool_;
-    util::Combiner<AuditEntry, bool> audit_writer_{[this](std::vector<AuditEntry>& batch) { return write_audit(batch); },
-                                                   256};
+    std::mutex audit_error_mutex_;  // guards the handler only
+    std::function<void(const std::string&)> audit_error_handler_;
+    // Every /abci request appends an audit row. They are committed in batches
+    // at most every few milliseconds, off the request's path: each commit
+    // would otherwise make every reader's page cache stale (SQLite drops a
+    // connection's cache when the WAL changed), so a read route under load
+    // re-read its pages from disk on nearly every request. Last member: its
+    // destructor writes what is queued while the pool still exists.
+    util::BatchWriter<AuditEntry> audit_writer_{[this](std::vector<AuditEntry>& batch) { write_audit(batch); },
+                                                [this](const std::exception& e) { report_audit_failure(e); },
+                                                std::chrono::milliseconds(5)};
 
 public:
     explicit SqliteStore(const std::string& path) : pool_(path, kPoolCapacity) {}
@@ -510,14 +523,6 @@ public:
         });
     }
 
-    bool is_refresh_family_revoked(const std::string& family_id) override {
-        return run({}, [&](Database& db) {
-            return query_one(db, "SELECT 1 FROM refresh_families WHERE family_id = ? AND revoked = 1",
-                             [](const Statement&) { return true; }, family_id)
-                .has_value();
-        });
-    }
-
     void revoke_token_id(const std::string& jti, TimePoint expires_at) override {
         run({}, [&](Database& db) {
             execute(db,
@@ -530,11 +535,22 @@ public:
         });
     }
 
-    bool is_token_id_revoked(const std::string& jti) override {
+    TokenStanding token_standing(const std::string& jti, const std::string& family_id,
+                                 const std::string& user_id) override {
         return run({}, [&](Database& db) {
-            return query_one(db, "SELECT 1 FROM revoked_tokens WHERE jti = ?",
-                             [](const Statement&) { return true; }, jti)
-                .has_value();
+            // Always exactly one row: the user's columns are NULL when there is no such user.
+            const auto standing = query_one(
+                db,
+                "SELECT EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = ?1), "
+                "EXISTS (SELECT 1 FROM refresh_families WHERE family_id = ?2 AND revoked = 1), "
+                "u.id, u.email, u.role, u.verified, u.created_at FROM (SELECT 1) LEFT JOIN users u ON u.id = ?3",
+                [](const Statement& s) {
+                    return TokenStanding{integer(s, 0) != 0, integer(s, 1) != 0,
+                                         s.getColumn(2).isNull() ? std::nullopt
+                                                                 : std::optional(read_user_from(s, 2))};
+                },
+                jti, family_id, user_id);
+            return standing.value_or(TokenStanding{});
         });
     }
 
@@ -597,9 +613,16 @@ public:
         });
     }
 
-    void append_audit(const AuditEntry& entry) override { (void)audit_writer_.submit(entry); }
+    void append_audit(const AuditEntry& entry) override { audit_writer_.append(entry); }
+
+    void set_audit_error_handler(std::function<void(const std::string&)> handler) override {
+        std::lock_guard lock(audit_error_mutex_);
+        audit_error_handler_ = std::move(handler);
+    }
 
     std::vector<AuditEntry> list_audit(std::optional<TimePoint> since, std::size_t limit) override {
+        // Our own queued entries first, so a request's row is listed by the next request.
+        (void)audit_writer_.flush(std::chrono::seconds(5));
         const std::int64_t from = since ? to_millis(*since) : std::numeric_limits<std::int64_t>::min();
         const auto max_rows =
             static_cast<std::int64_t>(std::min<std::size_t>(limit, std::numeric_limits<std::int64_t>::max()));

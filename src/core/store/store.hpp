@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -287,14 +288,22 @@ public:
     [[nodiscard]] virtual bool mark_refresh_token_used(const std::string& token_hash) = 0;
     /// Revokes every token of the family; idempotent.
     virtual void revoke_refresh_family(const std::string& family_id) = 0;
-    /// True when the family was revoked (logout, or reuse of a spent token):
-    /// the access tokens of that login session are dead too.
-    [[nodiscard]] virtual bool is_refresh_family_revoked(const std::string& family_id) = 0;
 
     /// Records a revoked access-token id until `expires_at` (after which the
     /// token is dead anyway and the row may be purged).
     virtual void revoke_token_id(const std::string& jti, TimePoint expires_at) = 0;
-    [[nodiscard]] virtual bool is_token_id_revoked(const std::string& jti) = 0;
+
+    /// What an access token's standing depends on, read in one query (it is
+    /// asked on every authenticated request).
+    struct TokenStanding {
+        bool token_revoked = false;  // `jti` was passed to revoke_token_id()
+        /// The refresh family was revoked (logout, or reuse of a spent
+        /// token): the access tokens of that login session are dead too.
+        bool session_revoked = false;
+        std::optional<User> user;  // as find_user_by_id(user_id)
+    };
+    [[nodiscard]] virtual TokenStanding token_standing(const std::string& jti, const std::string& family_id,
+                                                       const std::string& user_id) = 0;
 
     /// Single-use values with an expiry: SIWE nonces, OIDC login states, the
     /// one-time codes of the IdP redirect. `kind` separates their namespaces.
@@ -317,8 +326,18 @@ public:
     [[nodiscard]] virtual bool revoke_api_key(const std::string& id) = 0;
 
     // --- audit log (append-only) -----------------------------------------------
+    /// Queues the entry and returns without waiting for the disk: entries are
+    /// committed in batches by a writer of their own, within a few
+    /// milliseconds, and at the latest when the store is destroyed. A failed
+    /// commit is retried (and reported to the audit error handler); only a
+    /// crash can lose the entries of the last few milliseconds, as with any
+    /// commit under synchronous=NORMAL.
     virtual void append_audit(const AuditEntry& entry) = 0;
-    /// Entries at or after `since` (all when empty), oldest first, at most `limit`.
+    /// Who hears of a failed audit commit (the server logs it). Called on the
+    /// writer's thread; must not throw. Until set, failures are only retried.
+    virtual void set_audit_error_handler(std::function<void(const std::string& error)> handler) = 0;
+    /// Entries at or after `since` (all when empty), oldest first, at most
+    /// `limit`; entries this store queued before the call are included.
     [[nodiscard]] virtual std::vector<AuditEntry> list_audit(std::optional<TimePoint> since,
                                                              std::size_t limit) = 0;
 

@@ -72,7 +72,7 @@ TEST_CASE("store: SQL metacharacters are stored and found byte for byte, and mat
         CHECK(token->family_id == v);
 
         s.revoke_token_id(v, expiry);
-        CHECK(s.is_token_id_revoked(v));
+        CHECK(s.token_standing(v, v, v).token_revoked);
 
         s.put_ticket(v, v, v, expiry);
         CHECK(s.take_ticket(v, v, millis_from_now(0ms)) == v);
@@ -160,7 +160,7 @@ TEST_CASE("store: SQL metacharacters are stored and found byte for byte, and mat
     CHECK(s.find_user_by_email("x")->id == decoy.id);
     CHECK(s.find_user_by_wallet("x")->id == decoy.id);
     CHECK(s.find_user_by_identity("x", "x")->id == decoy.id);
-    CHECK_FALSE(s.is_token_id_revoked("x"));
+    CHECK_FALSE(s.token_standing("x", "x", "x").token_revoked);
     CHECK(s.take_ticket("x", "x", millis_from_now(0ms)) == "decoy");
     CHECK(s.journal_find("x")->raw == "decoy");
     CHECK(s.journal_find("x")->status == "pending");

@@ -161,9 +161,9 @@ TEST_CASE("store: refresh tokens are used once and revoked with their family", "
     CHECK(f.store->find_refresh_token("hash-1")->family_revoked);
     CHECK(f.store->find_refresh_token("hash-2")->family_revoked);
     CHECK_FALSE(f.store->find_refresh_token("hash-3")->family_revoked);
-    CHECK(f.store->is_refresh_family_revoked("family-A"));
-    CHECK_FALSE(f.store->is_refresh_family_revoked(f.store->find_refresh_token("hash-3")->family_id));
-    CHECK_FALSE(f.store->is_refresh_family_revoked("family-unknown"));
+    CHECK(f.store->token_standing("jti", "family-A", u.id).session_revoked);
+    CHECK_FALSE(f.store->token_standing("jti", f.store->find_refresh_token("hash-3")->family_id, u.id).session_revoked);
+    CHECK_FALSE(f.store->token_standing("jti", "family-unknown", u.id).session_revoked);
 
     CHECK(test::error_kind([&] { f.store->add_refresh_token(RefreshToken{"hash-1", "family-C", u.id, expiry}); }) ==
           ErrorKind::conflict);
@@ -178,11 +178,39 @@ TEST_CASE("store: refresh tokens are used once and revoked with their family", "
 
 TEST_CASE("store: revoked access-token ids are remembered, idempotently", "[store]") {
     FreshStore f;
-    CHECK_FALSE(f.store->is_token_id_revoked("jti-1"));
+    const auto revoked = [&](const std::string& jti) { return f.store->token_standing(jti, "family", "user").token_revoked; };
+    CHECK_FALSE(revoked("jti-1"));
     f.store->revoke_token_id("jti-1", millis_from_now(15min));
     f.store->revoke_token_id("jti-1", millis_from_now(10min));
-    CHECK(f.store->is_token_id_revoked("jti-1"));
-    CHECK_FALSE(f.store->is_token_id_revoked("jti-2"));
+    CHECK(revoked("jti-1"));
+    CHECK_FALSE(revoked("jti-2"));
+}
+
+TEST_CASE("store: a token's standing reads revocation, session and user at once", "[store]") {
+    FreshStore f;
+    const User u = f.store->create_user(NewUser{"standing@example.org", "farmer", true});
+    const auto expiry = millis_from_now(1h);
+    f.store->add_refresh_token(RefreshToken{"hash-s", "family-S", u.id, expiry});
+
+    auto standing = f.store->token_standing("jti-s", "family-S", u.id);
+    CHECK_FALSE(standing.token_revoked);
+    CHECK_FALSE(standing.session_revoked);
+    REQUIRE(standing.user);
+    CHECK(standing.user->id == u.id);
+    CHECK(standing.user->email == "standing@example.org");
+    CHECK(standing.user->role == "farmer");
+
+    f.store->revoke_token_id("jti-s", expiry);
+    f.store->revoke_refresh_family("family-S");
+    standing = f.store->token_standing("jti-s", "family-S", u.id);
+    CHECK(standing.token_revoked);
+    CHECK(standing.session_revoked);
+    CHECK(standing.user);
+
+    // Each part on its own: another token of the session, another session, no such user.
+    CHECK_FALSE(f.store->token_standing("jti-other", "family-S", u.id).token_revoked);
+    CHECK_FALSE(f.store->token_standing("jti-s", "family-other", u.id).session_revoked);
+    CHECK_FALSE(f.store->token_standing("jti-s", "family-S", "no-such-user").user);
 }
 
 TEST_CASE("store: a ticket is taken once, before its expiry, within its kind", "[store]") {
