@@ -9,6 +9,8 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include <map>
+#include <set>
 #include <thread>
 
 #include "core/abci/registry.hpp"
@@ -65,6 +67,8 @@ service::NetworkConfig network_config(const test::Anvil& anvil, const std::strin
 
 // A server's chain side without its HTTP front: store, content, registry, service.
 struct Node {
+    explicit Node(test::Anvil::Options options = {}) : anvil(options) {}
+
     test::Anvil anvil;
     test::TempDir dir;
     std::string contract = deploy_token(anvil);
@@ -214,7 +218,7 @@ CrashedMint crash_mint(Node& node, const eth::Address& recipient, std::uint64_t 
     const auto block = rpc::quantity_to_u64(receipt["blockNumber"], "block");
     if (stage == CrashAfter::broadcast) return c;
 
-    node.store->journal_settle(c.hash, "mined", block);
+    node.store->journal_settle({{c.hash, "mined", block}});
     if (stage == CrashAfter::settle) return c;
 
     // What AbciService::finish() records before it answers the claim.
@@ -302,6 +306,36 @@ TEST_CASE("journal: a mint is journaled with its exact bytes before broadcast an
     CHECK(node.journaled(purpose) == std::vector<std::string>{hash});
     CHECK(node.store->journal_pending(kChain).empty());
     CHECK(node.network.contract().balance_of(to, kReportToken) == eth::U256(5));
+}
+
+TEST_CASE("journal: the mints of one block are settled together, before any caller hears of them",
+          "[journal][anvil]") {
+    Node node(test::Anvil::Options{.block_time = 1000ms});
+    auto& sender = node.network.sender();
+    const std::string purpose = R"({"op":"test","what":"a block of mints"})";
+    std::vector<std::future<chain::Receipt>> mints;
+    for (int i = 0; i < 20; ++i)
+        mints.push_back(node.network.contract().mint(sender, eth::Address::parse(test::Anvil::dev_accounts()[3].address),
+                                                     kReportToken, 1, {}, purpose));
+    std::map<std::uint64_t, int> per_block;
+    for (auto& m : mints) {
+        const auto receipt = m.get();
+        REQUIRE(receipt.success);
+        ++per_block[receipt.block_number];
+        // Settled when its caller hears of it.
+        CHECK(node.store->journal_find(eth::to_hex(receipt.transaction_hash))->status == "mined");
+    }
+    // One journal write per poller round: the entries of a block share the time of their settling.
+    std::map<std::uint64_t, std::set<std::int64_t>> settled_at;
+    auto db = node.database();
+    SQLite::Statement query(db, "SELECT block_number, updated_at FROM tx_journal WHERE purpose = ?");
+    query.bind(1, purpose);
+    while (query.executeStep()) settled_at[query.getColumn(0).getInt64()].insert(query.getColumn(1).getInt64());
+    REQUIRE(settled_at.size() == per_block.size());
+    for (const auto& [block, times] : settled_at) {
+        INFO("block " << block << " holds " << per_block[block] << " of the mints");
+        CHECK(times.size() == 1);
+    }
 }
 
 TEST_CASE("journal: a transaction the node refuses is dropped and its nonce filled", "[journal][anvil]") {

@@ -45,12 +45,17 @@ public:
             }
     }
 
-    void settle(const eth::Hash32& hash, chain::TxOutcome outcome, std::uint64_t block) noexcept override {
-        const char* status = outcome == chain::TxOutcome::mined      ? "mined"
-                             : outcome == chain::TxOutcome::reverted ? "reverted"
-                                                                     : "dropped";
+    void settle(const std::vector<chain::Settlement>& settlements) noexcept override {
         try {
-            store_.journal_settle(eth::to_hex(hash), status, block);
+            std::vector<store::JournalSettlement> rows;
+            rows.reserve(settlements.size());
+            for (const auto& s : settlements)
+                rows.push_back({eth::to_hex(s.hash),
+                                s.outcome == chain::TxOutcome::mined      ? "mined"
+                                : s.outcome == chain::TxOutcome::reverted ? "reverted"
+                                                                          : "dropped",
+                                s.block});
+            store_.journal_settle(rows);
         } catch (const std::exception&) {
             // Left pending: reconciliation at the next start settles it from the chain.
         }

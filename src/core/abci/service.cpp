@@ -614,7 +614,7 @@ void AbciService::reconcile(Network& network) {
     for (const auto& entry : pending) {
         auto settle = [this, &network, mints = chain::mint_purposes(entry.purpose),
                        hash = entry.hash](const chain::Receipt& receipt) {
-            store_.journal_settle(hash, receipt.success ? "mined" : "reverted", receipt.block_number);
+            store_.journal_settle({{hash, receipt.success ? "mined" : "reverted", receipt.block_number}});
             for (const auto& purpose : mints) {
                 try {
                     (void)finish(network, purpose, receipt);
@@ -633,7 +633,7 @@ void AbciService::reconcile(Network& network) {
             } catch (const rpc::RpcError& e) {
                 if (chain::classify_send_refusal(e) != chain::SendRefusal::already_known) {
                     // Its nonce went to another transaction (a replacement of it, journaled on its own).
-                    store_.journal_settle(entry.hash, "dropped", 0);
+                    store_.journal_settle({{entry.hash, "dropped", 0}});
                     continue;
                 }
             }

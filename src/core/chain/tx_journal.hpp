@@ -21,17 +21,23 @@ struct SignedTx {
 
 enum class TxOutcome { mined, reverted, dropped };
 
+struct Settlement {
+    eth::Hash32 hash{};
+    TxOutcome outcome = TxOutcome::mined;
+    std::uint64_t block = 0;  // mined or reverted: the block that holds it
+};
+
 class TxJournal {
 public:
     virtual ~TxJournal() = default;
     /// Durably records transactions before any of them is broadcast. Throwing
     /// keeps them unbroadcast; the sender tries again at its next maintenance.
     virtual void record(const std::vector<SignedTx>& txs) = 0;
-    /// The transaction's fate: mined (or reverted) in `block`, or dropped
-    /// (refused by the node, or superseded by another transaction with its
-    /// nonce). Must not throw: a failure here only delays the bookkeeping,
-    /// which reconciliation at start repairs.
-    virtual void settle(const eth::Hash32& hash, TxOutcome outcome, std::uint64_t block) noexcept = 0;
+    /// The transactions' fates, written together: each mined (or reverted)
+    /// in its block, or dropped (refused by the node, or superseded by another
+    /// transaction with its nonce). Must not throw: a failure here only delays
+    /// the bookkeeping, which reconciliation at start repairs.
+    virtual void settle(const std::vector<Settlement>& settlements) noexcept = 0;
 };
 
 }  // namespace abci::chain

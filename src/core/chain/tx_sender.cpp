@@ -51,9 +51,12 @@ constexpr std::uint64_t kTransferGas = 21'000;
 
 
 TxSender::TxSender(ChainClient& chain, eth::PrivateKey key, SenderOptions options)
-    : chain_(chain), key_(std::move(key)), options_(options), thread_([this] { run(); }) {}
+    : chain_(chain), key_(std::move(key)), options_(options), thread_([this] { run(); }) {
+    round_hook_ = chain_.receipts().add_round_hook([this](const std::vector<Receipt>& receipts) { settle_mined(receipts); });
+}
 
 TxSender::~TxSender() {
+    chain_.receipts().remove_round_hook(round_hook_);
     {
         std::lock_guard lock(mutex_);
         stopping_ = true;
@@ -156,7 +159,8 @@ void TxSender::track(std::uint64_t nonce, std::shared_ptr<Intent> intent, const 
     f->eip1559 = eip1559;
     f->fees = fees;
     sign(*f, nonce);
-    f->watch = chain_.receipts().watch(f->hash, [this, nonce](const Receipt& r) { on_mined(nonce, r); });
+    f->watch = chain_.receipts().watch(f->hash, [this, nonce](const Receipt& r) { on_mined(nonce, r); },
+                                       ReceiptPoller::Sent::not_yet);
     std::lock_guard lock(mutex_);
     inflight_[nonce] = std::move(f);
 }
@@ -216,9 +220,34 @@ std::vector<std::uint64_t> TxSender::journal(const std::vector<std::uint64_t>& n
     return ready;
 }
 
-void TxSender::settle(const std::vector<eth::Hash32>& hashes, TxOutcome outcome, std::uint64_t block) noexcept {
+void TxSender::settle(const std::vector<Settlement>& settlements) noexcept {
+    if (options_.journal && !settlements.empty()) options_.journal->settle(settlements);
+}
+
+std::vector<Settlement> TxSender::dropped(const std::vector<eth::Hash32>& hashes) {
+    std::vector<Settlement> out;
+    for (const auto& hash : hashes) out.push_back({hash, TxOutcome::dropped, 0});
+    return out;
+}
+
+void TxSender::settle_mined(const std::vector<Receipt>& receipts) noexcept {
     if (!options_.journal) return;
-    for (const auto& hash : hashes) options_.journal->settle(hash, outcome, block);
+    std::vector<Settlement> settlements;
+    {
+        std::map<eth::Hash32, const Receipt*> mined;
+        for (const auto& r : receipts) mined.emplace(r.transaction_hash, &r);
+        std::lock_guard lock(mutex_);
+        for (const auto& [nonce, f] : inflight_) {
+            const auto versions = f->versions();
+            const auto hit = std::find_if(versions.begin(), versions.end(), [&](const auto& h) { return mined.contains(h); });
+            if (hit == versions.end()) continue;
+            const Receipt& r = *mined.at(*hit);
+            settlements.push_back({r.transaction_hash, r.success ? TxOutcome::mined : TxOutcome::reverted, r.block_number});
+            for (const auto& h : versions)
+                if (h != r.transaction_hash) settlements.push_back({h, TxOutcome::dropped, 0});
+        }
+    }
+    settle(settlements);
 }
 
 void TxSender::broadcast(const std::vector<std::uint64_t>& all_nonces) {
@@ -299,7 +328,7 @@ void TxSender::resign_with_new_nonce(std::uint64_t old_nonce) {
     // Someone else's transaction holds the old nonce, so it leaves no gap.
     auto f = untrack(old_nonce);
     if (!f) return;
-    settle(f->versions(), TxOutcome::dropped, 0);
+    settle(dropped(f->versions()));
     const std::uint64_t nonce = nonces_.take();
     track(nonce, f->intent, f->fees, f->eip1559);
     broadcast({nonce});
@@ -321,25 +350,15 @@ std::unique_ptr<TxSender::Inflight> TxSender::untrack(std::uint64_t nonce) {
 void TxSender::fill(std::uint64_t nonce) {
     auto refused = untrack(nonce);
     if (!refused) return;
-    settle(refused->versions(), TxOutcome::dropped, 0);
+    settle(dropped(refused->versions()));
     track(nonce, nullptr, refused->fees, refused->eip1559);
     broadcast({nonce});
 }
 
 void TxSender::on_mined(std::uint64_t nonce, const Receipt& receipt) {
-    std::vector<eth::Hash32> dropped;
-    {
-        std::lock_guard lock(mutex_);
-        auto it = inflight_.find(nonce);
-        if (it == inflight_.end()) return;
-        dropped = it->second->versions();
-        std::erase(dropped, receipt.transaction_hash);
-    }
-    // Settled while still in flight and before the caller hears of it, so a
-    // transaction that is no longer in flight, or an answered mint, is never
-    // left pending in the journal.
-    settle({receipt.transaction_hash}, receipt.success ? TxOutcome::mined : TxOutcome::reverted, receipt.block_number);
-    settle(dropped, TxOutcome::dropped, 0);
+    // Its journal entry was settled by settle_mined() before this callback
+    // (the poller's round hook), while it was still in flight: a transaction
+    // no longer in flight, or an answered mint, is never left pending there.
     std::lock_guard lock(mutex_);
     auto it = inflight_.find(nonce);
     if (it == inflight_.end()) return;
@@ -406,7 +425,7 @@ void TxSender::maintain() {
                 f.fees = bumped(f.fees);
                 ++f.replacements;
                 sign(f, check[i].first);
-                chain_.receipts().add_hash(f.watch, f.hash);
+                chain_.receipts().add_hash(f.watch, f.hash, ReceiptPoller::Sent::not_yet);
                 f.first_sent = now;  // the replacement gets its own time to be mined
                 stuck.push_back(check[i].first);
             } else {

@@ -89,7 +89,12 @@ private:
     void on_mined(std::uint64_t nonce, const Receipt& receipt);
     // Records the not yet journaled among `nonces`; returns those safe to broadcast.
     [[nodiscard]] std::vector<std::uint64_t> journal(const std::vector<std::uint64_t>& nonces);
-    void settle(const std::vector<eth::Hash32>& hashes, TxOutcome outcome, std::uint64_t block) noexcept;
+    void settle(const std::vector<Settlement>& settlements) noexcept;
+    [[nodiscard]] static std::vector<Settlement> dropped(const std::vector<eth::Hash32>& hashes);
+    // The poller's round hook: settles, in one journal write, every version of
+    // the in-flight transactions mined in `receipts` (the mined one mined or
+    // reverted, the others dropped), before their callbacks run.
+    void settle_mined(const std::vector<Receipt>& receipts) noexcept;
     void answer(const std::shared_ptr<Intent>& intent, std::exception_ptr error);
     void resign_with_new_nonce(std::uint64_t old_nonce);
     // Replaces a refused transaction by a 0-value transfer to ourselves with its nonce.
@@ -108,6 +113,7 @@ private:
     std::map<std::uint64_t, std::unique_ptr<Inflight>> inflight_;  // by nonce
     bool stopping_ = false;
     Clock::time_point last_maintenance_{};
+    ReceiptPoller::HookId round_hook_ = 0;  // settle_mined(), on the chain's poller
     std::thread thread_;
 };
 

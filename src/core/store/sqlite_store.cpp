@@ -813,12 +813,16 @@ public:
         });
     }
 
-    void journal_settle(const std::string& hash, const std::string& status, std::uint64_t block_number) override {
-        const int changed = run({}, [&](Database& db) {
-            return execute(db, "UPDATE tx_journal SET status = ?, block_number = ?, updated_at = ? WHERE hash = ?",
-                           status, block_number, to_millis(now_millis()), hash);
+    void journal_settle(const std::vector<JournalSettlement>& settlements) override {
+        const std::int64_t now = to_millis(now_millis());
+        run({}, [&](Database& db) {
+            SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+            for (const auto& s : settlements)
+                if (execute(db, "UPDATE tx_journal SET status = ?, block_number = ?, updated_at = ? WHERE hash = ?",
+                            s.status, s.block_number, now, s.hash) == 0)
+                    throw Error(ErrorKind::not_found, "transaction " + s.hash + " not journaled");
+            tx.commit();
         });
-        if (changed == 0) throw Error(ErrorKind::not_found, "transaction not journaled");
     }
 
     std::optional<JournalEntry> journal_find(const std::string& hash) override {

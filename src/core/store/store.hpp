@@ -199,6 +199,13 @@ struct JournalEntry {
     TimePoint updated_at;
 };
 
+/// A journaled transaction's fate.
+struct JournalSettlement {
+    std::string hash;
+    std::string status;  // mined | reverted | dropped
+    std::uint64_t block_number = 0;
+};
+
 /// The first answer to a request carrying Idempotency-Key, replayed on repeats.
 struct IdempotentRequest {
     std::string actor;        // user id or apikey:<id>
@@ -386,8 +393,10 @@ public:
     /// Writes signed transactions, all in one transaction, status "pending".
     /// Error(conflict) when a hash is already journaled.
     virtual void journal_add(const std::vector<JournalEntry>& entries) = 0;
-    /// Sets the entry's status (mined | reverted | dropped) and block number.
-    virtual void journal_settle(const std::string& hash, const std::string& status, std::uint64_t block_number) = 0;
+    /// Sets each entry's status and block number, all in one transaction
+    /// (a block's worth of mined mints costs one commit). Error(not_found),
+    /// and nothing settled, when a hash is not journaled.
+    virtual void journal_settle(const std::vector<JournalSettlement>& settlements) = 0;
     [[nodiscard]] virtual std::optional<JournalEntry> journal_find(const std::string& hash) = 0;
     /// Entries still pending on that network, by nonce then creation.
     [[nodiscard]] virtual std::vector<JournalEntry> journal_pending(const std::string& blockchain_id) = 0;

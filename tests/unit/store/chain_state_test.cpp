@@ -257,16 +257,20 @@ TEST_CASE("store: the journal adds pending entries, settles them, lists pending 
     CHECK(pending[1].hash == "0x02");
     CHECK(pending[2].hash == "0x03");
 
-    f.store->journal_settle("0x02", "mined", 99);
+    f.store->journal_settle({{"0x02", "mined", 99}});
     const auto mined = f.store->journal_find("0x02");
     CHECK(mined->status == "mined");
     CHECK(mined->block_number == 99);
-    f.store->journal_settle("0x01", "dropped", 0);
+    f.store->journal_settle({{"0x01", "dropped", 0}});
     pending = f.store->journal_pending(kStoreChainId);
     REQUIRE(pending.size() == 1);
     CHECK(pending[0].hash == "0x03");
     CHECK(f.store->journal_pending("1").size() == 1);
-    CHECK(test::error_kind([&] { f.store->journal_settle("0x04", "mined", 1); }) == ErrorKind::not_found);
+    CHECK(test::error_kind([&] { f.store->journal_settle({{"0x04", "mined", 1}}); }) == ErrorKind::not_found);
+    // A batch with an unknown hash settles none of it.
+    CHECK(test::error_kind([&] { f.store->journal_settle({{"0x03", "mined", 7}, {"0x04", "mined", 7}}); }) ==
+          ErrorKind::not_found);
+    CHECK(f.store->journal_find("0x03")->status == "pending");
 
     // A duplicate hash refuses the whole batch.
     CHECK(test::error_kind([&] {
@@ -274,6 +278,13 @@ TEST_CASE("store: the journal adds pending entries, settles them, lists pending 
           }) == ErrorKind::conflict);
     CHECK_FALSE(f.store->journal_find("0x05"));
     CHECK(f.store->journal_find("0x03")->nonce == 3);
+
+    // Several at once.
+    f.store->journal_settle({{"0x03", "mined", 7}, {"0x09", "reverted", 8}});
+    CHECK(f.store->journal_find("0x03")->status == "mined");
+    CHECK(f.store->journal_find("0x03")->block_number == 7);
+    CHECK(f.store->journal_find("0x09")->status == "reverted");
+    CHECK(f.store->journal_pending(kStoreChainId).empty());
 }
 
 TEST_CASE("store: idempotency keys: claim, attach, complete and replay, release and reclaim", "[store]") {

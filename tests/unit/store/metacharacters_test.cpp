@@ -123,7 +123,7 @@ TEST_CASE("store: SQL metacharacters are stored and found byte for byte, and mat
         CHECK(entity->tx_hash == v);
 
         s.journal_add({JournalEntry{v, v, v, 1, v, v, "", 0, {}, {}}});
-        s.journal_settle(v, v, 2);
+        s.journal_settle({{v, v, 2}});
         const auto sent = s.journal_find(v);
         REQUIRE(sent);
         CHECK(sent->sender == v);
