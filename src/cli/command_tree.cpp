@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/lazy_command.hpp"
+
 namespace abci::cli {
 namespace {
 
@@ -129,6 +131,9 @@ std::string CommandSpec::name() const {
     return joined;
 }
 
-CommandSpec describe_commands(const CLI::App& app) { return describe(app, {}); }
+CommandSpec describe_commands(CLI::App& app) {
+    populate_all(app);
+    return describe(app, {});
+}
 
 }  // namespace abci::cli

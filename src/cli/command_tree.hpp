@@ -49,12 +49,13 @@ struct CommandSpec {
     [[nodiscard]] std::string name() const;
 };
 
-/// The visible tree under `app`: commands and options in a group of their own
+/// The visible tree under `app`, built whole first (populate_all() of
+/// cli/lazy_command.hpp): commands and options in a group of their own
 /// named "" (CLI11's way of hiding them from --help) are left out, and so are
 /// they from completions and the man page. Choices come from the options'
 /// IsMember/CheckedTransformer validators; files and directories from their
 /// FILE/DIR type names (or the positional's name FILE); `--chain` and the ID
 /// of `chains …` are chain ids.
-[[nodiscard]] CommandSpec describe_commands(const CLI::App& app);
+[[nodiscard]] CommandSpec describe_commands(CLI::App& app);
 
 }  // namespace abci::cli

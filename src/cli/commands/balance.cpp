@@ -44,12 +44,14 @@ void balance(Context& ctx, const BalanceSettings& s) {
 }  // namespace
 
 void add_balance_command(CLI::App& app, Context& ctx) {
-    auto s = std::make_shared<BalanceSettings>();
-    auto* cmd = app.add_subcommand("balance", "A wallet's tokens on a chain, reconciled with the chain");
-    cmd->add_option("--address", s->address, "Wallet (0x…)")->required();
-    cmd->add_option("--chain", s->chain, "Blockchain id (see: abcictl chains list)")->required();
-    cmd->add_option("--token", s->token, "Only this token id (e.g. 10000 for producer)");
-    cmd->callback([s, &ctx] { balance(ctx, *s); });
+    const char* description = "A wallet's tokens on a chain, reconciled with the chain";
+    add_lazy_subcommand(app, "balance", description, [&ctx](CLI::App& cmd) {
+        auto s = std::make_shared<BalanceSettings>();
+        cmd.add_option("--address", s->address, "Wallet (0x…)")->required();
+        cmd.add_option("--chain", s->chain, "Blockchain id (see: abcictl chains list)")->required();
+        cmd.add_option("--token", s->token, "Only this token id (e.g. 10000 for producer)");
+        cmd.callback([s, &ctx] { balance(ctx, *s); });
+    });
 }
 
 }  // namespace abci::cli

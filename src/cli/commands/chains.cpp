@@ -57,16 +57,17 @@ void status(Context& ctx, const std::string& id) {
 }  // namespace
 
 void add_chains_command(CLI::App& app, Context& ctx) {
-    auto* chains = app.add_subcommand("chains", "The server's blockchains");
-    chains->require_subcommand(1);
-    auto refresh = std::make_shared<bool>(false);
-    auto* list_cmd = chains->add_subcommand("list", "List the networks (-q: their ids)");
-    list_cmd->add_flag("--refresh", *refresh, "Ask the server even when the cached list is fresh");
-    list_cmd->callback([refresh, &ctx] { list(ctx, *refresh); });
-    auto id = std::make_shared<std::string>();
-    auto* status_cmd = chains->add_subcommand("status", "A network's head, gas prices, contract and health");
-    status_cmd->add_option("ID", *id, "Blockchain id")->required();
-    status_cmd->callback([id, &ctx] { status(ctx, *id); });
+    add_lazy_subcommand(app, "chains", "The server's blockchains", [&ctx](CLI::App& chains) {
+        chains.require_subcommand(1);
+        auto refresh = std::make_shared<bool>(false);
+        auto* list_cmd = chains.add_subcommand("list", "List the networks (-q: their ids)");
+        list_cmd->add_flag("--refresh", *refresh, "Ask the server even when the cached list is fresh");
+        list_cmd->callback([refresh, &ctx] { list(ctx, *refresh); });
+        auto id = std::make_shared<std::string>();
+        auto* status_cmd = chains.add_subcommand("status", "A network's head, gas prices, contract and health");
+        status_cmd->add_option("ID", *id, "Blockchain id")->required();
+        status_cmd->callback([id, &ctx] { status(ctx, *id); });
+    });
 }
 
 }  // namespace abci::cli

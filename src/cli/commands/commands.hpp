@@ -1,11 +1,11 @@
 #pragma once
-// Each command lives in its own file and registers itself on the root app.
+// Each command lives in its own file and registers itself on the root app:
+// declared there with add_lazy_subcommand, built only when the command line
+// reaches it (cli/lazy_command.hpp), so a run pays for its own command only.
 // Options bind straight into the command's settings; the action runs after
 // parsing and throws abci::Error on failure (main maps it to an exit code).
 
-namespace CLI {
-class App;
-}
+#include "cli/lazy_command.hpp"
 
 namespace abci::cli {
 

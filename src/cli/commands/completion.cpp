@@ -424,24 +424,29 @@ std::vector<std::string> cached_chain_ids(GlobalOptions& options) {
 }  // namespace
 
 void add_completion_command(CLI::App& app, Context& ctx) {
-    auto shell = std::make_shared<std::string>();
-    auto* cmd = app.add_subcommand("completion", "Print the shell completion script for bash, zsh or fish");
-    cmd->add_option("SHELL", *shell, "bash, zsh or fish")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
-    cmd->callback([shell, &app] {
-        const auto root = describe_commands(app);
-        std::cout << (*shell == "bash" ? bash_script(root) : *shell == "zsh" ? zsh_script(root) : fish_script(root));
+    const char* description = "Print the shell completion script for bash, zsh or fish";
+    add_lazy_subcommand(app, "completion", description, [&app](CLI::App& cmd) {
+        auto shell = std::make_shared<std::string>();
+        cmd.add_option("SHELL", *shell, "bash, zsh or fish")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
+        cmd.callback([shell, &app] {
+            const auto root = describe_commands(app);
+            std::cout << (*shell == "bash"  ? bash_script(root)
+                          : *shell == "zsh" ? zsh_script(root)
+                                            : fish_script(root));
+        });
     });
 
     // For the scripts: cached chain ids, one a line. Silent and exit 0 on any
     // failure, since whatever it printed would land in the user's prompt.
-    app.add_subcommand("__complete-chains", "Chain ids from the chain cache (for completion scripts)")
-        ->group("")
-        ->callback([&ctx] {
+    const char* chains_description = "Chain ids from the chain cache (for completion scripts)";
+    add_lazy_subcommand(app, "__complete-chains", chains_description, [&ctx](CLI::App& cmd) {
+        cmd.callback([&ctx] {
             try {
                 for (const auto& id : cached_chain_ids(ctx.options)) std::cout << id << "\n";
             } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): see above
             }
         });
+    })->group("");
 }
 
 }  // namespace abci::cli

@@ -98,25 +98,30 @@ void print_nagios(const Verdict& v, const HealthSettings& s) {
 }  // namespace
 
 void add_health_command(CLI::App& app, Context& ctx) {
-    auto s = std::make_shared<HealthSettings>();
-    auto* cmd = app.add_subcommand("health", "Check the server, its chains, contracts, content storage and database "
-                                             "(exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN)");
-    cmd->add_option("--format", s->format, "text, json or nagios (one line with perfdata)")
-        ->check(CLI::IsMember({"text", "json", "nagios"}));
-    cmd->add_option("--timeout", s->timeout_seconds, "Seconds to wait for the server (default 10)")->check(CLI::PositiveNumber);
-    cmd->add_option("--warn-latency", s->warn_latency_ms, "A node slower than this many ms is a WARNING (default 1000)")
-        ->check(CLI::PositiveNumber);
-    cmd->callback([s, &ctx] {
-        const Verdict v = check(ctx, *s);
-        if (ctx.options.json || s->format == "json")
-            std::cout << (v.code == kUnknown ? nlohmann::json{{"status", "unknown"}, {"message", v.problem}} : v.body).dump(2) << "\n";
-        else if (s->format == "nagios")
-            print_nagios(v, *s);
-        else if (ctx.options.quiet)
-            std::cout << kStateNames[v.code] << "\n";
-        else
-            print_text(ctx, v);
-        ctx.exit_code = v.code;
+    const char* description = "Check the server, its chains, contracts, content storage and database "
+                              "(exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN)";
+    add_lazy_subcommand(app, "health", description, [&ctx](CLI::App& cmd) {
+        auto s = std::make_shared<HealthSettings>();
+        cmd.add_option("--format", s->format, "text, json or nagios (one line with perfdata)")
+            ->check(CLI::IsMember({"text", "json", "nagios"}));
+        cmd.add_option("--timeout", s->timeout_seconds, "Seconds to wait for the server (default 10)")
+            ->check(CLI::PositiveNumber);
+        cmd.add_option("--warn-latency", s->warn_latency_ms,
+                       "A node slower than this many ms is a WARNING (default 1000)")
+            ->check(CLI::PositiveNumber);
+        cmd.callback([s, &ctx] {
+            const Verdict v = check(ctx, *s);
+            const auto unknown = [&v] { return nlohmann::json{{"status", "unknown"}, {"message", v.problem}}; };
+            if (ctx.options.json || s->format == "json")
+                std::cout << (v.code == kUnknown ? unknown() : v.body).dump(2) << "\n";
+            else if (s->format == "nagios")
+                print_nagios(v, *s);
+            else if (ctx.options.quiet)
+                std::cout << kStateNames[v.code] << "\n";
+            else
+                print_text(ctx, v);
+            ctx.exit_code = v.code;
+        });
     });
 }
 

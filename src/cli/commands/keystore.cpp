@@ -162,12 +162,14 @@ void add_address(CLI::App& parent, Context& ctx) {
 }  // namespace
 
 void add_keystore_command(CLI::App& app, Context& ctx) {
-    auto* keystore = app.add_subcommand("keystore", "Encrypted key files (readable by geth and cast, and theirs by us)");
-    keystore->require_subcommand(1);
-    add_new(*keystore, ctx);
-    add_import(*keystore, ctx);
-    add_list(*keystore, ctx);
-    add_address(*keystore, ctx);
+    const char* description = "Encrypted key files (readable by geth and cast, and theirs by us)";
+    add_lazy_subcommand(app, "keystore", description, [&ctx](CLI::App& keystore) {
+        keystore.require_subcommand(1);
+        add_new(keystore, ctx);
+        add_import(keystore, ctx);
+        add_list(keystore, ctx);
+        add_address(keystore, ctx);
+    });
 }
 
 }  // namespace abci::cli

@@ -156,19 +156,21 @@ void login(Context& ctx, const LoginSettings& s) {
 }  // namespace
 
 void add_login_command(CLI::App& app, Context& ctx) {
-    auto s = std::make_shared<LoginSettings>();
-    auto* cmd = app.add_subcommand("login", "Log in to the server (e-mail and password by default)");
-    cmd->add_option("--email", s->email, "Account e-mail (asked when not given)");
-    s->password.add_to(*cmd);
-    auto* wallet = cmd->add_flag("--wallet", s->wallet, "Sign in with a wallet (Sign-In with Ethereum)");
-    cmd->add_option("--keystore", s->keystore, "Wallet key: a v3 keystore file (geth, cast)")->check(CLI::ExistingFile);
-    s->private_key.add_to(*cmd);
-    cmd->add_option("--chain-id", s->chain_id, "Chain id to sign for (default: the server's first)");
-    auto* idp = cmd->add_flag("--idp", s->idp, "Sign in through the server's identity provider (OpenID Connect)");
-    cmd->add_option("--provider", s->provider, "Identity provider name (default: idp)");
-    cmd->add_flag("--no-browser", s->no_browser, "Only print the sign-in URL; do not open a browser");
-    wallet->excludes(idp);
-    cmd->callback([s, &ctx] { login(ctx, *s); });
+    add_lazy_subcommand(app, "login", "Log in to the server (e-mail and password by default)", [&ctx](CLI::App& cmd) {
+        auto s = std::make_shared<LoginSettings>();
+        cmd.add_option("--email", s->email, "Account e-mail (asked when not given)");
+        s->password.add_to(cmd);
+        auto* wallet = cmd.add_flag("--wallet", s->wallet, "Sign in with a wallet (Sign-In with Ethereum)");
+        cmd.add_option("--keystore", s->keystore, "Wallet key: a v3 keystore file (geth, cast)")
+            ->check(CLI::ExistingFile);
+        s->private_key.add_to(cmd);
+        cmd.add_option("--chain-id", s->chain_id, "Chain id to sign for (default: the server's first)");
+        auto* idp = cmd.add_flag("--idp", s->idp, "Sign in through the server's identity provider (OpenID Connect)");
+        cmd.add_option("--provider", s->provider, "Identity provider name (default: idp)");
+        cmd.add_flag("--no-browser", s->no_browser, "Only print the sign-in URL; do not open a browser");
+        wallet->excludes(idp);
+        cmd.callback([s, &ctx] { login(ctx, *s); });
+    });
 }
 
 }  // namespace abci::cli

@@ -10,26 +10,28 @@
 namespace abci::cli {
 
 void add_logout_command(CLI::App& app, Context& ctx) {
-    auto* cmd = app.add_subcommand("logout", "Log out of the server and forget the session");
-    cmd->callback([&ctx] {
-        auto client = anonymous_client(ctx.options);
-        StateDb state(StateDb::default_path());
-        const auto session = state.session(ctx.options.profile, client->base_url());
-        if (!session) {
-            ctx.note("not logged in to " + client->base_url());
-            return;
-        }
-        client->set_bearer(session->access_token);
-        try {
-            (void)client->call("POST", "/api/auth/logout");
-        } catch (const Error& e) {
-            // An expired or revoked session is over anyway; anything else
-            // (server down) still ends it here, with a word about the server.
-            if (e.kind() != ErrorKind::unauthenticated)
-                ctx.note("the server could not be told (" + std::string(e.what()) + "); the local session is removed");
-        }
-        state.remove_session(ctx.options.profile, client->base_url());
-        ctx.note("logged out of " + client->base_url());
+    add_lazy_subcommand(app, "logout", "Log out of the server and forget the session", [&ctx](CLI::App& cmd) {
+        cmd.callback([&ctx] {
+            auto client = anonymous_client(ctx.options);
+            StateDb state(StateDb::default_path());
+            const auto session = state.session(ctx.options.profile, client->base_url());
+            if (!session) {
+                ctx.note("not logged in to " + client->base_url());
+                return;
+            }
+            client->set_bearer(session->access_token);
+            try {
+                (void)client->call("POST", "/api/auth/logout");
+            } catch (const Error& e) {
+                // An expired or revoked session is over anyway; anything else
+                // (server down) still ends it here, with a word about the server.
+                if (e.kind() != ErrorKind::unauthenticated)
+                    ctx.note("the server could not be told (" + std::string(e.what()) +
+                             "); the local session is removed");
+            }
+            state.remove_session(ctx.options.profile, client->base_url());
+            ctx.note("logged out of " + client->base_url());
+        });
     });
 }
 

@@ -115,14 +115,15 @@ std::string render(const CommandSpec& root, std::istream& in) {
 }  // namespace
 
 void add_man_command(CLI::App& app, Context&) {
-    auto template_file = std::make_shared<std::string>();
-    auto* cmd = app.add_subcommand("__man", "Print the man page (roff) from its template")->group("");
-    cmd->add_option("TEMPLATE", *template_file, "man/abcictl.1.in")->required();
-    cmd->callback([template_file, &app] {
-        std::ifstream in(*template_file);
-        if (!in) throw Error(ErrorKind::not_found, "cannot read the man page template " + *template_file);
-        std::cout << render(describe_commands(app), in);
-    });
+    add_lazy_subcommand(app, "__man", "Print the man page (roff) from its template", [&app](CLI::App& cmd) {
+        auto template_file = std::make_shared<std::string>();
+        cmd.add_option("TEMPLATE", *template_file, "man/abcictl.1.in")->required();
+        cmd.callback([template_file, &app] {
+            std::ifstream in(*template_file);
+            if (!in) throw Error(ErrorKind::not_found, "cannot read the man page template " + *template_file);
+            std::cout << render(describe_commands(app), in);
+        });
+    })->group("");
 }
 
 }  // namespace abci::cli

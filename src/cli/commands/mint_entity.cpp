@@ -93,24 +93,26 @@ void mint_entity(Context& ctx, const MintEntitySettings& s) {
 }  // namespace
 
 void add_mint_entity_command(CLI::App& app, Context& ctx) {
-    auto s = std::make_shared<MintEntitySettings>();
-    auto* cmd = app.add_subcommand("mint-entity", "Mint entity tokens (report, verification, valuation, certificate)");
-    cmd->add_option("--address", s->address, "Recipient wallet (0x…)")->required();
-    cmd->add_option("--type", s->type, "report, verification, valuation or certificate")
-        ->required()
-        ->check(CLI::IsMember({"report", "verification", "valuation", "certificate"}));
-    cmd->add_option("--entity-id", s->entity_id, "The platform's id of the entity")->required();
-    cmd->add_option("--chain", s->chain, "Blockchain id (see: abcictl chains list)")->required();
-    cmd->add_option("--amount", s->amount, "How many tokens (default 1)")->check(CLI::PositiveNumber);
-    auto* file = cmd->add_option("--metadata", s->metadata_file, "Metadata JSON file, or - for stdin");
-    auto* name = cmd->add_option("--name", s->name, "Metadata: name");
-    cmd->add_option("--description", s->description, "Metadata: description");
-    cmd->add_option("--image", s->image, "Metadata: image URL");
-    cmd->add_option("--external-url", s->external_url, "Metadata: external URL");
-    cmd->add_option("--attr", s->attributes, "Metadata attribute KEY=VALUE (repeatable)")->allow_extra_args(false);
-    file->excludes(name);
-    add_idempotency_option(*cmd, s->idempotency_key);
-    cmd->callback([s, &ctx] { mint_entity(ctx, *s); });
+    const char* description = "Mint entity tokens (report, verification, valuation, certificate)";
+    add_lazy_subcommand(app, "mint-entity", description, [&ctx](CLI::App& cmd) {
+        auto s = std::make_shared<MintEntitySettings>();
+        cmd.add_option("--address", s->address, "Recipient wallet (0x…)")->required();
+        cmd.add_option("--type", s->type, "report, verification, valuation or certificate")
+            ->required()
+            ->check(CLI::IsMember({"report", "verification", "valuation", "certificate"}));
+        cmd.add_option("--entity-id", s->entity_id, "The platform's id of the entity")->required();
+        cmd.add_option("--chain", s->chain, "Blockchain id (see: abcictl chains list)")->required();
+        cmd.add_option("--amount", s->amount, "How many tokens (default 1)")->check(CLI::PositiveNumber);
+        auto* file = cmd.add_option("--metadata", s->metadata_file, "Metadata JSON file, or - for stdin");
+        auto* name = cmd.add_option("--name", s->name, "Metadata: name");
+        cmd.add_option("--description", s->description, "Metadata: description");
+        cmd.add_option("--image", s->image, "Metadata: image URL");
+        cmd.add_option("--external-url", s->external_url, "Metadata: external URL");
+        cmd.add_option("--attr", s->attributes, "Metadata attribute KEY=VALUE (repeatable)")->allow_extra_args(false);
+        file->excludes(name);
+        add_idempotency_option(cmd, s->idempotency_key);
+        cmd.callback([s, &ctx] { mint_entity(ctx, *s); });
+    });
 }
 
 }  // namespace abci::cli

@@ -40,17 +40,20 @@ void mint_role(Context& ctx, const MintRoleSettings& s) {
 }  // namespace
 
 void add_mint_role_command(CLI::App& app, Context& ctx) {
-    auto s = std::make_shared<MintRoleSettings>();
-    auto* cmd = app.add_subcommand("mint-role", "Mint a soulbound role token to a user's wallet (admin)");
-    cmd->add_option("--address", s->address, "The user's wallet (0x…, linked to the user)")->required();
-    cmd->add_option("--role", s->role, "producer, verifier, valuator or certifier")
-        ->required()
-        ->check(CLI::IsMember({"producer", "verifier", "valuator", "certifier"}));
-    cmd->add_option("--chain", s->chain, "Blockchain id (see: abcictl chains list)")->required();
-    cmd->add_option("--approval-id", s->approval_id, "The approval this mint carries out (recorded in the metadata)");
-    cmd->add_option("--note", s->note, "A note recorded in the metadata");
-    add_idempotency_option(*cmd, s->idempotency_key);
-    cmd->callback([s, &ctx] { mint_role(ctx, *s); });
+    const char* description = "Mint a soulbound role token to a user's wallet (admin)";
+    add_lazy_subcommand(app, "mint-role", description, [&ctx](CLI::App& cmd) {
+        auto s = std::make_shared<MintRoleSettings>();
+        cmd.add_option("--address", s->address, "The user's wallet (0x…, linked to the user)")->required();
+        cmd.add_option("--role", s->role, "producer, verifier, valuator or certifier")
+            ->required()
+            ->check(CLI::IsMember({"producer", "verifier", "valuator", "certifier"}));
+        cmd.add_option("--chain", s->chain, "Blockchain id (see: abcictl chains list)")->required();
+        cmd.add_option("--approval-id", s->approval_id,
+                       "The approval this mint carries out (recorded in the metadata)");
+        cmd.add_option("--note", s->note, "A note recorded in the metadata");
+        add_idempotency_option(cmd, s->idempotency_key);
+        cmd.callback([s, &ctx] { mint_role(ctx, *s); });
+    });
 }
 
 }  // namespace abci::cli

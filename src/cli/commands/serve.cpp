@@ -75,26 +75,27 @@ void run_server(const serve::FlagSettings& flags) {
 
 }  // namespace
 
-void add_serve_command(CLI::App& app, Context& ctx) {
-    auto flags = std::make_shared<serve::FlagSettings>();
-    auto* command = app.add_subcommand("serve", "Run the ABCI API server");
-    command->add_option("--config", flags->config_file, "Server config file (TOML); env ABCI_CONFIG");
-    command->add_option("--listen", flags->listen, "Address to listen on, host:port (default 127.0.0.1:8080); env ABCI_LISTEN");
-    command->add_option("--data-dir", flags->data_dir, "Data directory (database, secrets); env ABCI_DATA_DIR");
-    command->add_flag("--devnet", flags->devnet,
-                      "Also run a local anvil devnet with the contract deployed, kept in <data-dir>/devnet "
-                      "(default data dir $XDG_STATE_HOME/abcictl/devnet); stopped on exit");
-    command->callback([flags, &ctx] {
-        (void)ctx;
-        run_server(*flags);
+void add_serve_command(CLI::App& app, Context&) {
+    add_lazy_subcommand(app, "serve", "Run the ABCI API server", [](CLI::App& command) {
+        auto flags = std::make_shared<serve::FlagSettings>();
+        command.add_option("--config", flags->config_file, "Server config file (TOML); env ABCI_CONFIG");
+        command.add_option("--listen", flags->listen,
+                           "Address to listen on, host:port (default 127.0.0.1:8080); env ABCI_LISTEN");
+        command.add_option("--data-dir", flags->data_dir, "Data directory (database, secrets); env ABCI_DATA_DIR");
+        command.add_flag("--devnet", flags->devnet,
+                         "Also run a local anvil devnet with the contract deployed, kept in <data-dir>/devnet "
+                         "(default data dir $XDG_STATE_HOME/abcictl/devnet); stopped on exit");
+        command.callback([flags] { run_server(*flags); });
     });
 }
 
 #else
 
 void add_serve_command(CLI::App& app, Context&) {
-    app.add_subcommand("serve", "Run the ABCI API server (not in this build)")->callback([] {
-        throw Error(ErrorKind::unavailable, "this abcictl was built without the server (-DABCI_WITH_SERVE=OFF)");
+    add_lazy_subcommand(app, "serve", "Run the ABCI API server (not in this build)", [](CLI::App& command) {
+        command.callback([] {
+            throw Error(ErrorKind::unavailable, "this abcictl was built without the server (-DABCI_WITH_SERVE=OFF)");
+        });
     });
 }
 

@@ -48,15 +48,16 @@ void metadata(Context& ctx, const MetadataSettings& s) {
 }  // namespace
 
 void add_tokens_command(CLI::App& app, Context& ctx) {
-    auto* tokens = app.add_subcommand("tokens", "Token records");
-    tokens->require_subcommand(1);
-    auto s = std::make_shared<MetadataSettings>();
-    auto* cmd = tokens->add_subcommand("metadata", "A token's metadata (-q: its IPFS hash)");
-    cmd->add_option("TOKEN_ID", s->token, "Token id, e.g. 10000 (producer) or 1000 (report)")->required();
-    cmd->add_option("--chain", s->chain, "Blockchain id")->required();
-    cmd->add_option("--entity-id", s->entity_id, "For an entity token: this entity instead of the latest");
-    cmd->add_option("--address", s->address, "For a role token: this holder");
-    cmd->callback([s, &ctx] { metadata(ctx, *s); });
+    add_lazy_subcommand(app, "tokens", "Token records", [&ctx](CLI::App& tokens) {
+        tokens.require_subcommand(1);
+        auto s = std::make_shared<MetadataSettings>();
+        auto* cmd = tokens.add_subcommand("metadata", "A token's metadata (-q: its IPFS hash)");
+        cmd->add_option("TOKEN_ID", s->token, "Token id, e.g. 10000 (producer) or 1000 (report)")->required();
+        cmd->add_option("--chain", s->chain, "Blockchain id")->required();
+        cmd->add_option("--entity-id", s->entity_id, "For an entity token: this entity instead of the latest");
+        cmd->add_option("--address", s->address, "For a role token: this holder");
+        cmd->callback([s, &ctx] { metadata(ctx, *s); });
+    });
 }
 
 }  // namespace abci::cli

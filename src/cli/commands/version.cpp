@@ -7,8 +7,8 @@
 namespace abci::cli {
 
 void add_version_command(CLI::App& app, Context& ctx) {
-    app.add_subcommand("version", "Print the version of abcictl")->callback([&ctx] {
-        ctx.print({{{"abcictl", ABCI_VERSION}}, ABCI_VERSION}, {{"version", ABCI_VERSION}});
+    add_lazy_subcommand(app, "version", "Print the version of abcictl", [&ctx](CLI::App& cmd) {
+        cmd.callback([&ctx] { ctx.print({{{"abcictl", ABCI_VERSION}}, ABCI_VERSION}, {{"version", ABCI_VERSION}}); });
     });
 }
 

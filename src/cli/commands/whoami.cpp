@@ -9,23 +9,24 @@
 namespace abci::cli {
 
 void add_whoami_command(CLI::App& app, Context& ctx) {
-    auto* cmd = app.add_subcommand("whoami", "Show the logged-in user");
-    cmd->callback([&ctx] {
-        StateDb state(StateDb::default_path());
-        auto client = authenticated_client(ctx.options, state);
-        const auto answer = client->call("GET", "/api/auth/me");
-        const auto& user = answer.at("user");
-        std::string wallets;
-        for (const auto& w : user.value("wallets", nlohmann::json::array()))
-            wallets += (wallets.empty() ? "" : ", ") + w.get<std::string>();
-        ctx.print({{{"server", client->base_url()},
-                    {"profile", ctx.options.profile},
-                    {"id", user.value("id", "")},
-                    {"email", user.value("email", "")},
-                    {"role", user.value("role", "")},
-                    {"wallets", wallets.empty() ? "-" : wallets}},
-                   user.value("email", "")},
-                  {{"server", client->base_url()}, {"profile", ctx.options.profile}, {"user", user}});
+    add_lazy_subcommand(app, "whoami", "Show the logged-in user", [&ctx](CLI::App& cmd) {
+        cmd.callback([&ctx] {
+            StateDb state(StateDb::default_path());
+            auto client = authenticated_client(ctx.options, state);
+            const auto answer = client->call("GET", "/api/auth/me");
+            const auto& user = answer.at("user");
+            std::string wallets;
+            for (const auto& w : user.value("wallets", nlohmann::json::array()))
+                wallets += (wallets.empty() ? "" : ", ") + w.get<std::string>();
+            ctx.print({{{"server", client->base_url()},
+                        {"profile", ctx.options.profile},
+                        {"id", user.value("id", "")},
+                        {"email", user.value("email", "")},
+                        {"role", user.value("role", "")},
+                        {"wallets", wallets.empty() ? "-" : wallets}},
+                       user.value("email", "")},
+                      {{"server", client->base_url()}, {"profile", ctx.options.profile}, {"user", user}});
+        });
     });
 }
 
