@@ -3,6 +3,7 @@
 // abci::Error in one place (run()).
 
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <SQLiteCpp/Savepoint.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sqlite3.h>
@@ -21,6 +22,7 @@
 #include "core/os/fd.hpp"
 #include "core/store/connection_pool.hpp"
 #include "core/util/batch_writer.hpp"
+#include "core/util/combiner.hpp"
 #include "core/store/migrations.hpp"
 #include "core/store/store.hpp"
 
@@ -344,6 +346,62 @@ class SqliteStore final : public Store {
         if (audit_error_handler_) audit_error_handler_(e.what());
     }
 
+    /// Adds one mint to token_balances unless its transaction was added
+    /// already (a mint is recorded once per transaction, whoever retries).
+    static void add_mint(Database& db, const MintRecord& mint) {
+        const eth::U256 amount = eth::U256::parse(mint.amount);
+        const std::int64_t time = to_millis(mint.time);
+        if (execute(db,
+                    "INSERT INTO mints (blockchain_id, tx_hash, address, token_id, amount, recorded_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    mint.blockchain_id, mint.tx_hash, mint.address, mint.token_id, amount.to_dec(),
+                    to_millis(now_millis())) == 0) {
+            return;  // already added
+        }
+        const auto held = query_one(
+            db, "SELECT balance FROM token_balances WHERE blockchain_id = ? AND address = ? AND token_id = ?",
+            [](const Statement& s) { return eth::U256::parse(text(s, 0)); }, mint.blockchain_id, mint.address,
+            mint.token_id);
+        const eth::U256 before = held.value_or(eth::U256{});
+        const eth::U256 after = before + amount;
+        if (after < before) throw Error(ErrorKind::invalid_input, "the minted balance would exceed 2^256-1");
+        execute(db,
+                "INSERT INTO token_balances (blockchain_id, address, token_id, balance, token_type, category, "
+                "tx_hash, block_number, minted_at, last_minted, last_updated) "
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?9) "
+                "ON CONFLICT (blockchain_id, address, token_id) DO UPDATE SET balance = ?4, token_type = ?5, "
+                "category = ?6, tx_hash = ?7, block_number = ?8, minted_at = coalesce(minted_at, ?9), "
+                "last_minted = ?9, last_updated = ?9",
+                mint.blockchain_id, mint.address, mint.token_id, after.to_dec(), mint.token_type, mint.category,
+                mint.tx_hash, mint.block_number, time);
+    }
+
+    // The mints of one block are answered at once: recording them one
+    // transaction each queued their requests behind each other on the write
+    // lock. Concurrent ones share a transaction, each in a savepoint of its
+    // own, so one that fails (its error goes to its caller) undoes only itself.
+    std::vector<std::exception_ptr> write_mints(const std::vector<MintRecord>& mints) {
+        std::vector<std::exception_ptr> errors(mints.size());
+        run({}, [&](Database& db) {
+            SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+            for (std::size_t i = 0; i < mints.size(); ++i) {
+                SQLite::Savepoint savepoint(db, "mint");
+                try {
+                    add_mint(db, mints[i]);
+                    savepoint.release();
+                } catch (const SQLite::Exception& e) {
+                    savepoint.rollback();
+                    errors[i] = std::make_exception_ptr(translate(e, {}));
+                } catch (...) {
+                    savepoint.rollback();
+                    errors[i] = std::current_exception();
+                }
+            }
+            tx.commit();
+        });
+        return errors;
+    }
+
     sqlite::ConnectionPool pool_;
     std::mutex audit_error_mutex_;  // guards the handler only
     std::function<void(const std::string&)> audit_error_handler_;
@@ -353,6 +411,8 @@ class SqliteStore final : public Store {
     // connection's cache when the WAL changed), so a read route under load
     // re-read its pages from disk on nearly every request. Last member: its
     // destructor writes what is queued while the pool still exists.
+    util::Combiner<MintRecord, std::exception_ptr> mint_writer_{
+        [this](std::vector<MintRecord>& batch) { return write_mints(batch); }, 512};
     util::BatchWriter<AuditEntry> audit_writer_{[this](std::vector<AuditEntry>& batch) { write_audit(batch); },
                                                 [this](const std::exception& e) { report_audit_failure(e); },
                                                 std::chrono::milliseconds(5)};
@@ -687,35 +747,7 @@ public:
     }
 
     void record_mint(const MintRecord& mint) override {
-        const eth::U256 amount = eth::U256::parse(mint.amount);
-        const std::int64_t time = to_millis(mint.time);
-        run({}, [&](Database& db) {
-            SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
-            if (execute(db,
-                        "INSERT INTO mints (blockchain_id, tx_hash, address, token_id, amount, recorded_at) "
-                        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                        mint.blockchain_id, mint.tx_hash, mint.address, mint.token_id, amount.to_dec(),
-                        to_millis(now_millis())) == 0) {
-                return;  // already added
-            }
-            const auto held = query_one(
-                db, "SELECT balance FROM token_balances WHERE blockchain_id = ? AND address = ? AND token_id = ?",
-                [](const Statement& s) { return eth::U256::parse(text(s, 0)); }, mint.blockchain_id, mint.address,
-                mint.token_id);
-            const eth::U256 before = held.value_or(eth::U256{});
-            const eth::U256 after = before + amount;
-            if (after < before) throw Error(ErrorKind::invalid_input, "the minted balance would exceed 2^256-1");
-            execute(db,
-                    "INSERT INTO token_balances (blockchain_id, address, token_id, balance, token_type, category, "
-                    "tx_hash, block_number, minted_at, last_minted, last_updated) "
-                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?9) "
-                    "ON CONFLICT (blockchain_id, address, token_id) DO UPDATE SET balance = ?4, token_type = ?5, "
-                    "category = ?6, tx_hash = ?7, block_number = ?8, minted_at = coalesce(minted_at, ?9), "
-                    "last_minted = ?9, last_updated = ?9",
-                    mint.blockchain_id, mint.address, mint.token_id, after.to_dec(), mint.token_type, mint.category,
-                    mint.tx_hash, mint.block_number, time);
-            tx.commit();
-        });
+        if (const auto error = mint_writer_.submit(mint)) std::rethrow_exception(error);
     }
 
     std::optional<TokenBalance> find_token_balance(const std::string& blockchain_id, const std::string& address,

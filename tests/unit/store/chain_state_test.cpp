@@ -3,6 +3,9 @@
 // idempotency keys and certificates.
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
+#include <optional>
+#include <thread>
 
 #include "support/error_kind.hpp"
 #include "unit/store/store_fixture.hpp"
@@ -81,6 +84,38 @@ TEST_CASE("store: role requests move by compare-and-set, record the approver and
     CHECK(rejected->status == "rejected");
     CHECK(rejected->approved_by.empty());
     CHECK_FALSE(rejected->approved_at);
+}
+
+TEST_CASE("store: concurrent record_mint calls each land once; one that fails fails alone", "[store]") {
+    FreshStore f;
+    const TimePoint now = millis_from_now(0ms);
+    const std::string max = "115792089237316195423570985008687907853269984665640564039457584007913129639935";
+    f.store->record_mint(test_mint(3, max, "0x00", now));
+    // 64 threads: the recordings that meet share transactions (group commit),
+    // and the one that would overflow must not take its neighbours with it.
+    std::vector<std::thread> threads;
+    std::vector<std::optional<ErrorKind>> outcome(64);
+    for (int i = 0; i < 64; ++i)
+        threads.emplace_back([&, i] {
+            MintRecord m = i == 13 ? test_mint(3, "1", "0xff", now) : test_mint(1, "1", fmt::format("0x{:02x}", i + 1), now);
+            if (i != 13) m.address = fmt::format("0x{:040x}", i + 1);
+            try {  // no Catch2 assertions off the test's thread
+                f.store->record_mint(m);
+            } catch (const Error& e) {
+                outcome[i] = e.kind();
+            }
+        });
+    for (auto& t : threads) t.join();
+    for (int i = 0; i < 64; ++i) {
+        INFO("recording " << i);
+        if (i == 13) {
+            CHECK(outcome[i] == ErrorKind::invalid_input);
+        } else {
+            CHECK_FALSE(outcome[i]);
+            CHECK(f.store->find_token_balance(kStoreChainId, fmt::format("0x{:040x}", i + 1), 1)->balance == "1");
+        }
+    }
+    CHECK(f.store->find_token_balance(kStoreChainId, kStoreWallet, 3)->balance == max);
 }
 
 TEST_CASE("store: record_mint adds to the balance, beyond 64 bits, once per transaction", "[store]") {
