@@ -154,7 +154,7 @@ void ReceiptPoller::poll_once() {
             // per watched hash (most of them not mined yet in a burst). Only
             // for receipts complete at once: deeper confirmations are looked
             // up hash by hash at every head change, as is everything now and then.
-            const bool scan = block_receipts_ && options_.confirmations == 1 && last_head_ != 0 && head > last_head_ &&
+            const bool scan = block_receipts_ && options_.confirmations == 1 && head_seen_ && head > last_head_ &&
                               head - last_head_ <= kMaxScannedBlocks && ++head_changes_ % kSweepEvery != 0;
             if (scan) {
                 scan_from = last_head_ + 1;
@@ -193,6 +193,7 @@ void ReceiptPoller::poll_once() {
     deliver(found, head);
     std::lock_guard lock(mutex_);
     last_head_ = head;
+    head_seen_ = true;
 }
 
 void ReceiptPoller::deliver(const std::vector<std::pair<WatchId, nlohmann::json>>& found, std::uint64_t head) {

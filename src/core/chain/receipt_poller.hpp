@@ -101,6 +101,7 @@ private:
     bool woken_ = false;
     bool stopping_ = false;
     std::uint64_t last_head_ = 0;
+    bool head_seen_ = false;      // last_head_ was read from the node (poller thread only)
     bool block_receipts_ = true;  // the node answers eth_getBlockReceipts (poller thread only)
     unsigned head_changes_ = 0;   // poller thread only
     std::vector<std::pair<WatchId, eth::Hash32>> unchecked_;  // watched since the last lookup, maybe sent already
