@@ -67,11 +67,11 @@ std::unique_ptr<httplib::Server> make_http_server(const Settings& settings, std:
         *listen_socket = sock;
     });
     // The same polling runs on an idle keep-alive connection until it times
-    // out. With 0 a connection is kept only while its next request follows
-    // within one 10 ms poll (a client's back-to-back requests), and no thread
-    // spins on an idle one: after a burst of 1000 mints, 2 s of that spinning
-    // took the CPU the node and the next block's answers needed.
-    server->set_keep_alive_timeout(0);
+    // out: 2 s rather than 5 s, so a burst's connections stop spinning sooner
+    // (mint answers close theirs at once: routes/abci_routes.cpp). Not less: a
+    // client that sends its next request just as the server gives up on the
+    // connection gets a reset, which at 10 ms happened under wrk's load.
+    server->set_keep_alive_timeout(2);
     server->set_payload_max_length(settings.max_body_bytes);
     const auto threads = settings.threads;
     server->new_task_queue = [threads] { return new WorkerPool(std::min<std::size_t>(16, threads), threads); };
