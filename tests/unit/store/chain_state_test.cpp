@@ -86,7 +86,7 @@ TEST_CASE("store: role requests move by compare-and-set, record the approver and
     CHECK_FALSE(rejected->approved_at);
 }
 
-TEST_CASE("store: concurrent record_mint calls each land once; one that fails fails alone", "[store]") {
+TEST_CASE("store: concurrent record_mint calls each land once, and one that fails fails alone", "[store]") {
     FreshStore f;
     const TimePoint now = millis_from_now(0ms);
     const std::string max = "115792089237316195423570985008687907853269984665640564039457584007913129639935";
