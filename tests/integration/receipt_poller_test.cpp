@@ -8,14 +8,12 @@
 #include <httplib.h>
 
 #include <catch2/catch.hpp>
-#include <map>
-#include <mutex>
-#include <thread>
 
 #include "core/chain/chain_client.hpp"
 #include "core/chain/tx_sender.hpp"
 #include "core/eth/bytes.hpp"
 #include "support/anvil.hpp"
+#include "support/method_counting_proxy.hpp"
 
 using nlohmann::json;
 using namespace std::chrono_literals;
@@ -26,69 +24,9 @@ namespace receipt_poller_test {
 using namespace abci;
 using test::Anvil;
 
-// Passes every request on to anvil and counts the calls by method; with
-// `refuse_block_receipts` it answers eth_getBlockReceipts itself with
-// "method not found", as a node without it does.
-class MethodCountingProxy {
-public:
-    MethodCountingProxy(std::uint16_t anvil_port, bool refuse_block_receipts) {
-        server_.Post(".*", [=, this](const httplib::Request& req, httplib::Response& res) {
-            const auto body = json::parse(req.body);
-            const auto calls = body.is_array() ? body : json::array({body});
-            bool refused = false;
-            {
-                std::lock_guard lock(mutex_);
-                for (const auto& call : calls) {
-                    ++counts_[call.at("method").get<std::string>()];
-                    refused = refused || (refuse_block_receipts && call.at("method") == "eth_getBlockReceipts");
-                }
-            }
-            if (refused) {
-                json answers = json::array();
-                for (const auto& call : calls)
-                    answers.push_back({{"jsonrpc", "2.0"},
-                                       {"id", call.at("id")},
-                                       {"error", {{"code", -32601}, {"message", "Method not found"}}}});
-                res.set_content((body.is_array() ? answers : answers[0]).dump(), "application/json");
-                return;
-            }
-            httplib::Client upstream("127.0.0.1", anvil_port);
-            if (auto answer = upstream.Post("/", req.body, "application/json")) {
-                res.status = answer->status;
-                res.set_content(answer->body, "application/json");
-            } else {
-                res.status = 502;
-            }
-        });
-        port_ = server_.bind_to_any_port("127.0.0.1");
-        REQUIRE(port_ > 0);
-        thread_ = std::thread([this] { server_.listen_after_bind(); });
-    }
-    ~MethodCountingProxy() {
-        server_.stop();
-        thread_.join();
-    }
-    MethodCountingProxy(const MethodCountingProxy&) = delete;
-    MethodCountingProxy& operator=(const MethodCountingProxy&) = delete;
-
-    [[nodiscard]] std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-    [[nodiscard]] int count(const std::string& method) const {
-        std::lock_guard lock(mutex_);
-        const auto it = counts_.find(method);
-        return it == counts_.end() ? 0 : it->second;
-    }
-
-private:
-    httplib::Server server_;
-    int port_ = 0;
-    std::thread thread_;
-    mutable std::mutex mutex_;
-    std::map<std::string, int> counts_;
-};
-
 // Sends `n` 0-value transfers to dev account 5 at once through the proxy and
 // checks each answer against the node's own receipt for its hash.
-void send_burst_and_check(const Anvil& anvil, const MethodCountingProxy& proxy, int n) {
+void send_burst_and_check(const Anvil& anvil, const test::MethodCountingProxy& proxy, int n) {
     chain::ChainSettings settings;
     settings.chain_id = anvil.chain_id();
     settings.rpc_urls = {proxy.url()};
@@ -117,7 +55,7 @@ void send_burst_and_check(const Anvil& anvil, const MethodCountingProxy& proxy, 
 
 TEST_CASE("receipt poller: a burst is completed from the new blocks' receipts", "[chain][anvil][poller]") {
     Anvil anvil({.block_time = 1000ms});
-    MethodCountingProxy proxy(anvil.port(), false);
+    test::MethodCountingProxy proxy(anvil.port(), {});
     send_burst_and_check(anvil, proxy, 40);
     CHECK(proxy.count("eth_getBlockReceipts") >= 1);
     // Not sent yet when watched, so never looked up one by one while the head
@@ -128,7 +66,7 @@ TEST_CASE("receipt poller: a burst is completed from the new blocks' receipts", 
 
 TEST_CASE("receipt poller: a node without eth_getBlockReceipts gets every hash looked up", "[chain][anvil][poller]") {
     Anvil anvil({.block_time = 1000ms});
-    MethodCountingProxy proxy(anvil.port(), true);
+    test::MethodCountingProxy proxy(anvil.port(), {.refuse_block_receipts = true});
     send_burst_and_check(anvil, proxy, 40);
     CHECK(proxy.count("eth_getBlockReceipts") <= 2);  // asked for one head change's blocks, then never again
     CHECK(proxy.count("eth_getTransactionReceipt") >= 40);

@@ -14,6 +14,7 @@
 #include "core/rpc/client.hpp"
 #include "core/rpc/coalescer.hpp"
 #include "support/anvil.hpp"
+#include "support/method_counting_proxy.hpp"
 
 using nlohmann::json;
 using namespace std::chrono_literals;
@@ -22,56 +23,6 @@ using namespace std::chrono_literals;
 namespace rpc_coalescer_test {
 
 using namespace abci;
-
-// A real HTTP server on loopback in front of anvil that passes every request
-// on and records how many calls each one carried; with `stall_first` it holds
-// the first request back that long, so that the calls made meanwhile queue up
-// behind it.
-class CountingProxy {
-public:
-    CountingProxy(std::uint16_t anvil_port, std::chrono::milliseconds stall_first = 0ms) {
-        server_.Post(".*", [this, anvil_port, stall_first](const httplib::Request& req, httplib::Response& res) {
-            const auto body = json::parse(req.body);
-            bool first = false;
-            {
-                std::lock_guard lock(mutex_);
-                first = calls_per_request_.empty();
-                calls_per_request_.push_back(body.is_array() ? body.size() : 1);
-            }
-            if (first) std::this_thread::sleep_for(stall_first);
-            httplib::Client upstream("127.0.0.1", anvil_port);
-            if (auto answer = upstream.Post("/", req.body, "application/json")) {
-                res.status = answer->status;
-                res.set_content(answer->body, "application/json");
-            } else {
-                res.status = 502;
-            }
-        });
-        port_ = server_.bind_to_any_port("127.0.0.1");
-        REQUIRE(port_ > 0);
-        thread_ = std::thread([this] { server_.listen_after_bind(); });
-    }
-    ~CountingProxy() {
-        server_.stop();
-        thread_.join();
-    }
-    CountingProxy(const CountingProxy&) = delete;
-    CountingProxy& operator=(const CountingProxy&) = delete;
-
-    [[nodiscard]] std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-    /// How many calls each HTTP request carried, in arrival order.
-    [[nodiscard]] std::vector<std::size_t> calls_per_request() const {
-        std::lock_guard lock(mutex_);
-        return calls_per_request_;
-    }
-
-private:
-    httplib::Server server_;
-    int port_ = 0;
-    std::thread thread_;
-    mutable std::mutex mutex_;
-    std::vector<std::size_t> calls_per_request_;
-};
 
 // Retries that back off only briefly: a dead node (refusing connections on
 // loopback) fails a call in milliseconds, not seconds.
@@ -130,7 +81,7 @@ using test::Anvil;
 TEST_CASE("rpc coalescer: 200 concurrent calls fold into batches, each caller gets its own answer or error",
           "[rpc][coalescer]") {
     Anvil anvil;
-    CountingProxy proxy(anvil.port(), 100ms);
+    test::MethodCountingProxy proxy(anvil.port(), {.stall_first = 100ms});
     rpc::Client through_proxy({proxy.url()}, kQuick);
     rpc::Client plain({anvil.url()}, kQuick);
     rpc::Coalescer coalescer(through_proxy);
@@ -172,7 +123,7 @@ TEST_CASE("rpc coalescer: 200 concurrent calls fold into batches, each caller ge
 
 TEST_CASE("rpc coalescer: a lone call goes out at once, alone", "[rpc][coalescer]") {
     Anvil anvil({.chain_id = 4242});
-    CountingProxy proxy(anvil.port());
+    test::MethodCountingProxy proxy(anvil.port(), {});
     rpc::Client client({proxy.url()}, kQuick);
     rpc::Coalescer coalescer(client);
 

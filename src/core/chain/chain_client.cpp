@@ -85,9 +85,37 @@ FeeTiers ChainClient::fee_tiers() {
 }
 
 std::uint64_t ChainClient::estimate_gas(const CallRequest& request) {
+    constexpr auto kForgetAfter = std::chrono::seconds(60);
+    std::string shape;
+    if (request.to && request.data.size() >= 4)
+        shape = request.to->lower() + eth::to_hex(eth::ByteView(request.data).first(4), false) + "/" +
+                std::to_string(request.data.size());
+    std::optional<std::uint64_t> known;
+    if (!shape.empty()) {
+        std::lock_guard lock(gas_mutex_);
+        if (const auto it = known_gas_.find(shape);
+            it != known_gas_.end() && std::chrono::steady_clock::now() - it->second.learned < kForgetAfter)
+            known = it->second.gas;
+    }
+    if (known) {
+        auto call = call_object(request);
+        call["gas"] = rpc::to_quantity(*known);
+        try {
+            (void)estimates_.call("eth_call", {call, "latest"});
+            return *known;
+        } catch (const Error&) {
+            // A revert, or too little gas (a receiver contract, say): the estimate decides.
+        }
+    }
     const std::uint64_t estimate =
         rpc::quantity_to_u64(estimates_.call("eth_estimateGas", {call_object(request), "latest"}), "eth_estimateGas result");
-    return estimate + estimate * settings_.gas_headroom_percent / 100;
+    const std::uint64_t gas = estimate + estimate * settings_.gas_headroom_percent / 100;
+    if (!shape.empty()) {
+        std::lock_guard lock(gas_mutex_);
+        if (known_gas_.size() >= 1024) known_gas_.clear();  // shapes are few; this only bounds the map
+        known_gas_[shape] = KnownGas{gas, std::chrono::steady_clock::now()};
+    }
+    return gas;
 }
 
 eth::Bytes ChainClient::call(const CallRequest& request) {

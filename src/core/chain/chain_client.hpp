@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <mutex>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <variant>
@@ -82,6 +83,14 @@ public:
     /// an estimate on latest, 11 ms with 500 transactions pending), which made
     /// a burst of mints quadratic; so a conflict with a transaction still
     /// pending shows only once it is mined (see MintBatcher, AbciService).
+    ///
+    /// A call like one estimated in the last 60 s (same contract, function
+    /// and calldata size) is first tried as one eth_call with that gas limit:
+    /// if it runs through, that limit is enough for it on the same block, and
+    /// the node ran the call once instead of the several runs of an estimate's
+    /// search (anvil: 0.1 ms instead of 0.45 ms, most of its work in a burst
+    /// of mints). Anything else (a revert, too little gas) is settled by the
+    /// estimate itself, whose answer or error is returned.
     [[nodiscard]] std::uint64_t estimate_gas(const CallRequest& request);
     /// eth_call at the latest block; returns the return data. A revert throws rpc::RpcError with its data.
     [[nodiscard]] eth::Bytes call(const CallRequest& request);
@@ -105,6 +114,12 @@ private:
     std::optional<ObservedHead> last_head_;
     std::chrono::steady_clock::time_point last_head_sent_;
     ReceiptPoller poller_;
+    struct KnownGas {
+        std::uint64_t gas;  // an estimate with headroom
+        std::chrono::steady_clock::time_point learned;
+    };
+    std::mutex gas_mutex_;  // guards known_gas_ only; never held across a call
+    std::map<std::string, KnownGas> known_gas_;  // by call shape: contract, selector, calldata size
     std::mutex fee_mutex_;  // guards the cache only; never held across the fetch
     std::optional<FeeTiers> fee_cache_;
     std::chrono::steady_clock::time_point fee_cache_time_;
