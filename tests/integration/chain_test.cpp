@@ -162,8 +162,11 @@ TEST_CASE("a node restart in the middle of a stream of mints leaves no nonce gap
             d.anvil.stop();  // broadcasts now fail in transport
         }
         // Gas is given so that submitting does not need the (stopped) node.
-        results.push_back(d.sender.submit({d.token.address(), 0,
-                                           d.token.mint_calldata(fresh_wallet(5000 + i), kProducer, 1, {}), 200'000}));
+        chain::TxRequest mint;
+        mint.to = d.token.address();
+        mint.data = d.token.mint_calldata(fresh_wallet(5000 + i), kProducer, 1, {});
+        mint.gas_limit = 200'000;
+        results.push_back(d.sender.submit(mint));
         std::this_thread::sleep_for(10ms);
     }
     std::this_thread::sleep_for(1s);

@@ -34,8 +34,10 @@ void send_burst_and_check(const Anvil& anvil, const test::MethodCountingProxy& p
     chain::ChainClient client(settings);
     chain::TxSender sender(client, eth::PrivateKey::from_hex(Anvil::dev_accounts()[1].private_key));
     std::vector<std::future<chain::Receipt>> sent;
-    for (int i = 0; i < n; ++i)
-        sent.push_back(sender.submit({eth::Address::parse(Anvil::dev_accounts()[5].address), {}, {}, 21'000}));
+    chain::TxRequest transfer;
+    transfer.to = eth::Address::parse(Anvil::dev_accounts()[5].address);
+    transfer.gas_limit = 21'000;
+    for (int i = 0; i < n; ++i) sent.push_back(sender.submit(transfer));
     httplib::Client node("127.0.0.1", anvil.port());
     for (auto& s : sent) {
         const auto receipt = s.get();
