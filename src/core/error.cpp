@@ -19,4 +19,10 @@ const char* to_string(ErrorKind kind) noexcept {
     return "internal";
 }
 
+std::optional<ErrorKind> error_kind_named(std::string_view name) noexcept {
+    for (int k = 0; k <= static_cast<int>(ErrorKind::internal); ++k)
+        if (name == to_string(static_cast<ErrorKind>(k))) return static_cast<ErrorKind>(k);
+    return std::nullopt;
+}
+
 }  // namespace abci

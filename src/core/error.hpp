@@ -3,8 +3,10 @@
 // vocabulary in exactly one place each (HTTP status in serve, exit code in cli);
 // nothing outside core inspects `what()` to decide anything.
 
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -26,6 +28,8 @@ enum class ErrorKind {
 
 /// Short stable name of a kind, e.g. "invalid_input"; for logs and JSON.
 [[nodiscard]] const char* to_string(ErrorKind kind) noexcept;
+/// The kind of a to_string() name; nothing for an unknown one.
+[[nodiscard]] std::optional<ErrorKind> error_kind_named(std::string_view name) noexcept;
 
 class Error : public std::runtime_error {
 public:

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/abci/service.hpp"
 #include "core/limits/rate_limiter.hpp"
 
 namespace abci::serve {
@@ -78,6 +79,10 @@ void render_error(httplib::Response& res, const Error& error, Unauthorized why) 
         body["code"] = "INSUFFICIENT_PERMISSIONS";
         break;
     default: body["message"] = error.what();
+    }
+    if (const auto* mint = dynamic_cast<const service::MintUnsettled*>(&error)) {
+        body["mintId"] = mint->mint_id();
+        body["transactionHashes"] = mint->transaction_hashes();
     }
     if (const auto* limited = dynamic_cast<const limits::RateLimitExceeded*>(&error))
         res.set_header("Retry-After", std::to_string(limited->retry_after().count()));

@@ -15,6 +15,7 @@
 #include "core/auth/accounts.hpp"
 #include "core/eth/bytes.hpp"
 #include "core/store/data_dir.hpp"
+#include "core/util/log.hpp"
 #include "serve/log.hpp"
 #include "serve/router.hpp"
 #include "serve/worker_pool.hpp"
@@ -104,6 +105,9 @@ struct Server::State {
 Server::Server(Settings settings) : state_(std::make_unique<State>()) {
     auto& s = *state_;
     s.settings = std::move(settings);
+    util::set_log_sink([](util::LogLevel level, std::string_view message, const nlohmann::json& fields) {
+        log_line(level == util::LogLevel::warning ? "warn" : util::to_string(level), message, fields);
+    });
     const store::DataDir data_dir(s.settings.data_dir);
     s.store = data_dir.open_store(true);
     s.store->set_audit_error_handler(

@@ -145,6 +145,7 @@ void require_journaled_exactly(const Node& node, const store::JournalEntry& entr
 json entity_mint_purpose(const eth::Address& to, const std::string& entity_id, const std::string& cid,
                          const std::string& key) {
     return {{"op", "mint"},
+            {"mintId", "mint-" + key},
             {"route", kEntityRoute},
             {"to", to.lower()},
             {"tokenId", kCertificateToken},
@@ -157,19 +158,20 @@ json entity_mint_purpose(const eth::Address& to, const std::string& entity_id, c
             {"roleRequestId", ""}};
 }
 
-// The Idempotency-Key claim the service takes for an entity mint by kActor with `key`.
-store::IdempotentRequest entity_mint_claim(const std::string& key) {
-    store::IdempotentRequest claim;
-    claim.actor = kActor;
-    claim.route = kEntityRoute;
-    claim.key = key;
-    claim.fingerprint = "fingerprint-" + key;
-    claim.state = "pending";
-    return claim;
+// The mint the service records for an entity mint by kActor with Idempotency-Key `key`.
+store::MintRequest entity_mint_request(const std::string& key) {
+    store::MintRequest mint;
+    mint.id = "mint-" + key;
+    mint.actor = kActor;
+    mint.route = kEntityRoute;
+    mint.blockchain_id = kChain;
+    mint.idempotency_key = key;
+    mint.fingerprint = "fingerprint-" + key;
+    return mint;
 }
 
 // Where a crash interrupted a mint, after the service had stored the metadata,
-// claimed the Idempotency-Key and journaled the signed mint (attached to the claim).
+// recorded the mint with its Idempotency-Key and journaled the signed mint (linked to it).
 enum class CrashAfter {
     journal,      // nothing was sent
     broadcast,    // the node has it (mined: anvil automines); the journal still says pending
@@ -199,8 +201,7 @@ CrashedMint crash_mint(Node& node, const eth::Address& recipient, std::uint64_t 
     const auto signed_tx = eth::sign_transaction(tx, node.key);
     c.hash = eth::to_hex(signed_tx.hash);
 
-    const auto claim = entity_mint_claim(c.key);
-    REQUIRE_FALSE(node.store->claim_idempotency_key(claim));
+    REQUIRE_FALSE(node.store->begin_mint(entity_mint_request(c.key)));
     store::JournalEntry entry;
     entry.hash = c.hash;
     entry.blockchain_id = kChain;
@@ -208,8 +209,8 @@ CrashedMint crash_mint(Node& node, const eth::Address& recipient, std::uint64_t 
     entry.nonce = nonce;
     entry.raw = eth::to_hex(signed_tx.raw);
     entry.purpose = entity_mint_purpose(recipient, c.entity_id, c.cid, c.key).dump();
+    entry.mint_ids = {entity_mint_request(c.key).id};
     node.store->journal_add({entry});
-    node.store->attach_idempotency_journal(claim.actor, claim.route, claim.key, c.hash);
     if (stage == CrashAfter::journal) return c;
 
     REQUIRE(node.cast_rpc({"publish", "--async", entry.raw}) == c.hash);
@@ -249,7 +250,7 @@ CrashedMint crash_mint(Node& node, const eth::Address& recipient, std::uint64_t 
 }
 
 // After reconcile(): `c` is mined once with its journaled bytes, its entity
-// recorded once, and its claim answered for a retry to replay.
+// recorded once, and its mint answered for a retry to replay.
 void require_finished(const Node& node, const CrashedMint& c, const eth::Address& recipient) {
     INFO(c.entity_id);
     const auto entry = node.store->journal_find(c.hash);
@@ -271,11 +272,10 @@ void require_finished(const Node& node, const CrashedMint& c, const eth::Address
     CHECK(entity->block_number == entry->block_number);
     CHECK(node.entities_of(c.hash) == 1);
 
-    const auto answered = node.store->claim_idempotency_key(entity_mint_claim(c.key));
+    const auto answered = node.store->begin_mint(entity_mint_request(c.key));
     REQUIRE(answered);
     CHECK(answered->state == "done");
-    CHECK(answered->status == 200);
-    const auto answer = json::parse(answered->response);
+    const auto answer = json::parse(answered->answer);
     CHECK(answer["data"]["transactionHash"] == c.hash);
     CHECK(answer["metadata"]["entityId"] == c.entity_id);
     CHECK(answer["metadata"]["ipfsHash"] == c.cid);
@@ -338,30 +338,30 @@ TEST_CASE("journal: the mints of one block are settled together, before any call
     }
 }
 
-TEST_CASE("journal: a transaction the node refuses is dropped and its nonce filled", "[journal][anvil]") {
+TEST_CASE("journal: a transaction the node refuses is replaced by a filler that keeps its nonce", "[journal][anvil]") {
     Node node;
     auto& sender = node.network.sender();
     const auto nonce = sender.chain().pending_nonce(sender.address());
-    const std::string purpose = R"({"op":"test","what":"more value than the account holds"})";
+    const std::string purpose = R"({"op":"test","what":"more gas than a block holds"})";
 
     // Gas is given, so nothing is estimated: the node itself refuses it at broadcast.
     chain::TxRequest request;
     request.to = eth::Address::parse(test::Anvil::dev_accounts()[4].address);
-    request.value = eth::U256::parse("1000000000000000000000000000");  // 10^27 wei; the account has 10^22
-    request.gas_limit = 21'000;
+    request.gas_limit = 1'000'000'000;  // anvil's blocks hold 30 million
     request.purpose = purpose;
     auto refused = sender.submit(request);
-    CHECK_THROWS_AS(refused.get(), rpc::RpcError);
+    CHECK_THROWS_AS(refused.get(), chain::NeverMined);
 
-    // The refused transaction was journaled (so it was never broadcast unrecorded) and is dropped.
+    // The refused transaction was journaled (so it was never broadcast unrecorded);
+    // once the filler with its nonce is mined, it is settled as replaced.
     const auto hashes = node.journaled(purpose);
     REQUIRE(hashes.size() == 1);
-    REQUIRE(eventually([&] { return node.store->journal_find(hashes[0])->status == "dropped"; }));
-    const auto dropped = node.store->journal_find(hashes[0]);
-    CHECK(dropped->nonce == nonce);
-    CHECK(dropped->block_number == 0);
-    CHECK(dropped->purpose == purpose);
-    CHECK(eth::to_hex(eth::keccak256(eth::from_hex(dropped->raw, "raw"))) == dropped->hash);
+    REQUIRE(eventually([&] { return node.store->journal_find(hashes[0])->status == "replaced"; }));
+    const auto replaced = node.store->journal_find(hashes[0]);
+    CHECK(replaced->nonce == nonce);
+    CHECK(replaced->block_number == 0);
+    CHECK(replaced->purpose == purpose);
+    CHECK(eth::to_hex(eth::keccak256(eth::from_hex(replaced->raw, "raw"))) == replaced->hash);
     CHECK(node.network.client().rpc().call("eth_getTransactionByHash", json::array({hashes[0]})).is_null());
 
     // Its nonce went to a 0-value transfer to ourselves, journaled as a filler and mined.
@@ -382,6 +382,51 @@ TEST_CASE("journal: a transaction the node refuses is dropped and its nonce fill
     CHECK(node.store->journal_find(eth::to_hex(next.transaction_hash))->status == "mined");
 }
 
+// Issue 12, defect 6: an unfunded signer made broadcast() and fill() call each
+// other until the stack was gone. Now the refusal names the signer, its
+// balance and what the transaction needs, and its nonce goes to the next one.
+TEST_CASE("journal: a transaction the signer cannot pay for is refused in one line and gives its nonce back",
+          "[journal][anvil]") {
+    Node node;
+    auto& sender = node.network.sender();
+    const auto nonce = sender.chain().pending_nonce(sender.address());
+    const std::string purpose = R"({"op":"test","what":"more value than the account holds"})";
+
+    chain::TxRequest request;
+    request.to = eth::Address::parse(test::Anvil::dev_accounts()[4].address);
+    request.value = eth::U256::parse("1000000000000000000000000000");  // 10^27 wei; the account has 10^22
+    request.gas_limit = 21'000;
+    request.purpose = purpose;
+    auto refused = sender.submit(request);
+    try {
+        (void)refused.get();
+        FAIL("an unpayable transaction was accepted");
+    } catch (const chain::NeverMined& e) {
+        CHECK(e.kind() == ErrorKind::unavailable);
+        const std::string message = e.what();
+        INFO(message);
+        CHECK(message.find(sender.address().checksummed()) != std::string::npos);
+        CHECK(message.find(" wei but this transaction needs up to ") != std::string::npos);
+        CHECK(message.find("fund the signer") != std::string::npos);
+    }
+    const auto hashes = node.journaled(purpose);
+    REQUIRE(hashes.size() == 1);
+    CHECK(node.store->journal_find(hashes[0])->status == "refused");
+    CHECK(sender.in_flight() == 0);
+    CHECK(node.journaled("filler").empty());
+
+    // A burst the node refuses as a whole gives every nonce back.
+    std::vector<std::future<chain::Receipt>> burst;
+    for (int i = 0; i < 5; ++i) burst.push_back(sender.submit(request));
+    for (auto& f : burst) CHECK_THROWS_AS(f.get(), chain::NeverMined);
+    REQUIRE(eventually([&] { return sender.in_flight() == 0; }));
+
+    // The next transaction takes the nonce nothing consumed.
+    const auto next = node.network.contract().mint(sender, request.to.value(), kReportToken, 1, {}, "after").get();
+    CHECK(next.nonce == nonce);
+    CHECK(node.journaled("filler").empty());
+}
+
 TEST_CASE("journal: reconcile() at start finishes mints a crash left journaled, sent or settled", "[journal][anvil]") {
     Node node;
     auto& client = node.network.client();
@@ -395,12 +440,12 @@ TEST_CASE("journal: reconcile() at start finishes mints a crash left journaled, 
         crashed.push_back(crash_mint(node, recipient, first_nonce + crashed.size(), fees, stage, name));
     CHECK(client.pending_nonce(node.key.address()) == first_nonce + 2);
     CHECK(node.store->journal_pending(kChain).size() == 2);
-    CHECK(node.store->pending_idempotency_keys().size() == 3);
+    CHECK(node.store->pending_mints().size() == 3);
     CHECK_FALSE(node.store->find_token_balance(kChain, recipient.lower(), kCertificateToken));
 
     service::AbciService abci(*node.store, node.registry, *node.content);
     abci.reconcile();
-    REQUIRE(eventually([&] { return node.store->pending_idempotency_keys().empty(); }));
+    REQUIRE(eventually([&] { return node.store->pending_mints().empty(); }));
 
     // All three on chain exactly once, with the journaled bytes, and recorded once.
     CHECK(node.network.contract().balance_of(recipient, kCertificateToken) == eth::U256(3));
@@ -418,10 +463,8 @@ TEST_CASE("journal: reconcile() at start finishes mints a crash left journaled, 
     for (const auto& c : crashed) CHECK(node.entities_of(c.hash) == 1);
 }
 
-// finish() may run again at start for a mined mint whose claim was not
-// answered (or twice within reconcile(), when a resent entry's receipt comes
-// before the pending-claims loop reads it): every record it writes is
-// idempotent per transaction.
+// finish() may run again at start for a mined mint that was not answered:
+// every record it writes is idempotent per transaction.
 TEST_CASE("journal: reconcile() after a crash in the middle of a mint's bookkeeping records it once",
           "[journal][anvil]") {
     Node node;
@@ -431,7 +474,7 @@ TEST_CASE("journal: reconcile() after a crash in the middle of a mint's bookkeep
                               CrashAfter::bookkeeping, "crash-after-bookkeeping");
     service::AbciService abci(*node.store, node.registry, *node.content);
     abci.reconcile();
-    REQUIRE(eventually([&] { return node.store->pending_idempotency_keys().empty(); }));
+    REQUIRE(eventually([&] { return node.store->pending_mints().empty(); }));
     require_finished(node, c, recipient);
     CHECK(node.store->find_token_balance(kChain, recipient.lower(), kCertificateToken)->balance == "1");
 }

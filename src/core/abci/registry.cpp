@@ -11,6 +11,7 @@
 #include "core/eth/wipe.hpp"
 #include "core/rpc/url.hpp"
 #include "core/store/store.hpp"
+#include "core/util/log.hpp"
 
 namespace abci::service {
 
@@ -33,16 +34,12 @@ public:
             e.nonce = tx.nonce;
             e.raw = eth::to_hex(tx.raw);
             e.purpose = tx.purpose;
+            // Linked in the same write, before broadcast: after a crash each mint leads to its transactions.
+            for (const auto& purpose : chain::mint_purposes(tx.purpose))
+                if (auto id = purpose.value("mintId", ""); !id.empty()) e.mint_ids.push_back(std::move(id));
             entries.push_back(std::move(e));
         }
         store_.journal_add(entries);
-        // Before broadcast, so that after a crash the claim leads to its transaction.
-        for (const auto& tx : txs)
-            for (const auto& purpose : chain::mint_purposes(tx.purpose)) {
-                if (purpose.value("key", "").empty()) continue;
-                store_.attach_idempotency_journal(purpose.value("actor", ""), purpose.value("route", ""),
-                                                  purpose.value("key", ""), eth::to_hex(tx.hash));
-            }
     }
 
     void settle(const std::vector<chain::Settlement>& settlements) noexcept override {
@@ -50,14 +47,12 @@ public:
             std::vector<store::JournalSettlement> rows;
             rows.reserve(settlements.size());
             for (const auto& s : settlements)
-                rows.push_back({eth::to_hex(s.hash),
-                                s.outcome == chain::TxOutcome::mined      ? "mined"
-                                : s.outcome == chain::TxOutcome::reverted ? "reverted"
-                                                                          : "dropped",
-                                s.block});
+                rows.push_back({eth::to_hex(s.hash), chain::to_string(s.status), s.block});
             store_.journal_settle(rows);
-        } catch (const std::exception&) {
+        } catch (const std::exception& e) {
             // Left pending: reconciliation at the next start settles it from the chain.
+            util::log(util::LogLevel::error, "settling journaled transactions failed; the next start settles them",
+                      {{"blockchainId", blockchain_id_}, {"transactions", settlements.size()}, {"error", e.what()}});
         }
     }
 

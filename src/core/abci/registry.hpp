@@ -47,6 +47,7 @@ public:
     [[nodiscard]] chain::TokenContract& contract();
     /// The same contract read through probe(). Error(unavailable) when none is configured.
     [[nodiscard]] chain::TokenContract& probe_contract();
+    [[nodiscard]] bool has_sender() const noexcept { return sender_ != nullptr; }
     /// The signer's sender. Error(unavailable) when the server has no signer.
     [[nodiscard]] chain::TxSender& sender();
     /// The contract's version(), read once and then cached. Throws as contract() and reads do.

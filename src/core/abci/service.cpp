@@ -13,6 +13,7 @@
 #include "core/rpc/quantity.hpp"
 #include "core/store/store.hpp"
 #include "core/util/fields.hpp"
+#include "core/util/log.hpp"
 #include "core/util/time.hpp"
 
 namespace abci::service {
@@ -96,7 +97,14 @@ struct AbciService::Mint {
 };
 
 AbciService::AbciService(store::Store& store, Registry& registry, content::ContentStore& content)
-    : store_(store), registry_(registry), content_(content), balances_(store) {}
+    : store_(store), registry_(registry), content_(content), balances_(store) {
+    // What becomes of a mint nobody waits for any more (its request timed
+    // out, or it was adopted from the journal at start) is recorded when the
+    // chain settles it, not at the next start.
+    for (const auto& n : registry_.networks())
+        if (n->has_sender())
+            n->sender().on_unwaited([this, network = n.get()](const chain::Unwaited& fate) { settle_unwaited(*network, fate); });
+}
 
 Answer AbciService::mint_role(const json& body, const MintOptions& options) {
     const auto request = parse_mint_role(body);
@@ -125,33 +133,98 @@ Answer AbciService::mint_entity(const json& body, const MintOptions& options) {
 }
 
 Answer AbciService::mint(Mint m, const MintOptions& options, const json& body) {
-    if (options.idempotency_key) {
-        validate_idempotency_key(*options.idempotency_key);
-        store::IdempotentRequest claim;
-        claim.actor = options.actor;
-        claim.route = m.route;
-        claim.key = *options.idempotency_key;
-        claim.fingerprint = crypto::sha256_hex(body.dump());
-        claim.state = "pending";
-        if (auto existing = store_.claim_idempotency_key(claim)) {
-            if (existing->fingerprint != claim.fingerprint)
-                throw Error(ErrorKind::unprocessable, "this Idempotency-Key was used for a different request");
-            if (existing->state != "done")
-                throw Error(ErrorKind::conflict, "a request with this Idempotency-Key is still in progress");
-            return {existing->status, json::parse(existing->response)};
-        }
+    if (options.idempotency_key) validate_idempotency_key(*options.idempotency_key);
+    store::MintRequest request;
+    request.id = crypto::random_uuid();
+    request.actor = options.actor;
+    request.route = m.route;
+    request.blockchain_id = m.network->config().id;
+    request.idempotency_key = options.idempotency_key.value_or("");
+    request.fingerprint = crypto::sha256_hex(body.dump());
+    if (auto existing = store_.begin_mint(request)) {
+        if (existing->fingerprint != request.fingerprint)
+            throw Error(ErrorKind::unprocessable, "this Idempotency-Key was used for a different request");
+        return replay(*existing, "a request with this Idempotency-Key is still in progress");
     }
+    return submit_and_wait(*m.network, m, options, request.id);
+}
+
+Answer AbciService::replay(const store::MintRequest& mint, const std::string& pending_message) {
+    if (mint.state == "done") return {200, json::parse(mint.answer)};
+    if (mint.state == "failed") {
+        const auto stored = json::parse(mint.answer, nullptr, false);
+        const auto kind = stored.is_object() ? error_kind_named(stored.value("kind", "")) : std::nullopt;
+        throw Error(kind.value_or(ErrorKind::internal), stored.is_object() ? stored.value("message", "") : mint.answer);
+    }
+    throw unsettled(ErrorKind::conflict, pending_message, mint.id);
+}
+
+MintUnsettled AbciService::unsettled(ErrorKind kind, const std::string& message, const std::string& mint_id) {
+    std::vector<std::string> hashes;
+    for (const auto& tx : store_.mint_transactions(mint_id)) hashes.push_back(tx.hash);
+    return MintUnsettled(kind, message, mint_id, std::move(hashes));
+}
+
+namespace {
+
+std::string failure_answer(const Error& error) {
+    return json{{"kind", to_string(error.kind())}, {"message", error.what()}}.dump();
+}
+
+}  // namespace
+
+void AbciService::release(const std::string& mint_id, const Error& why) {
     try {
-        return submit_and_wait(*m.network, m, options);
+        store_.release_mint(mint_id, failure_answer(why));
     } catch (const Error& e) {
-        // Nothing reached the chain, or what did was refused: a retry may run again.
-        if (options.idempotency_key && e.kind() != ErrorKind::timeout)
-            store_.release_idempotency_key(options.actor, m.route, *options.idempotency_key);
-        throw;
+        // The claim stays pending: the next start finds nothing was signed and releases it.
+        util::log(util::LogLevel::error, "releasing a mint that sent nothing failed",
+                  {{"mintId", mint_id}, {"error", e.what()}});
     }
 }
 
-Answer AbciService::submit_and_wait(Network& network, const Mint& m, const MintOptions& options) {
+Answer AbciService::submit_and_wait(Network& network, const Mint& m, const MintOptions& options,
+                                    const std::string& mint_id) {
+    std::optional<chain::PendingMint> pending;
+    json purpose;
+    try {
+        purpose = prepare(network, m, options, mint_id);
+        const std::string cid = purpose.at("cid").get<std::string>();
+        pending.emplace(network.submit_mint({m.to, m.kind.id, m.amount, eth::Bytes(cid.begin(), cid.end())}, purpose.dump()));
+    } catch (const Error& e) {
+        release(mint_id, e);  // nothing was signed
+        throw;
+    }
+    chain::Receipt receipt;
+    try {
+        receipt = pending->wait();
+    } catch (const chain::NeverMined& e) {
+        // The contract is the final guard (DESIGN.md §4): a refused role mint
+        // for a wallet that holds the role is the same conflict as the pre-flight's.
+        const bool held = m.kind.family == TokenFamily::role &&
+                          (e.kind() == ErrorKind::conflict ||
+                           (e.kind() == ErrorKind::chain_rejected && network.contract().balance_of(m.to, m.kind.id) != eth::U256(0)));
+        const Error refusal = held ? m.role_held() : Error(e.kind(), e.what(), e.details());
+        release(mint_id, refusal);
+        throw refusal;
+    } catch (const Error& e) {
+        // Signed, and perhaps mined later: settle_unwaited() records it then.
+        throw unsettled(e.kind(), std::string(e.what()) + "; ask for its outcome with the mint id", mint_id);
+    }
+    if (!receipt.success) {
+        // Estimated on the latest block, a role mint can still meet the same
+        // role minted by a transaction that was pending then: same conflict.
+        const Error failure = m.kind.family == TokenFamily::role &&
+                                      network.contract().balance_of(m.to, m.kind.id) != eth::U256(0)
+                                  ? m.role_held()
+                                  : reverted(receipt);
+        store_.finish_mint(mint_id, "failed", failure_answer(failure));
+        throw failure;
+    }
+    return finish(network, mint_id, purpose, receipt);
+}
+
+json AbciService::prepare(Network& network, const Mint& m, const MintOptions& options, const std::string& mint_id) {
     const auto& config = network.config();
     // Pre-flight (spec 4.1 rule 5; statuses per DESIGN.md §4).
     if (config.status == NetworkStatus::disabled)
@@ -169,51 +242,46 @@ Answer AbciService::submit_and_wait(Network& network, const Mint& m, const MintO
     const json record = metadata_record(m.kind, m.details, issuer, m.to, now_iso());
     const std::string metadata = record.dump();
     const auto cid = content_.put(eth::as_bytes(metadata));
-    json purpose = {{"op", "mint"},
-                    {"route", m.route},
-                    {"to", to},
-                    {"tokenId", m.kind.id},
-                    {"amount", m.amount},
-                    {"cid", cid.to_string()},
-                    {"entityType", m.entity_type},
-                    {"entityId", m.entity_id},
-                    {"actor", options.actor},
-                    {"key", options.idempotency_key.value_or("")},
-                    {"roleRequestId", options.role_request_id}};
-    const std::string cid_text = cid.to_string();
-    chain::Receipt receipt;
-    try {
-        receipt = network.submit_mint({m.to, m.kind.id, m.amount, eth::Bytes(cid_text.begin(), cid_text.end())},
-                                      purpose.dump())
-                      .wait();
-    } catch (const Error& e) {
-        // The contract is the final guard (DESIGN.md §4): a refused role mint
-        // for a wallet that holds the role is the same conflict as above.
-        if (m.kind.family == TokenFamily::role &&
-            (e.kind() == ErrorKind::conflict || (e.kind() == ErrorKind::chain_rejected &&
-                                                 network.contract().balance_of(m.to, m.kind.id) != eth::U256(0))))
-            throw m.role_held();
-        throw;
-    }
-    // Estimated on the latest block, a role mint can still meet the same
-    // role minted by a transaction that was pending then: same conflict.
-    if (!receipt.success && m.kind.family == TokenFamily::role &&
-        network.contract().balance_of(m.to, m.kind.id) != eth::U256(0))
-        throw m.role_held();
-    return finish(network, purpose, receipt);
+    return {{"op", "mint"},
+            {"mintId", mint_id},
+            {"route", m.route},
+            {"to", to},
+            {"tokenId", m.kind.id},
+            {"amount", m.amount},
+            {"cid", cid.to_string()},
+            {"entityType", m.entity_type},
+            {"entityId", m.entity_id},
+            {"actor", options.actor},
+            {"key", options.idempotency_key.value_or("")},
+            {"roleRequestId", options.role_request_id}};
 }
 
-Answer AbciService::finish(Network& network, const json& purpose, const chain::Receipt& receipt) {
+Error AbciService::reverted(const chain::Receipt& receipt) {
+    return Error(ErrorKind::chain_rejected, "mint transaction " + eth::to_hex(receipt.transaction_hash) +
+                                                " reverted in block " + std::to_string(receipt.block_number));
+}
+
+void AbciService::settle_unwaited(Network& network, const chain::Unwaited& fate) {
+    for (const auto& purpose : chain::mint_purposes(fate.purpose)) {
+        const std::string mint_id = purpose.value("mintId", "");
+        if (mint_id.empty()) continue;  // journaled by a release without mint records: the next start settles it
+        switch (fate.status) {
+        case chain::TxStatus::mined: (void)finish(network, mint_id, purpose, *fate.receipt); break;
+        case chain::TxStatus::reverted: store_.finish_mint(mint_id, "failed", failure_answer(reverted(*fate.receipt))); break;
+        default:
+            // Nothing signed for it can be mined any more: a retry mints anew.
+            store_.release_mint(mint_id, failure_answer(Error(ErrorKind::unavailable,
+                                                              std::string("the mint was not made: its transaction was ") +
+                                                                  chain::to_string(fate.status) + "; send it again")));
+            break;
+        }
+    }
+}
+
+Answer AbciService::finish(Network& network, const std::string& mint_id, const json& purpose,
+                           const chain::Receipt& receipt) {
     const auto& config = network.config();
     const std::string hash = eth::to_hex(receipt.transaction_hash);
-    const std::string actor = purpose.value("actor", "");
-    const std::string key = purpose.value("key", "");
-    const std::string route = purpose.value("route", "");
-    if (!receipt.success) {
-        if (!key.empty()) store_.release_idempotency_key(actor, route, key);
-        throw Error(ErrorKind::chain_rejected, "mint transaction " + hash + " reverted in block " +
-                                                   std::to_string(receipt.block_number));
-    }
     const auto kind = token_kind(purpose.at("tokenId").get<std::uint64_t>());
     if (!kind) throw Error(ErrorKind::internal, "journaled mint names an unknown token id");
     const auto to = eth::Address::parse(purpose.at("to").get<std::string>());
@@ -274,8 +342,42 @@ Answer AbciService::finish(Network& network, const json& purpose, const chain::R
                     {"blockchain", blockchain_ref(config)}};
     }
     Answer answer{200, envelope(std::move(data), std::move(metadata))};
-    if (!key.empty()) store_.complete_idempotency_key(actor, route, key, answer.status, answer.body.dump());
+    store_.finish_mint(mint_id, "done", answer.body.dump());
     return answer;
+}
+
+json AbciService::mint_status(const std::string& mint_id, const std::string& actor, bool any_actor) {
+    const auto mint = store_.find_mint(mint_id);
+    if (!mint || (!any_actor && mint->actor != actor)) throw Error(ErrorKind::not_found, "no mint " + mint_id);
+    return mint_status_body(*mint);
+}
+
+json AbciService::mint_status_by_key(const std::string& key, const std::string& actor) {
+    validate_idempotency_key(key);
+    for (const char* route : {kMintRoleRoute, kMintEntityRoute})
+        if (const auto mint = store_.find_mint_by_key(actor, route, key)) return mint_status_body(*mint);
+    throw Error(ErrorKind::not_found, "no mint was requested with this Idempotency-Key");
+}
+
+json AbciService::mint_status_body(const store::MintRequest& mint) {
+    json transactions = json::array();
+    for (const auto& tx : store_.mint_transactions(mint.id))
+        transactions.push_back({{"hash", tx.hash},
+                                {"nonce", tx.nonce},
+                                {"status", tx.status},
+                                {"blockNumber", tx.block_number == 0 ? json(nullptr) : json(tx.block_number)}});
+    const json stored = mint.answer.empty() ? json(nullptr) : json::parse(mint.answer, nullptr, false);
+    json data = {{"mintId", mint.id},
+                 {"state", mint.state == "done" ? "mined" : mint.state},
+                 {"route", mint.route},
+                 {"blockchainId", mint.blockchain_id},
+                 {"idempotencyKey", mint.idempotency_key.empty() ? json(nullptr) : json(mint.idempotency_key)},
+                 {"transactions", transactions},
+                 {"result", mint.state == "done" ? stored : json(nullptr)},
+                 {"error", mint.state == "failed" ? stored : json(nullptr)},
+                 {"createdAt", util::format_iso8601_utc(mint.created_at)},
+                 {"updatedAt", util::format_iso8601_utc(mint.updated_at)}};
+    return envelope(std::move(data), {{"checkedAt", now_iso()}});
 }
 
 namespace {
@@ -579,69 +681,61 @@ std::optional<chain::Receipt> fetch_receipt(Network& network, const std::string&
 }  // namespace
 
 void AbciService::reconcile() {
-    for (const auto& network : registry_.networks()) reconcile(*network);
-    // Claims whose request never reached the chain (signing had not happened)
-    // or whose transaction was dropped may run again.
-    for (const auto& claim : store_.pending_idempotency_keys()) {
-        const auto entry = claim.journal_hash.empty() ? std::nullopt : store_.journal_find(claim.journal_hash);
-        if (!entry || entry->status == "dropped" || entry->status == "reverted") {
-            store_.release_idempotency_key(claim.actor, claim.route, claim.key);
-        } else if (entry->status == "mined") {
-            // Mined, but its request ended before the bookkeeping (a receipt
-            // timeout, or a crash right after the journal was settled).
-            try {
-                Network& network = registry_.find(entry->blockchain_id);
-                if (const auto receipt = fetch_receipt(network, entry->hash))
-                    for (const auto& purpose : chain::mint_purposes(entry->purpose))
-                        if (purpose.value("key", "") == claim.key && purpose.value("actor", "") == claim.actor &&
-                            purpose.value("route", "") == claim.route)
-                            (void)finish(network, purpose, *receipt);
-            } catch (const Error&) {
-                // Unreachable now: finished at a later start, or answered 409 until then.
-            }
+    // What was journaled and is unsettled goes back to its sender, which
+    // settles it by the same rules as what it sends live (tx_state.hpp).
+    for (const auto& network : registry_.networks()) {
+        if (!network->has_sender()) continue;
+        std::vector<chain::JournaledTx> adopted;
+        for (auto& entry : store_.journal_pending(network->config().id)) {
+            chain::JournaledTx tx;
+            tx.hash = eth::from_hex_fixed<32>(entry.hash, "journaled hash");
+            tx.nonce = entry.nonce;
+            tx.raw = eth::from_hex(entry.raw, "journaled transaction");
+            tx.purpose = std::move(entry.purpose);
+            adopted.push_back(std::move(tx));
+        }
+        if (!adopted.empty())
+            util::log(util::LogLevel::info, "sending again what the journal holds unsettled",
+                      {{"blockchainId", network->config().id}, {"transactions", adopted.size()}});
+        network->sender().adopt(std::move(adopted));
+    }
+    for (const auto& mint : store_.pending_mints()) {
+        try {
+            reconcile(mint);
+        } catch (const Error& e) {
+            util::log(util::LogLevel::warning, "a mint could not be settled at start; the next start tries again",
+                      {{"mintId", mint.id}, {"error", e.what()}});
         }
     }
 }
 
-void AbciService::reconcile(Network& network) {
-    std::vector<store::JournalEntry> pending;
-    try {
-        pending = store_.journal_pending(network.config().id);
-    } catch (const Error&) {
-        return;
-    }
-    auto& rpc = network.client().rpc();
-    for (const auto& entry : pending) {
-        auto settle = [this, &network, mints = chain::mint_purposes(entry.purpose),
-                       hash = entry.hash](const chain::Receipt& receipt) {
-            store_.journal_settle({{hash, receipt.success ? "mined" : "reverted", receipt.block_number}});
-            for (const auto& purpose : mints) {
-                try {
-                    (void)finish(network, purpose, receipt);
-                } catch (const Error&) {
-                    // A reverted mint: finish() released its Idempotency-Key.
-                }
-            }
-        };
-        try {
-            if (const auto receipt = fetch_receipt(network, entry.hash)) {
-                settle(*receipt);
-                continue;
-            }
-            try {
-                (void)rpc.call("eth_sendRawTransaction", json::array({entry.raw}));
-            } catch (const rpc::RpcError& e) {
-                if (chain::classify_send_refusal(e) != chain::SendRefusal::already_known) {
-                    // Its nonce went to another transaction (a replacement of it, journaled on its own).
-                    store_.journal_settle({{entry.hash, "dropped", 0}});
-                    continue;
-                }
-            }
-            const auto hash = eth::from_hex_fixed<32>(entry.hash, "journaled hash");
-            (void)network.client().receipts().watch(hash, settle);
-        } catch (const Error&) {
-            // Unreachable: the entry stays pending for the next start.
-        }
+void AbciService::reconcile(const store::MintRequest& mint) {
+    const auto txs = store_.mint_transactions(mint.id);
+    // Transactions are linked to their mint when journaled, before broadcast:
+    // none linked means the request ended before anything reached the node.
+    if (txs.empty())
+        return release(mint.id, Error(ErrorKind::unavailable, "the server stopped before the mint was sent; send it again"));
+    const auto pending = std::any_of(txs.begin(), txs.end(), [](const auto& tx) { return tx.status == "pending"; });
+    if (pending) return;  // adopted by its sender: settle_unwaited() finishes it
+    const auto landed = std::find_if(txs.begin(), txs.end(),
+                                     [](const auto& tx) { return tx.status == "mined" || tx.status == "reverted"; });
+    if (landed == txs.end())
+        return release(mint.id, Error(ErrorKind::unavailable, "the mint was not made: its transaction was " +
+                                                                  txs.back().status + "; send it again"));
+    // Mined before the stop, but its bookkeeping was not done.
+    Network& network = registry_.find(landed->blockchain_id);
+    const auto receipt = fetch_receipt(network, landed->hash);
+    if (!receipt) throw Error(ErrorKind::unavailable, "the node has no receipt for " + landed->hash);
+    for (const auto& purpose : chain::mint_purposes(landed->purpose)) {
+        const bool ours = purpose.value("mintId", "") == mint.id ||
+                          (purpose.value("mintId", "").empty() && !mint.idempotency_key.empty() &&
+                           purpose.value("key", "") == mint.idempotency_key && purpose.value("actor", "") == mint.actor &&
+                           purpose.value("route", "") == mint.route);
+        if (!ours) continue;
+        if (receipt->success)
+            (void)finish(network, mint.id, purpose, *receipt);
+        else
+            store_.finish_mint(mint.id, "failed", failure_answer(reverted(*receipt)));
     }
 }
 

@@ -19,6 +19,8 @@
 #include "core/abci/balance_sync.hpp"
 #include "core/abci/registry.hpp"
 #include "core/chain/receipt.hpp"
+#include "core/chain/tx_sender.hpp"
+#include "core/store/store.hpp"
 
 namespace abci::content {
 class ContentStore;
@@ -31,6 +33,23 @@ namespace abci::service {
 struct Answer {
     int status = 200;
     nlohmann::json body;
+};
+
+/// A mint whose outcome is not known yet: its request ended (a receipt
+/// timeout, the chain reset, a repeat of its Idempotency-Key while it runs)
+/// while what was signed for it may still be mined. Front ends name the mint
+/// and its transactions, so that the caller can ask for its outcome later.
+class MintUnsettled : public Error {
+public:
+    MintUnsettled(ErrorKind kind, std::string message, std::string mint_id, std::vector<std::string> hashes)
+        : Error(kind, std::move(message)), mint_id_(std::move(mint_id)), hashes_(std::move(hashes)) {}
+    [[nodiscard]] const std::string& mint_id() const noexcept { return mint_id_; }
+    /// Every transaction signed for it so far, oldest first.
+    [[nodiscard]] const std::vector<std::string>& transaction_hashes() const noexcept { return hashes_; }
+
+private:
+    std::string mint_id_;
+    std::vector<std::string> hashes_;
 };
 
 struct MintOptions {
@@ -79,25 +98,48 @@ public:
                                                 const std::optional<std::string>& blockchain_id,
                                                 const std::optional<std::string>& entity_id,
                                                 const std::optional<std::string>& user_address);
+    /// GET /abci/contracts/mints/{id} (docs/api.md): the mint's state, its
+    /// transactions and, once final, its answer. Error(not_found) for an
+    /// unknown id or, unless `any_actor`, another actor's mint.
+    [[nodiscard]] nlohmann::json mint_status(const std::string& mint_id, const std::string& actor, bool any_actor);
+    /// The same for the mint `actor` requested with Idempotency-Key `key`.
+    [[nodiscard]] nlohmann::json mint_status_by_key(const std::string& key, const std::string& actor);
+
     /// GET /abci/health (spec 4.8): every check runs at once with a short deadline.
     [[nodiscard]] Answer health();
 
-    /// Settles what the journal holds pending (a crash or stop with mints in
-    /// flight): mined transactions are recorded and their idempotent answers
-    /// stored; unmined ones are sent again and recorded when mined; requests
-    /// that never reached the chain release their Idempotency-Key. Call once at
-    /// start, before serving. Never throws for an unreachable network (its
-    /// entries stay pending until the next start).
+    /// Settles what a crash or stop left unsettled: the journal's pending
+    /// transactions go back to their senders (sent again, settled as live
+    /// ones are, recorded when the chain settles them); mints of which
+    /// nothing was journaled release their Idempotency-Key; mints mined
+    /// before the stop get their bookkeeping. Call once at start, before
+    /// serving. Never throws for an unreachable network (what it cannot
+    /// settle now stays pending).
     void reconcile();
 
 private:
     struct Mint;
     [[nodiscard]] Answer mint(Mint mint, const MintOptions& options, const nlohmann::json& body);
-    [[nodiscard]] Answer submit_and_wait(Network& network, const Mint& mint, const MintOptions& options);
+    // A repeat of an Idempotency-Key: the first answer, or its error, or
+    // MintUnsettled(conflict) while the first is still running.
+    [[nodiscard]] Answer replay(const store::MintRequest& mint, const std::string& pending_message);
+    [[nodiscard]] MintUnsettled unsettled(ErrorKind kind, const std::string& message, const std::string& mint_id);
+    // Fails a mint of which nothing can be mined, freeing its Idempotency-Key.
+    void release(const std::string& mint_id, const Error& why);
+    [[nodiscard]] Answer submit_and_wait(Network& network, const Mint& mint, const MintOptions& options,
+                                         const std::string& mint_id);
+    // The pre-flight checks and the metadata record; returns the purpose to journal.
+    [[nodiscard]] nlohmann::json prepare(Network& network, const Mint& mint, const MintOptions& options,
+                                         const std::string& mint_id);
+    [[nodiscard]] static Error reverted(const chain::Receipt& receipt);
     // The bookkeeping of a mined mint, from its journaled purpose: records,
-    // idempotent answer, role request. Returns the answer.
-    Answer finish(Network& network, const nlohmann::json& purpose, const chain::Receipt& receipt);
-    void reconcile(Network& network);
+    // the mint's answer, role request. Returns the answer.
+    Answer finish(Network& network, const std::string& mint_id, const nlohmann::json& purpose,
+                  const chain::Receipt& receipt);
+    // The sender's report on a transaction nobody waited for.
+    void settle_unwaited(Network& network, const chain::Unwaited& fate);
+    void reconcile(const store::MintRequest& mint);
+    [[nodiscard]] nlohmann::json mint_status_body(const store::MintRequest& mint);
 
     store::Store& store_;
     Registry& registry_;

@@ -50,6 +50,8 @@ std::optional<std::string> abci_scope_for(std::string_view method, std::string_v
         if (starts_with(path, "/abci/blockchains/") || starts_with(path, "/abci/tokens/") ||
             path == "/abci/contracts/token-balance")
             return "abci:read";
+        // A key that mints may learn what became of its own mints.
+        if (path == "/abci/contracts/mints" || starts_with(path, "/abci/contracts/mints/")) return "abci:mint-entity";
     }
     if (method == "POST" && path == "/abci/contracts/mint-entity-token") return "abci:mint-entity";
     return std::nullopt;

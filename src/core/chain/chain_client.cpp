@@ -130,10 +130,18 @@ eth::Bytes ChainClient::code_at(const eth::Address& address) {
     return eth::from_hex(result.get<std::string>(), "eth_getCode result");
 }
 
-std::uint64_t ChainClient::pending_nonce(const eth::Address& address) {
-    return rpc::quantity_to_u64(rpc_.call("eth_getTransactionCount", {address.checksummed(), "pending"}),
+namespace {
+
+std::uint64_t transaction_count(rpc::Client& rpc, const eth::Address& address, const char* block) {
+    return rpc::quantity_to_u64(rpc.call("eth_getTransactionCount", {address.checksummed(), block}),
                                 "eth_getTransactionCount result");
 }
+
+}  // namespace
+
+std::uint64_t ChainClient::pending_nonce(const eth::Address& address) { return transaction_count(rpc_, address, "pending"); }
+
+std::uint64_t ChainClient::latest_nonce(const eth::Address& address) { return transaction_count(rpc_, address, "latest"); }
 
 eth::U256 ChainClient::balance(const eth::Address& address) {
     return rpc::quantity_to_u256(rpc_.call("eth_getBalance", {address.checksummed(), "latest"}),

@@ -98,6 +98,8 @@ public:
     [[nodiscard]] eth::Bytes code_at(const eth::Address& address);
     /// eth_getTransactionCount(address, "pending"): the next nonce the node expects.
     [[nodiscard]] std::uint64_t pending_nonce(const eth::Address& address);
+    /// eth_getTransactionCount(address, "latest"): how many of its nonces mined blocks consumed.
+    [[nodiscard]] std::uint64_t latest_nonce(const eth::Address& address);
     /// eth_getBalance at the latest block, in wei.
     [[nodiscard]] eth::U256 balance(const eth::Address& address);
 

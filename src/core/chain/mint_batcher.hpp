@@ -25,10 +25,9 @@
 
 #include "core/chain/receipt.hpp"
 #include "core/chain/token_contract.hpp"
+#include "core/chain/tx_sender.hpp"
 
 namespace abci::chain {
-
-class TxSender;
 
 struct BatchOptions {
     std::chrono::milliseconds window{25};  // how long the first mint of a batch waits for others
@@ -48,8 +47,19 @@ public:
     /// that transaction's receipt returned. Throws what TokenContract::mint and
     /// TxSender's future throw: Error(conflict) for a role already held,
     /// Error(chain_rejected) for another refusal, Error(timeout), Error(unavailable).
+    /// Whatever failed before the mint's transaction was queued for signing
+    /// (its gas estimate, the batcher stopping) is thrown as NeverMined, with
+    /// the original kind, message and details.
     [[nodiscard]] Receipt wait() {
-        Receipt receipt = sent_.get().get();
+        std::shared_future<Receipt> signed_tx;
+        try {
+            signed_tx = sent_.get();
+        } catch (const NeverMined&) {
+            throw;
+        } catch (const Error& e) {
+            throw NeverMined(e.kind(), e.what(), e.details());
+        }
+        Receipt receipt = signed_tx.get();
         if (!receipt.success && alone_) return alone_().wait();
         return receipt;
     }

@@ -21,6 +21,19 @@ std::uint64_t NonceManager::take() {
     return next_++;
 }
 
+bool NonceManager::give_back(std::uint64_t nonce) {
+    std::lock_guard lock(mutex_);
+    if (!synced_ || nonce + 1 != next_) return false;
+    next_ = nonce;
+    return true;
+}
+
+void NonceManager::reset(std::uint64_t chain_next) {
+    std::lock_guard lock(mutex_);
+    next_ = chain_next;
+    synced_ = true;
+}
+
 std::uint64_t NonceManager::peek() const {
     std::lock_guard lock(mutex_);
     return next_;

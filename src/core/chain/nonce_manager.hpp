@@ -20,6 +20,13 @@ public:
     void sync(std::uint64_t chain_next);
     /// The next nonce, handed out once. Requires synced().
     [[nodiscard]] std::uint64_t take();
+    /// Gives back the nonce take() returned last, which nothing consumed (the
+    /// node refused its only transaction); false, and nothing changes, when a
+    /// later nonce was handed out meanwhile.
+    bool give_back(std::uint64_t nonce);
+    /// Moves the next nonce to `chain_next`, also backwards: only when none of
+    /// ours is in flight and the chain lost what we sent (it was reset).
+    void reset(std::uint64_t chain_next);
     /// The nonce take() would return next.
     [[nodiscard]] std::uint64_t peek() const;
 

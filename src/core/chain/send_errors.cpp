@@ -13,6 +13,7 @@ SendRefusal classify_send_refusal(const rpc::RpcError& error) {
     if (has("already known") || has("known transaction") || has("already imported")) return SendRefusal::already_known;
     if (has("nonce too low") || has("nonce is too low") || has("old nonce")) return SendRefusal::nonce_too_low;
     if (has("nonce too high") || has("nonce gap")) return SendRefusal::nonce_too_high;
+    if (has("insufficient funds") || has("insufficient balance")) return SendRefusal::insufficient_funds;
     if (has("replacement transaction underpriced") || has("replacement fee too low")) return SendRefusal::nonce_taken;
     return SendRefusal::other;
 }

@@ -13,6 +13,7 @@ enum class SendRefusal {
     nonce_too_low,   // the nonce is used: by this transaction (mined) or by another
     nonce_too_high,  // a lower nonce of ours is missing at the node
     nonce_taken,     // another transaction with this nonce is pending (replacement underpriced)
+    insufficient_funds,  // the signer cannot pay for gas and value: nothing with this nonce was accepted
     other,           // anything else: the transaction itself is unacceptable
 };
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/chain/tx_state.hpp"
 #include "core/eth/bytes.hpp"
 
 namespace abci::chain {
@@ -19,12 +20,10 @@ struct SignedTx {
     std::string purpose;  // TxRequest::purpose; "filler" for a nonce filler
 };
 
-enum class TxOutcome { mined, reverted, dropped };
-
 struct Settlement {
     eth::Hash32 hash{};
-    TxOutcome outcome = TxOutcome::mined;
-    std::uint64_t block = 0;  // mined or reverted: the block that holds it
+    TxStatus status = TxStatus::mined;  // final: never pending
+    std::uint64_t block = 0;            // mined or reverted: the block that holds it
 };
 
 class TxJournal {
@@ -33,9 +32,7 @@ public:
     /// Durably records transactions before any of them is broadcast. Throwing
     /// keeps them unbroadcast; the sender tries again at its next maintenance.
     virtual void record(const std::vector<SignedTx>& txs) = 0;
-    /// The transactions' fates, written together: each mined (or reverted)
-    /// in its block, or dropped (refused by the node, or superseded by another
-    /// transaction with its nonce). Must not throw: a failure here only delays
+    /// The transactions' fates (tx_state.hpp), written together. Must not throw: a failure here only delays
     /// the bookkeeping, which reconciliation at start repairs.
     virtual void settle(const std::vector<Settlement>& settlements) noexcept = 0;
 };

@@ -1,10 +1,12 @@
 #include "core/chain/tx_sender.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "core/chain/send_errors.hpp"
 #include "core/eth/tx.hpp"
 #include "core/rpc/quantity.hpp"
+#include "core/util/log.hpp"
 
 namespace abci::chain {
 
@@ -16,39 +18,100 @@ struct TxSender::Intent {
     bool answered = false;  // guarded by TxSender::mutex_
 };
 
-// A signed transaction this sender is responsible for until it is mined.
+// A signed transaction this sender is responsible for until the chain settles its nonce.
 struct TxSender::Inflight {
-    std::shared_ptr<Intent> intent;  // null for a filler
+    // Null once nobody waits for it: a filler, a transaction adopted from the
+    // journal, or one whose caller's deadline passed (then answered is set).
+    std::shared_ptr<Intent> intent;
+    std::string purpose;     // of the current version ("filler" for a filler)
+    bool resignable = true;  // false when adopted: only its signed bytes are known
     std::optional<eth::Address> to;
     eth::U256 value;
     eth::Bytes data;
     std::uint64_t gas = 0;
     bool eip1559 = true;
     Fees fees;
+    eth::U256 fee_cap;  // replacements never offer more per gas
     eth::Bytes raw;
     eth::Hash32 hash{};
-    std::vector<eth::Hash32> superseded;  // earlier versions (replacements) that may still be mined
-    bool journaled = false;               // the current version is in the journal
-    bool broadcast_ok = false;        // the node accepted the current bytes
-    Clock::time_point last_sent{};    // last broadcast attempt
-    Clock::time_point first_sent{};   // first time the node accepted this nonce's transaction
-    unsigned replacements = 0;        // earlier versions with this nonce may still be mined
+    // Earlier versions with this nonce (fee bumps, the mint a filler replaced),
+    // which may still be mined, with their purposes.
+    std::vector<std::pair<eth::Hash32, std::string>> superseded;
+    bool journaled = false;        // the current version is in the journal
+    bool broadcast_ok = false;     // the node accepted the current bytes
+    bool contested = false;        // the node says the nonce is used or taken: judge() decides
+    bool at_fee_cap = false;       // stuck: no further replacement is allowed
+    Clock::time_point last_sent{};   // last broadcast attempt
+    Clock::time_point first_sent{};  // first time the node accepted this nonce's transaction
+    unsigned replacements = 0;       // earlier versions with this nonce may still be mined
     ReceiptPoller::WatchId watch = 0;
 
     // Every hash this nonce's transaction has been signed as.
     [[nodiscard]] std::vector<eth::Hash32> versions() const {
-        auto all = superseded;
+        std::vector<eth::Hash32> all;
+        for (const auto& [h, p] : superseded) all.push_back(h);
         all.push_back(hash);
         return all;
     }
+    // The fate of each purpose (mints, not fillers) of its versions, once `mined` is mined.
+    [[nodiscard]] std::vector<Unwaited> fates(const Receipt& mined) const {
+        std::vector<Unwaited> out;
+        auto all = superseded;
+        all.emplace_back(hash, purpose);
+        std::set<std::string> seen;
+        for (const auto& [h, p] : all) {
+            if (p == kFillerPurpose || !seen.insert(p).second) continue;
+            const bool carried = std::any_of(all.begin(), all.end(), [&](const auto& v) {
+                return v.second == p && v.first == mined.transaction_hash;
+            });
+            if (carried)
+                out.push_back({p, mined.success ? TxStatus::mined : TxStatus::reverted, mined});
+            else
+                out.push_back({p, TxStatus::replaced, std::nullopt});
+        }
+        return out;
+    }
+    // The same when none of its versions can be mined any more (`status`:
+    // dropped, its nonce went to someone else's transaction, or refused).
+    [[nodiscard]] std::vector<Unwaited> dropped(TxStatus status = TxStatus::dropped) const {
+        std::vector<Unwaited> out;
+        std::set<std::string> seen;
+        for (const auto& p : purposes())
+            if (p != kFillerPurpose && seen.insert(p).second) out.push_back({p, status, std::nullopt});
+        return out;
+    }
+    // Keeps the current version watched and settled with the next one: it may still be mined.
+    void supersede() {
+        if (journaled || broadcast_ok) superseded.emplace_back(hash, purpose);
+    }
+    [[nodiscard]] std::vector<std::string> purposes() const {
+        std::vector<std::string> all;
+        for (const auto& [h, p] : superseded) all.push_back(p);
+        all.push_back(purpose);
+        return all;
+    }
+
+    static constexpr const char* kFillerPurpose = "filler";
 };
 
 namespace {
 
 constexpr std::uint64_t kTransferGas = 21'000;
+// Without a configured cap, a replacement may offer up to this many times
+// what its nonce was first signed with: about 12 replacements of 12.5%.
+constexpr std::uint64_t kDefaultCapFactor = 4;
+
+std::vector<Settlement> settlements(const std::vector<eth::Hash32>& hashes, TxStatus status) {
+    std::vector<Settlement> out;
+    for (const auto& hash : hashes) out.push_back({hash, status, 0});
+    return out;
+}
+
+std::string seconds_text(std::chrono::milliseconds t) {
+    return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(t).count()) + " s";
+}
 
 }  // namespace
-
 
 TxSender::TxSender(ChainClient& chain, eth::PrivateKey key, SenderOptions options)
     : chain_(chain), key_(std::move(key)), options_(options), thread_([this] { run(); }) {
@@ -72,13 +135,13 @@ TxSender::~TxSender() {
     }
     for (auto id : watches) chain_.receipts().cancel(id);
     std::lock_guard lock(mutex_);
-    auto error = std::make_exception_ptr(Error(ErrorKind::unavailable, "the transaction sender is shutting down"));
+    const char* why = "the transaction sender is shutting down";
     for (auto& intent : queue_)
-        if (!intent->answered) intent->promise.set_exception(error);
+        if (!intent->answered) intent->promise.set_exception(std::make_exception_ptr(NeverMined(ErrorKind::unavailable, why)));
     for (auto& [nonce, f] : inflight_)
         if (f->intent && !f->intent->answered) {
             f->intent->answered = true;
-            f->intent->promise.set_exception(error);
+            f->intent->promise.set_exception(std::make_exception_ptr(Error(ErrorKind::unavailable, why)));
         }
 }
 
@@ -91,7 +154,7 @@ std::future<Receipt> TxSender::submit(TxRequest request) {
     auto future = intent->promise.get_future();
     {
         std::lock_guard lock(mutex_);
-        if (stopping_) throw Error(ErrorKind::unavailable, "the transaction sender is shutting down");
+        if (stopping_) throw NeverMined(ErrorKind::unavailable, "the transaction sender is shutting down");
         queue_.push_back(std::move(intent));
     }
     cv_.notify_all();
@@ -101,6 +164,62 @@ std::future<Receipt> TxSender::submit(TxRequest request) {
 std::size_t TxSender::in_flight() const {
     std::lock_guard lock(mutex_);
     return inflight_.size();
+}
+
+void TxSender::on_unwaited(UnwaitedListener listener) {
+    std::lock_guard lock(mutex_);
+    unwaited_ = std::move(listener);
+}
+
+void TxSender::notify(const std::vector<Unwaited>& fates) {
+    if (fates.empty()) return;
+    UnwaitedListener listener;
+    {
+        std::lock_guard lock(mutex_);
+        listener = unwaited_;
+    }
+    if (!listener) return;
+    for (const auto& fate : fates) {
+        try {
+            listener(fate);
+        } catch (const std::exception& e) {
+            util::log(util::LogLevel::error, "recording the outcome of a transaction failed",
+                      {{"status", to_string(fate.status)}, {"error", e.what()}});
+        }
+    }
+}
+
+std::vector<StuckTx> TxSender::stuck() const {
+    const auto now = Clock::now();
+    std::vector<StuckTx> out;
+    std::lock_guard lock(mutex_);
+    for (const auto& [nonce, f] : inflight_)
+        if (f->at_fee_cap && now - f->first_sent >= options_.replace_after)
+            out.push_back({nonce, f->hash, std::chrono::duration_cast<std::chrono::seconds>(now - f->first_sent)});
+    return out;
+}
+
+void TxSender::adopt(std::vector<JournaledTx> txs) {
+    std::map<std::uint64_t, std::vector<JournaledTx>> by_nonce;
+    for (auto& tx : txs) by_nonce[tx.nonce].push_back(std::move(tx));
+    for (auto& [nonce, versions] : by_nonce) {
+        auto f = std::make_unique<Inflight>();
+        JournaledTx& last = versions.back();
+        for (std::size_t i = 0; i + 1 < versions.size(); ++i) f->superseded.emplace_back(versions[i].hash, versions[i].purpose);
+        f->purpose = std::move(last.purpose);
+        f->resignable = false;
+        f->raw = std::move(last.raw);
+        f->hash = last.hash;
+        f->journaled = true;
+        f->replacements = static_cast<unsigned>(versions.size() - 1);
+        // Maybe mined while we were down: looked up at once.
+        f->watch = chain_.receipts().watch(f->hash, [this, nonce](const Receipt& r) { on_mined(nonce, r); });
+        for (const auto& [h, p] : f->superseded) chain_.receipts().add_hash(f->watch, h);
+        std::lock_guard lock(mutex_);
+        adopted_next_ = std::max(adopted_next_, nonce + 1);
+        inflight_[nonce] = std::move(f);
+    }
+    cv_.notify_all();
 }
 
 void TxSender::run() {
@@ -126,7 +245,33 @@ void TxSender::run() {
 void TxSender::sign_round(std::vector<std::shared_ptr<Intent>> intents) {
     FeeTiers tiers;
     try {
-        if (!nonces_.synced()) nonces_.sync(chain_.pending_nonce(key_.address()));
+        bool idle = false;
+        std::uint64_t floor = 0;
+        {
+            std::lock_guard lock(mutex_);
+            idle = inflight_.empty();
+            floor = adopted_next_;
+        }
+        if (!nonces_.synced()) {
+            nonces_.sync(std::max(chain_.pending_nonce(key_.address()), floor));
+        } else if (idle) {
+            // Nothing of ours is pending, so the node's count is the truth. Behind
+            // our view, the chain lost what we sent (a devnet restarted without
+            // its state): a nonce from our view would wait forever in its queue.
+            const std::uint64_t chain_next = chain_.pending_nonce(key_.address());
+            if (chain_next < nonces_.peek()) {
+                util::log(util::LogLevel::error,
+                          "the chain has fewer transactions of the signer than this server sent: it was reset or "
+                          "lost blocks; nonces start again from the chain's count",
+                          {{"chainId", chain_.settings().chain_id},
+                           {"signer", key_.address().checksummed()},
+                           {"chainNonce", chain_next},
+                           {"expectedNonce", nonces_.peek()}});
+                nonces_.reset(chain_next);
+            } else {
+                nonces_.sync(chain_next);
+            }
+        }
         tiers = chain_.fee_tiers();
     } catch (const Error&) {
         // The node is unreachable: nothing was signed, so the round waits in
@@ -151,13 +296,17 @@ void TxSender::track(std::uint64_t nonce, std::shared_ptr<Intent> intent, const 
         f->value = intent->request.value;
         f->data = intent->request.data;
         f->gas = intent->gas;
+        f->purpose = intent->request.purpose;
     } else {
         f->to = key_.address();
         f->gas = kTransferGas;
+        f->purpose = Inflight::kFillerPurpose;
     }
     f->intent = std::move(intent);
     f->eip1559 = eip1559;
     f->fees = fees;
+    f->fee_cap = options_.max_fee_per_gas != eth::U256(0) ? options_.max_fee_per_gas
+                                                           : fees.max_fee_per_gas * eth::U256(kDefaultCapFactor);
     sign(*f, nonce);
     f->watch = chain_.receipts().watch(f->hash, [this, nonce](const Receipt& r) { on_mined(nonce, r); },
                                        ReceiptPoller::Sent::not_yet);
@@ -181,8 +330,8 @@ void TxSender::sign(Inflight& f, std::uint64_t nonce) const {
     tx.value = f.value;
     tx.data = f.data;
     eth::SignedTransaction signed_tx = eth::sign_transaction(tx, key_);
-    if (f.journaled || f.broadcast_ok) f.superseded.push_back(f.hash);
     f.journaled = options_.journal == nullptr;
+    f.broadcast_ok = false;
     f.raw = std::move(signed_tx.raw);
     f.hash = signed_tx.hash;
 }
@@ -196,15 +345,17 @@ std::vector<std::uint64_t> TxSender::journal(const std::vector<std::uint64_t>& n
             auto it = inflight_.find(nonce);
             if (it == inflight_.end() || it->second->journaled) continue;
             const Inflight& f = *it->second;
-            unrecorded.push_back({f.hash, nonce, f.raw, f.intent ? f.intent->request.purpose : "filler"});
+            unrecorded.push_back({f.hash, nonce, f.raw, f.purpose});
         }
     }
     bool recorded = true;
     if (!unrecorded.empty()) {
         try {
             options_.journal->record(unrecorded);
-        } catch (const Error&) {
+        } catch (const Error& e) {
             recorded = false;  // stays unbroadcast; maintain() tries again
+            util::log(util::LogLevel::warning, "journaling signed transactions failed; they wait unsent",
+                      {{"error", e.what()}, {"transactions", unrecorded.size()}});
         }
     }
     std::vector<std::uint64_t> ready;
@@ -220,19 +371,13 @@ std::vector<std::uint64_t> TxSender::journal(const std::vector<std::uint64_t>& n
     return ready;
 }
 
-void TxSender::settle(const std::vector<Settlement>& settlements) noexcept {
-    if (options_.journal && !settlements.empty()) options_.journal->settle(settlements);
-}
-
-std::vector<Settlement> TxSender::dropped(const std::vector<eth::Hash32>& hashes) {
-    std::vector<Settlement> out;
-    for (const auto& hash : hashes) out.push_back({hash, TxOutcome::dropped, 0});
-    return out;
+void TxSender::settle(const std::vector<Settlement>& s) noexcept {
+    if (options_.journal && !s.empty()) options_.journal->settle(s);
 }
 
 void TxSender::settle_mined(const std::vector<Receipt>& receipts) noexcept {
     if (!options_.journal) return;
-    std::vector<Settlement> settlements;
+    std::vector<Settlement> out;
     {
         std::map<eth::Hash32, const Receipt*> mined;
         for (const auto& r : receipts) mined.emplace(r.transaction_hash, &r);
@@ -242,12 +387,12 @@ void TxSender::settle_mined(const std::vector<Receipt>& receipts) noexcept {
             const auto hit = std::find_if(versions.begin(), versions.end(), [&](const auto& h) { return mined.contains(h); });
             if (hit == versions.end()) continue;
             const Receipt& r = *mined.at(*hit);
-            settlements.push_back({r.transaction_hash, r.success ? TxOutcome::mined : TxOutcome::reverted, r.block_number});
+            out.push_back({r.transaction_hash, r.success ? TxStatus::mined : TxStatus::reverted, r.block_number});
             for (const auto& h : versions)
-                if (h != r.transaction_hash) settlements.push_back({h, TxOutcome::dropped, 0});
+                if (h != r.transaction_hash) out.push_back({h, TxStatus::replaced, 0});
         }
     }
-    settle(settlements);
+    settle(out);
 }
 
 void TxSender::broadcast(const std::vector<std::uint64_t>& all_nonces) {
@@ -264,13 +409,15 @@ void TxSender::broadcast(const std::vector<std::uint64_t>& all_nonces) {
             sent.push_back(nonce);
         }
     }
+    if (requests.empty()) return;
     std::vector<rpc::Outcome> outcomes;
     try {
         outcomes = chain_.rpc().batch(requests);
     } catch (const Error&) {
         return;  // transport failure: broadcast_ok stays false, maintain() resends the same bytes
     }
-    std::vector<std::uint64_t> conflicting, refused;
+    std::vector<std::uint64_t> contested;
+    std::vector<std::pair<std::uint64_t, rpc::RpcError>> refusals;
     {
         std::lock_guard lock(mutex_);
         for (std::size_t i = 0; i < sent.size(); ++i) {
@@ -278,8 +425,7 @@ void TxSender::broadcast(const std::vector<std::uint64_t>& all_nonces) {
             if (it == inflight_.end()) continue;
             Inflight& f = *it->second;
             const rpc::RpcError* error = outcomes[i].error();
-            SendRefusal refusal = error ? classify_send_refusal(*error) : SendRefusal::already_known;
-            switch (refusal) {
+            switch (error ? classify_send_refusal(*error) : SendRefusal::already_known) {
             case SendRefusal::already_known:
                 f.broadcast_ok = true;
                 if (f.first_sent == Clock::time_point{}) f.first_sent = f.last_sent;
@@ -287,48 +433,150 @@ void TxSender::broadcast(const std::vector<std::uint64_t>& all_nonces) {
             case SendRefusal::nonce_too_high: break;  // resent by maintain() once the lower nonces are back
             case SendRefusal::nonce_too_low:
             case SendRefusal::nonce_taken:
-                // For a replacement the nonce is held by an earlier version of the
-                // same transaction, which the poller also watches: keep waiting.
-                if (f.replacements > 0)
-                    f.broadcast_ok = true;
-                else
-                    conflicting.push_back(sent[i]);
-                break;
-            case SendRefusal::other:
-                if (f.intent && !f.intent->answered) {
-                    f.intent->answered = true;
-                    f.intent->promise.set_exception(std::make_exception_ptr(*error));
+                // Used or taken by what? An earlier version of ours, mined or
+                // pending, or someone else's transaction: only the chain can tell.
+                f.broadcast_ok = true;
+                if (f.first_sent == Clock::time_point{}) f.first_sent = f.last_sent;
+                // An underpriced replacement only means our earlier version is still pending.
+                if (f.replacements == 0 || classify_send_refusal(*error) == SendRefusal::nonce_too_low) {
+                    f.contested = true;
+                    contested.push_back(sent[i]);
                 }
-                refused.push_back(sent[i]);
                 break;
+            case SendRefusal::insufficient_funds:
+            case SendRefusal::other: refusals.emplace_back(sent[i], *error); break;
             }
         }
     }
-    for (std::uint64_t nonce : conflicting) resign_with_new_nonce(nonce);
-    for (std::uint64_t nonce : refused) fill(nonce);
+    settle_contested(contested);
+    // Highest first, so that a burst the node refused as a whole gives all its nonces back.
+    std::sort(refusals.begin(), refusals.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (const auto& [nonce, error] : refusals) refused(nonce, error);
     chain_.receipts().wake();
 }
 
-void TxSender::resign_with_new_nonce(std::uint64_t old_nonce) {
-    // "Nonce too low" also answers a resend of our own transaction that was
-    // mined meanwhile; then the poller completes it and nothing is to be done.
-    eth::Hash32 hash;
+TxSender::NonceFate TxSender::judge(std::uint64_t nonce, const std::vector<eth::Hash32>& versions) {
+    try {
+        if (chain_.latest_nonce(key_.address()) <= nonce) return NonceFate::open;
+        std::vector<rpc::Request> requests;
+        for (const auto& h : versions) requests.push_back({"eth_getTransactionReceipt", {eth::to_hex(h)}});
+        const auto outcomes = chain_.rpc().batch(requests);
+        for (const auto& o : outcomes) {
+            if (!o.ok()) return NonceFate::open;  // unanswered: no proof either way
+            if (!o.value().is_null()) return NonceFate::ours;
+        }
+        return NonceFate::foreign;
+    } catch (const Error&) {
+        return NonceFate::open;
+    }
+}
+
+void TxSender::settle_contested(const std::vector<std::uint64_t>& nonces) {
+    for (std::uint64_t nonce : nonces) {
+        std::vector<eth::Hash32> versions;
+        {
+            std::lock_guard lock(mutex_);
+            auto it = inflight_.find(nonce);
+            if (it == inflight_.end()) continue;
+            versions = it->second->versions();
+        }
+        switch (judge(nonce, versions)) {
+        case NonceFate::open: break;  // looked at again by maintain()
+        case NonceFate::ours: chain_.receipts().wake(); break;
+        case NonceFate::foreign: {
+            bool resignable = false;
+            {
+                std::lock_guard lock(mutex_);
+                auto it = inflight_.find(nonce);
+                if (it == inflight_.end()) continue;
+                resignable = it->second->intent && it->second->resignable;
+            }
+            util::log(util::LogLevel::warning, "another transaction used a nonce of the signer",
+                      {{"chainId", chain_.settings().chain_id}, {"signer", key_.address().checksummed()}, {"nonce", nonce}});
+            if (resignable) {
+                resign_with_new_nonce(nonce);
+            } else if (auto f = untrack(nonce)) {
+                settle(settlements(f->versions(), TxStatus::dropped));
+                notify(f->dropped());
+            }
+            break;
+        }
+        }
+    }
+}
+
+NeverMined TxSender::funds_error(const Inflight& f, const rpc::RpcError& error) {
+    const eth::U256 needed = eth::U256(f.gas) * f.fees.max_fee_per_gas + f.value;
+    std::string balance = "an unknown balance";
+    try {
+        balance = chain_.balance(key_.address()).to_dec() + " wei";
+    } catch (const Error&) {
+        // The message still names what is needed.
+    }
+    return NeverMined(ErrorKind::unavailable,
+                      "the signer " + key_.address().checksummed() + " has " + balance +
+                          " but this transaction needs up to " + needed.to_dec() + " wei (gas " + std::to_string(f.gas) +
+                          " at up to " + f.fees.max_fee_per_gas.to_dec() + " wei per gas" +
+                          (f.value != eth::U256(0) ? " plus a value of " + f.value.to_dec() + " wei" : std::string()) +
+                          "): fund the signer and try again",
+                      {error.rpc_message()});
+}
+
+void TxSender::refused(std::uint64_t nonce, const rpc::RpcError& error) {
+    const bool funds = classify_send_refusal(error) == SendRefusal::insufficient_funds;
+    Inflight facts;  // what the error message needs, copied out: no lock across the balance lookup
+    bool filler = false;
     {
         std::lock_guard lock(mutex_);
-        auto it = inflight_.find(old_nonce);
+        auto it = inflight_.find(nonce);
         if (it == inflight_.end()) return;
-        hash = it->second->hash;
+        filler = it->second->purpose == Inflight::kFillerPurpose;
+        facts.gas = it->second->gas;
+        facts.fees = it->second->fees;
+        facts.value = it->second->value;
     }
+    if (filler) {
+        // A filler is never itself filled: maintain() sends it again until the
+        // node takes it (funds arrive), and nothing above it is lost meanwhile.
+        util::log(util::LogLevel::error, "the node refuses the transfer that fills a nonce of the signer",
+                  {{"chainId", chain_.settings().chain_id}, {"nonce", nonce}, {"error", error.rpc_message()}});
+        return;
+    }
+    const auto answer = funds ? std::make_exception_ptr(funds_error(facts, error))
+                              : std::make_exception_ptr(NeverMined(
+                                    ErrorKind::chain_rejected, "the node refused the transaction: " + error.rpc_message()));
+    bool waited = false;
+    {
+        std::lock_guard lock(mutex_);
+        auto it = inflight_.find(nonce);
+        if (it == inflight_.end()) return;
+        Inflight& f = *it->second;
+        if (f.intent && !f.intent->answered) {
+            waited = true;
+            f.intent->answered = true;
+            f.intent->promise.set_exception(answer);
+        }
+        f.intent = nullptr;
+    }
+    // Nothing was accepted with this nonce: when it is the last one handed
+    // out, the next transaction takes it; otherwise a filler keeps the
+    // nonces above it moving.
+    if (!funds || !nonces_.give_back(nonce)) return fill(nonce);
+    if (auto f = untrack(nonce)) {
+        settle(settlements(f->versions(), TxStatus::refused));
+        if (!waited) notify(f->dropped(TxStatus::refused));
+    }
+}
+
+void TxSender::resign_with_new_nonce(std::uint64_t old_nonce) {
     try {
-        if (!chain_.rpc().call("eth_getTransactionByHash", {eth::to_hex(hash)}).is_null()) return;
         nonces_.sync(chain_.pending_nonce(key_.address()));
     } catch (const Error&) {
-        return;  // unreachable: maintain() will resend and we will learn more then
+        return;  // unreachable: maintain() judges the nonce again
     }
-    // Someone else's transaction holds the old nonce, so it leaves no gap.
     auto f = untrack(old_nonce);
     if (!f) return;
-    settle(dropped(f->versions()));
+    settle(settlements(f->versions(), TxStatus::dropped));
     const std::uint64_t nonce = nonces_.take();
     track(nonce, f->intent, f->fees, f->eip1559);
     broadcast({nonce});
@@ -348,81 +596,174 @@ std::unique_ptr<TxSender::Inflight> TxSender::untrack(std::uint64_t nonce) {
 }
 
 void TxSender::fill(std::uint64_t nonce) {
-    auto refused = untrack(nonce);
-    if (!refused) return;
-    settle(dropped(refused->versions()));
-    track(nonce, nullptr, refused->fees, refused->eip1559);
+    {
+        std::lock_guard lock(mutex_);
+        auto it = inflight_.find(nonce);
+        if (it == inflight_.end()) return;
+        Inflight& f = *it->second;
+        f.supersede();
+        f.purpose = Inflight::kFillerPurpose;
+        f.intent = nullptr;
+        f.resignable = true;
+        f.to = key_.address();
+        f.value = eth::U256(0);
+        f.data.clear();
+        f.gas = kTransferGas;
+        f.fees = bumped(f.fees);
+        f.contested = false;
+        f.at_fee_cap = false;
+        ++f.replacements;
+        sign(f, nonce);
+        chain_.receipts().add_hash(f.watch, f.hash, ReceiptPoller::Sent::not_yet);
+    }
     broadcast({nonce});
+}
+
+void TxSender::recover_from_reset(std::uint64_t chain_next) {
+    std::vector<std::uint64_t> ours;
+    {
+        std::lock_guard lock(mutex_);
+        for (auto& [nonce, f] : inflight_) {
+            ours.push_back(nonce);
+            if (f->intent && !f->intent->answered) {
+                f->intent->answered = true;
+                f->intent->promise.set_exception(std::make_exception_ptr(Error(
+                    ErrorKind::unavailable,
+                    "the chain was reset or lost blocks: its nonce for the signer is " + std::to_string(chain_next) +
+                        ", behind this transaction's " + std::to_string(nonce) +
+                        "; the mint was not made and is being cancelled, retry it in a moment")));
+            }
+        }
+    }
+    if (ours.empty()) return;
+    util::log(util::LogLevel::error,
+              "the chain was reset or lost blocks: the signer's transactions are replaced by 0-value transfers and "
+              "their requests failed",
+              {{"chainId", chain_.settings().chain_id},
+               {"signer", key_.address().checksummed()},
+               {"chainNonce", chain_next},
+               {"firstNonce", ours.front()},
+               {"transactions", ours.size()}});
+    for (std::uint64_t nonce : ours) fill(nonce);
+    Fees fees;
+    bool eip1559 = true;
+    try {
+        const auto tiers = chain_.fee_tiers();
+        fees = tiers.standard;
+        eip1559 = tiers.eip1559;
+    } catch (const Error&) {
+        return;  // the gap is filled at the next check
+    }
+    std::vector<std::uint64_t> gap;
+    for (std::uint64_t nonce = chain_next; nonce < ours.front(); ++nonce) {
+        track(nonce, nullptr, fees, eip1559);
+        gap.push_back(nonce);
+    }
+    broadcast(gap);
 }
 
 void TxSender::on_mined(std::uint64_t nonce, const Receipt& receipt) {
     // Its journal entry was settled by settle_mined() before this callback
     // (the poller's round hook), while it was still in flight: a transaction
     // no longer in flight, or an answered mint, is never left pending there.
-    std::lock_guard lock(mutex_);
-    auto it = inflight_.find(nonce);
-    if (it == inflight_.end()) return;
-    auto intent = it->second->intent;
-    inflight_.erase(it);
-    if (intent && !intent->answered) {
-        intent->answered = true;
+    std::vector<Unwaited> fates;
+    {
+        std::lock_guard lock(mutex_);
+        auto it = inflight_.find(nonce);
+        if (it == inflight_.end()) return;
+        const auto intent = it->second->intent;
         Receipt r = receipt;
         r.nonce = nonce;
-        intent->promise.set_value(std::move(r));
+        if (intent && !intent->answered) {
+            intent->answered = true;
+            intent->promise.set_value(std::move(r));
+        } else {
+            fates = it->second->fates(r);
+        }
+        inflight_.erase(it);
     }
+    notify(fates);
 }
 
 void TxSender::maintain() {
     const auto now = Clock::now();
-    std::vector<std::uint64_t> resend;
+    std::vector<std::uint64_t> resend, contested;
     std::vector<std::pair<std::uint64_t, eth::Hash32>> check;
     {
         std::lock_guard lock(mutex_);
         auto expire = [&](const std::shared_ptr<Intent>& intent, const eth::Hash32* hash) {
             if (!intent || intent->answered || now < intent->deadline) return;
             intent->answered = true;
-            const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(intent->request.timeout).count();
-            intent->promise.set_exception(std::make_exception_ptr(Error(
-                ErrorKind::timeout,
-                hash ? "transaction " + eth::to_hex(*hash) + " not mined within " + std::to_string(seconds) +
-                           " s; it is still pending and may be mined later"
-                     : "transaction not sent within " + std::to_string(seconds) + " s: the node is unreachable")));
+            const auto waited = seconds_text(intent->request.timeout);
+            if (hash)
+                intent->promise.set_exception(std::make_exception_ptr(
+                    Error(ErrorKind::timeout, "transaction " + eth::to_hex(*hash) + " not mined within " + waited +
+                                                  "; it is still pending and may be mined later")));
+            else
+                intent->promise.set_exception(std::make_exception_ptr(
+                    NeverMined(ErrorKind::timeout, "transaction not sent within " + waited + ": the node is unreachable")));
         };
         for (auto& intent : queue_) expire(intent, nullptr);
         std::erase_if(queue_, [](const auto& intent) { return intent->answered; });
         for (auto& [nonce, f] : inflight_) {
             expire(f->intent, &f->hash);
-            if (!f->broadcast_ok)
+            if (f->contested && now - f->last_sent >= options_.rebroadcast_after) {
+                f->last_sent = now;
+                contested.push_back(nonce);
+            } else if (!f->broadcast_ok) {
                 resend.push_back(nonce);
-            else if (now - f->last_sent >= options_.rebroadcast_after)
+            } else if (now - f->last_sent >= options_.rebroadcast_after) {
                 check.emplace_back(nonce, f->hash);
+            }
         }
     }
     if (!resend.empty()) broadcast(resend);
+    settle_contested(contested);
     if (check.empty()) return;
 
     std::vector<rpc::Request> requests;
     for (const auto& [nonce, hash] : check) requests.push_back({"eth_getTransactionByHash", {eth::to_hex(hash)}});
+    // With the lookups: is the chain behind our oldest transaction (reset)?
+    requests.push_back({"eth_getTransactionCount", {key_.address().checksummed(), "latest"}});
     std::vector<rpc::Outcome> outcomes;
     try {
         outcomes = chain_.rpc().batch(requests);
     } catch (const Error&) {
         return;
     }
+    std::optional<std::uint64_t> chain_next;
+    try {
+        if (outcomes.back().ok()) chain_next = rpc::quantity_to_u64(outcomes.back().value(), "transaction count");
+    } catch (const Error&) {
+        chain_next.reset();
+    }
     std::vector<std::uint64_t> forgotten, stuck;
+    std::optional<std::uint64_t> oldest;
     {
         std::lock_guard lock(mutex_);
+        if (!inflight_.empty()) oldest = inflight_.begin()->first;
         for (std::size_t i = 0; i < check.size(); ++i) {
             auto it = inflight_.find(check[i].first);
             if (it == inflight_.end() || !outcomes[i].ok()) continue;
             Inflight& f = *it->second;
             const auto& known = outcomes[i].value();
             if (known.is_null()) {
-                forgotten.push_back(check[i].first);  // dropped by the node (restart, eviction): send again
+                forgotten.push_back(check[i].first);  // the node lost it (restart, eviction): send again
             } else if (known.is_object() && known.contains("blockNumber") && !known["blockNumber"].is_null()) {
                 f.last_sent = now;  // mined, waiting for its confirmations: nothing to resend or replace
-            } else if (now - f.first_sent >= options_.replace_after) {
+            } else if (now - f.first_sent >= options_.replace_after && f.resignable && !f.at_fee_cap) {
+                if (f.fees.max_fee_per_gas >= f.fee_cap) {
+                    f.at_fee_cap = true;  // shows in health as stuck; it stays as it is
+                    f.last_sent = now;
+                    util::log(util::LogLevel::warning, "a transaction is unmined at the fee cap",
+                              {{"chainId", chain_.settings().chain_id}, {"nonce", check[i].first},
+                               {"hash", eth::to_hex(f.hash)}, {"maxFeePerGas", f.fees.max_fee_per_gas.to_dec()}});
+                    continue;
+                }
+                f.supersede();
                 f.fees = bumped(f.fees);
+                f.fees.max_fee_per_gas = std::min(f.fees.max_fee_per_gas, f.fee_cap);
+                f.fees.max_priority_fee_per_gas = std::min(f.fees.max_priority_fee_per_gas, f.fees.max_fee_per_gas);
                 ++f.replacements;
                 sign(f, check[i].first);
                 chain_.receipts().add_hash(f.watch, f.hash, ReceiptPoller::Sent::not_yet);
@@ -432,6 +773,16 @@ void TxSender::maintain() {
                 f.last_sent = now;
             }
         }
+    }
+    if (chain_next && oldest && *chain_next < *oldest) {
+        // Seen twice in a row, so that a node behind its peers (failover) is no reason.
+        if (++reset_evidence_ >= 2) {
+            reset_evidence_ = 0;
+            recover_from_reset(*chain_next);
+            return;
+        }
+    } else {
+        reset_evidence_ = 0;
     }
     forgotten.insert(forgotten.end(), stuck.begin(), stuck.end());
     std::sort(forgotten.begin(), forgotten.end());

@@ -3,21 +3,26 @@
 //
 // Callers submit transactions from any number of threads and get a future of
 // the receipt. One thread takes submissions in arrival order, assigns nonces,
-// signs, and broadcasts each round as one JSON-RPC batch; the chain's receipt
-// poller completes the futures. No lock is held across a network call.
+// signs, journals and broadcasts each round as one JSON-RPC batch; the chain's
+// receipt poller completes the futures. No lock is held across a network call.
 //
-// Every signed transaction is tracked until it is mined, so its nonce is never
-// left as a gap: a broadcast that failed in transport is retried with the same
-// bytes; one the node forgot (a restart) is sent again; one stuck unmined is
-// replaced with both fees raised by 12.5%; one the node refused outright is
-// answered with the node's error and its nonce filled by a 0-value transfer to
-// ourselves. A caller whose deadline passes gets Error(timeout) while the
-// transaction stays tracked, since it may still be mined.
+// Every signed transaction is tracked until the chain settles its nonce, and
+// its journal entry moves only as tx_state.hpp allows: a broadcast that failed
+// in transport is retried with the same bytes; one the node forgot is sent
+// again; one stuck unmined is replaced with both fees raised by 12.5%, up to
+// the fee cap; one the node refused outright is answered with the node's
+// error and its nonce filled by a 0-value transfer to ourselves (or given
+// back, when it was the last one handed out). A node's "nonce too low" is
+// never taken on its word: the nonce counts as used by someone else only when
+// the chain's account nonce is past it and none of our versions has a receipt.
+// A caller whose deadline passes gets Error(timeout) while the transaction
+// stays tracked; what becomes of it then reaches the unwaited listener.
 
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -30,6 +35,7 @@
 #include "core/chain/nonce_manager.hpp"
 #include "core/chain/receipt.hpp"
 #include "core/chain/tx_journal.hpp"
+#include "core/error.hpp"
 #include "core/eth/signer.hpp"
 
 namespace abci::chain {
@@ -44,12 +50,50 @@ struct TxRequest {
     std::string purpose;  // journaled with the transaction: what it is for (opaque to the sender)
 };
 
+/// Thrown through a submission's future when its transaction will never be
+/// mined: it was never signed (its deadline passed in the queue, the sender
+/// stopped), or the node refused it and its nonce went elsewhere. Whatever
+/// the caller promised on its behalf may be retried.
+class NeverMined : public Error {
+public:
+    using Error::Error;
+};
+
+/// A transaction an earlier run journaled and left pending, handed back at start.
+struct JournaledTx {
+    eth::Hash32 hash{};
+    std::uint64_t nonce = 0;
+    eth::Bytes raw;
+    std::string purpose;
+};
+
+/// The final fate of a transaction no caller waits for any more (its caller
+/// timed out, or it was adopted from the journal), one per purpose: mined or
+/// reverted (with its receipt), replaced (another version of its nonce was
+/// mined: a filler after a refusal or a chain reset), or dropped (its nonce
+/// went to someone else's transaction).
+struct Unwaited {
+    std::string purpose;
+    TxStatus status = TxStatus::mined;
+    std::optional<Receipt> receipt;  // mined or reverted
+};
+
+/// A transaction whose replacement reached the fee cap and is still unmined.
+struct StuckTx {
+    std::uint64_t nonce = 0;
+    eth::Hash32 hash{};
+    std::chrono::seconds age{0};  // since its nonce was first accepted by the node
+};
+
 struct SenderOptions {
     std::size_t max_batch = 512;                         // transactions per broadcast round
     std::chrono::milliseconds maintenance_interval{500};  // deadlines, retries, stuck checks
     std::chrono::milliseconds rebroadcast_after{3'000};  // unmined this long: ask the node whether it knows it
     std::chrono::milliseconds replace_after{30'000};     // known but unmined this long: replace with higher fees
     TxJournal* journal = nullptr;  // when set: every signed version is recorded here before broadcast; must outlive the sender
+    /// Replacements never offer more per gas than this; 0: four times what
+    /// the transaction was first signed with.
+    eth::U256 max_fee_per_gas;
 };
 
 class TxSender {
@@ -75,13 +119,31 @@ public:
     /// Transactions signed and not yet mined (fillers included).
     [[nodiscard]] std::size_t in_flight() const;
 
+    /// Takes back what an earlier run journaled and left pending: each
+    /// nonce's versions are watched together and the last one given is sent
+    /// again, and new nonces start above them. Their fates reach the
+    /// unwaited listener. Call at start, before submit().
+    void adopt(std::vector<JournaledTx> txs);
+
+    /// Receives every Unwaited fate, on the sender's or the receipt poller's
+    /// thread, without the sender's lock held; it must not block for long
+    /// nor call back into the sender. Set it before submit() and adopt().
+    using UnwaitedListener = std::function<void(const Unwaited&)>;
+    void on_unwaited(UnwaitedListener listener);
+
+    /// Transactions at the fee cap unmined for longer than replace_after.
+    [[nodiscard]] std::vector<StuckTx> stuck() const;
+
 private:
     struct Intent;
     struct Inflight;
     using Clock = std::chrono::steady_clock;
+    // What the chain proves about a nonce of ours.
+    enum class NonceFate { open, ours, foreign };
 
     void run();
     void sign_round(std::vector<std::shared_ptr<Intent>> intents);
+    // Signs and tracks a transaction with `nonce` for `intent` (a filler when null).
     void track(std::uint64_t nonce, std::shared_ptr<Intent> intent, const Fees& fees, bool eip1559);
     void broadcast(const std::vector<std::uint64_t>& nonces);
     void maintain();
@@ -90,15 +152,28 @@ private:
     // Records the not yet journaled among `nonces`; returns those safe to broadcast.
     [[nodiscard]] std::vector<std::uint64_t> journal(const std::vector<std::uint64_t>& nonces);
     void settle(const std::vector<Settlement>& settlements) noexcept;
-    [[nodiscard]] static std::vector<Settlement> dropped(const std::vector<eth::Hash32>& hashes);
     // The poller's round hook: settles, in one journal write, every version of
     // the in-flight transactions mined in `receipts` (the mined one mined or
-    // reverted, the others dropped), before their callbacks run.
+    // reverted, the others replaced), before their callbacks run.
     void settle_mined(const std::vector<Receipt>& receipts) noexcept;
-    void answer(const std::shared_ptr<Intent>& intent, std::exception_ptr error);
+    // The chain's account nonce is read before the receipts, so a version
+    // mined in between is seen as ours, never as someone else's.
+    [[nodiscard]] NonceFate judge(std::uint64_t nonce, const std::vector<eth::Hash32>& versions);
+    // Acts on judge() for nonces the node called used or contested.
+    void settle_contested(const std::vector<std::uint64_t>& nonces);
+    // The node refused `nonce`'s transaction outright.
+    void refused(std::uint64_t nonce, const rpc::RpcError& error);
+    // The one-line refusal of an unfunded signer: its balance and what `f` needs.
+    [[nodiscard]] NeverMined funds_error(const Inflight& f, const rpc::RpcError& error);
     void resign_with_new_nonce(std::uint64_t old_nonce);
-    // Replaces a refused transaction by a 0-value transfer to ourselves with its nonce.
+    // Replaces `nonce`'s transaction by a 0-value transfer to ourselves with
+    // higher fees, so that no earlier version of it can still be mined.
     void fill(std::uint64_t nonce);
+    // The node's account nonce is behind our oldest transaction: the chain
+    // was reset or lost blocks. Waiting callers fail, their transactions are
+    // replaced by fillers, and the gap below them is filled.
+    void recover_from_reset(std::uint64_t chain_next);
+    void notify(const std::vector<Unwaited>& fates);
     // Stops tracking `nonce` and returns what was tracked (null when it was mined meanwhile).
     [[nodiscard]] std::unique_ptr<Inflight> untrack(std::uint64_t nonce);
 
@@ -112,6 +187,9 @@ private:
     std::deque<std::shared_ptr<Intent>> queue_;
     std::map<std::uint64_t, std::unique_ptr<Inflight>> inflight_;  // by nonce
     bool stopping_ = false;
+    std::uint64_t adopted_next_ = 0;  // the nonce above every adopted transaction
+    unsigned reset_evidence_ = 0;     // consecutive checks that saw the chain behind us (sender thread only)
+    UnwaitedListener unwaited_;
     Clock::time_point last_maintenance_{};
     ReceiptPoller::HookId round_hook_ = 0;  // settle_mined(), on the chain's poller
     std::thread thread_;

@@ -244,7 +244,46 @@ constexpr const char* kEntityPerTransaction = R"sql(
 CREATE UNIQUE INDEX entities_by_tx ON entities(blockchain_id, tx_hash);
 )sql";
 
-constexpr std::array<const char*, 3> kMigrations = {kInitialSchema, kChainState, kEntityPerTransaction};
+// Every mint gets a record of its own, whether or not it carries an
+// Idempotency-Key, so its outcome can be asked for by id; a key now only
+// points at its mint. The transactions signed for a mint are linked when
+// they are journaled (before broadcast), in the same SQLite transaction.
+constexpr const char* kMintRecords = R"sql(
+CREATE TABLE mint_requests (
+    id              TEXT PRIMARY KEY NOT NULL,
+    actor           TEXT NOT NULL,
+    route           TEXT NOT NULL,
+    blockchain_id   TEXT NOT NULL,
+    idempotency_key TEXT NOT NULL,
+    fingerprint     TEXT NOT NULL,
+    state           TEXT NOT NULL,
+    answer          TEXT NOT NULL,
+    created_at      INTEGER NOT NULL,
+    updated_at      INTEGER NOT NULL
+) STRICT;
+CREATE INDEX mint_requests_by_state ON mint_requests(state);
+
+CREATE TABLE mint_transactions (
+    mint_id TEXT NOT NULL,
+    hash    TEXT NOT NULL,
+    PRIMARY KEY (mint_id, hash)
+) STRICT, WITHOUT ROWID;
+
+ALTER TABLE idempotency_keys ADD COLUMN mint_id TEXT NOT NULL DEFAULT '';
+UPDATE idempotency_keys SET mint_id = lower(hex(randomblob(16)));
+INSERT INTO mint_requests (id, actor, route, blockchain_id, idempotency_key, fingerprint, state, answer, created_at, updated_at)
+    SELECT mint_id, actor, route, '', key, fingerprint, state, response, created_at, created_at FROM idempotency_keys;
+INSERT INTO mint_transactions (mint_id, hash) SELECT mint_id, journal_hash FROM idempotency_keys WHERE journal_hash != '';
+DROP INDEX idempotency_keys_by_state;
+ALTER TABLE idempotency_keys DROP COLUMN fingerprint;
+ALTER TABLE idempotency_keys DROP COLUMN state;
+ALTER TABLE idempotency_keys DROP COLUMN status;
+ALTER TABLE idempotency_keys DROP COLUMN response;
+ALTER TABLE idempotency_keys DROP COLUMN journal_hash;
+CREATE UNIQUE INDEX idempotency_keys_by_mint ON idempotency_keys(mint_id);
+)sql";
+
+constexpr std::array<const char*, 4> kMigrations = {kInitialSchema, kChainState, kEntityPerTransaction, kMintRecords};
 
 }  // namespace
 

@@ -189,14 +189,14 @@ constexpr const char* kJournalColumns =
     "hash, blockchain_id, sender, nonce, raw, purpose, status, block_number, created_at, updated_at";
 JournalEntry read_journal(const Statement& s) {
     return JournalEntry{text(s, 0), text(s, 1), text(s, 2), unsigned_integer(s, 3), text(s, 4),
-                        text(s, 5), text(s, 6), unsigned_integer(s, 7), time_at(s, 8), time_at(s, 9)};
+                        text(s, 5), text(s, 6), unsigned_integer(s, 7), time_at(s, 8), time_at(s, 9), {}};
 }
 
-constexpr const char* kIdempotencyColumns =
-    "actor, route, key, fingerprint, state, status, response, journal_hash, created_at";
-IdempotentRequest read_idempotent_request(const Statement& s) {
-    return IdempotentRequest{text(s, 0), text(s, 1), text(s, 2), text(s, 3), text(s, 4),
-                             static_cast<int>(integer(s, 5)), text(s, 6), text(s, 7), time_at(s, 8)};
+constexpr const char* kMintColumns =
+    "id, actor, route, blockchain_id, idempotency_key, fingerprint, state, answer, created_at, updated_at";
+MintRequest read_mint(const Statement& s) {
+    return MintRequest{text(s, 0), text(s, 1), text(s, 2), text(s, 3), text(s, 4),
+                      text(s, 5), text(s, 6), text(s, 7), time_at(s, 8), time_at(s, 9)};
 }
 
 constexpr const char* kCertificateColumns =
@@ -314,10 +314,18 @@ class SqliteStore final : public Store {
     /// Runs `update_sql` on the claim (actor, route, key) = (?1, ?2, ?3);
     /// Error(not_found) when there is no such claim.
     template <class... Args>
-    void update_idempotency_key(const char* update_sql, const std::string& actor, const std::string& route,
-                                const std::string& key, const Args&... args) {
-        const int changed = run({}, [&](Database& db) { return execute(db, update_sql, actor, route, key, args...); });
-        if (changed == 0) throw Error(ErrorKind::not_found, "idempotency key not claimed");
+    static std::optional<MintRequest> mint_by_key(Database& db, const std::string& actor, const std::string& route,
+                                                  const std::string& key) {
+        return query_one(db,
+                         select_columns(kMintColumns,
+                                        "FROM mint_requests WHERE id = (SELECT mint_id FROM idempotency_keys "
+                                        "WHERE actor = ? AND route = ? AND key = ?)"),
+                         read_mint, actor, route, key);
+    }
+
+    static void require_mint(Database& db, const std::string& id) {
+        if (!query_one(db, "SELECT 1 FROM mint_requests WHERE id = ?", [](const Statement&) { return true; }, id))
+            throw Error(ErrorKind::not_found, "no mint " + id);
     }
 
     /// Inserts a new user with a fresh id; SQLite's exception when the e-mail is taken.
@@ -836,10 +844,16 @@ public:
         run({"transaction already journaled"}, [&](Database& db) {
             SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
             for (const JournalEntry& e : entries) {
-                execute(db,
-                        "INSERT INTO tx_journal (hash, blockchain_id, sender, nonce, raw, purpose, status, "
-                        "block_number, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', 0, ?7, ?7)",
-                        e.hash, e.blockchain_id, e.sender, e.nonce, e.raw, e.purpose, now);
+                // The same bytes again are the same transaction: one the node
+                // refused, whose nonce was given back and signed again unchanged.
+                if (execute(db,
+                            "INSERT INTO tx_journal (hash, blockchain_id, sender, nonce, raw, purpose, status, "
+                            "block_number, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', 0, ?7, ?7) "
+                            "ON CONFLICT (hash) DO UPDATE SET status = 'pending', updated_at = ?7 WHERE status = 'refused'",
+                            e.hash, e.blockchain_id, e.sender, e.nonce, e.raw, e.purpose, now) == 0)
+                    throw Error(ErrorKind::conflict, "transaction already journaled");
+                for (const auto& mint_id : e.mint_ids)
+                    execute(db, "INSERT OR IGNORE INTO mint_transactions (mint_id, hash) VALUES (?, ?)", mint_id, e.hash);
             }
             tx.commit();
         });
@@ -849,11 +863,29 @@ public:
         const std::int64_t now = to_millis(now_millis());
         run({}, [&](Database& db) {
             SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+            // Only pending leaves pending (core/chain/tx_state.hpp): a final entry stays as it is.
             for (const auto& s : settlements)
-                if (execute(db, "UPDATE tx_journal SET status = ?, block_number = ?, updated_at = ? WHERE hash = ?",
-                            s.status, s.block_number, now, s.hash) == 0)
+                if (execute(db,
+                            "UPDATE tx_journal SET status = ?, block_number = ?, updated_at = ? "
+                            "WHERE hash = ? AND status = 'pending'",
+                            s.status, s.block_number, now, s.hash) == 0 &&
+                    !query_one(db, "SELECT 1 FROM tx_journal WHERE hash = ?", [](const Statement&) { return true; }, s.hash))
                     throw Error(ErrorKind::not_found, "transaction " + s.hash + " not journaled");
             tx.commit();
+        });
+    }
+
+    std::vector<JournalEntry> journal_list(const std::string& blockchain_id, const std::vector<std::string>& statuses,
+                                           std::size_t limit) override {
+        // json_each binds the list as one parameter: the statement stays prepared, never spliced.
+        nlohmann::json wanted = statuses;
+        return run({}, [&](Database& db) {
+            return query_all(db,
+                             select_columns(kJournalColumns,
+                                            "FROM tx_journal WHERE (?1 = '' OR blockchain_id = ?1) AND "
+                                            "(?2 = '[]' OR status IN (SELECT value FROM json_each(?2))) "
+                                            "ORDER BY created_at DESC, rowid DESC LIMIT ?3"),
+                             read_journal, blockchain_id, wanted.dump(), static_cast<std::int64_t>(limit));
         });
     }
 
@@ -873,60 +905,78 @@ public:
         });
     }
 
-    std::optional<IdempotentRequest> claim_idempotency_key(const IdempotentRequest& request) override {
+    std::optional<MintRequest> begin_mint(const MintRequest& mint) override {
+        const std::int64_t now = to_millis(now_millis());
         return run({}, [&](Database& db) {
-            // The INSERT and the read of the winner's row in one write
-            // transaction: a release in between cannot leave us with neither.
+            // The claim, the read of the winner's mint and the new mint in one
+            // write transaction: a release in between cannot leave us with neither.
             SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
-            const bool claimed =
+            std::optional<MintRequest> existing;
+            if (!mint.idempotency_key.empty() &&
                 execute(db,
-                        "INSERT INTO idempotency_keys (actor, route, key, fingerprint, state, status, response, "
-                        "journal_hash, created_at) VALUES (?, ?, ?, ?, 'pending', 0, '', '', ?) "
+                        "INSERT INTO idempotency_keys (actor, route, key, mint_id, created_at) VALUES (?, ?, ?, ?, ?) "
                         "ON CONFLICT DO NOTHING",
-                        request.actor, request.route, request.key, request.fingerprint,
-                        to_millis(now_millis())) == 1;
-            std::optional<IdempotentRequest> existing;
-            if (!claimed) {
-                existing = query_one(
-                    db,
-                    select_columns(kIdempotencyColumns,
-                                   "FROM idempotency_keys WHERE actor = ? AND route = ? AND key = ?"),
-                    read_idempotent_request, request.actor, request.route, request.key);
+                        mint.actor, mint.route, mint.idempotency_key, mint.id, now) == 0) {
+                existing = mint_by_key(db, mint.actor, mint.route, mint.idempotency_key);
+                if (!existing) throw Error(ErrorKind::internal, "an idempotency key names no mint");
+            } else {
+                execute(db,
+                        "INSERT INTO mint_requests (id, actor, route, blockchain_id, idempotency_key, fingerprint, state, "
+                        "answer, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', '', ?7, ?7)",
+                        mint.id, mint.actor, mint.route, mint.blockchain_id, mint.idempotency_key, mint.fingerprint,
+                        now);
             }
             tx.commit();
             return existing;
         });
     }
 
-    void attach_idempotency_journal(const std::string& actor, const std::string& route, const std::string& key,
-                                    const std::string& journal_hash) override {
-        update_idempotency_key("UPDATE idempotency_keys SET journal_hash = ?4 "
-                               "WHERE actor = ?1 AND route = ?2 AND key = ?3",
-                               actor, route, key, journal_hash);
-    }
-
-    void complete_idempotency_key(const std::string& actor, const std::string& route, const std::string& key,
-                                  int status, const std::string& response) override {
-        update_idempotency_key("UPDATE idempotency_keys SET state = 'done', status = ?4, response = ?5 "
-                               "WHERE actor = ?1 AND route = ?2 AND key = ?3",
-                               actor, route, key, status, response);
-    }
-
-    std::vector<IdempotentRequest> pending_idempotency_keys() override {
-        return run({}, [&](Database& db) {
-            return query_all(db,
-                             select_columns(kIdempotencyColumns,
-                                            "FROM idempotency_keys WHERE state = 'pending' ORDER BY created_at, rowid"),
-                             read_idempotent_request);
+    void finish_mint(const std::string& id, const std::string& state, const std::string& answer) override {
+        run({}, [&](Database& db) {
+            SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+            require_mint(db, id);
+            execute(db, "UPDATE mint_requests SET state = ?, answer = ?, updated_at = ? WHERE id = ? AND state = 'pending'",
+                    state, answer, to_millis(now_millis()), id);
+            tx.commit();
         });
     }
 
-    void release_idempotency_key(const std::string& actor, const std::string& route, const std::string& key) override {
-        // Only a pending claim: a done one is the answer later retries replay.
+    void release_mint(const std::string& id, const std::string& answer) override {
         run({}, [&](Database& db) {
-            execute(db,
-                    "DELETE FROM idempotency_keys WHERE actor = ? AND route = ? AND key = ? AND state = 'pending'",
-                    actor, route, key);
+            SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+            require_mint(db, id);
+            if (execute(db, "UPDATE mint_requests SET state = 'failed', answer = ?, updated_at = ? WHERE id = ? AND state = 'pending'",
+                        answer, to_millis(now_millis()), id) == 1)
+                execute(db, "DELETE FROM idempotency_keys WHERE mint_id = ?", id);
+            tx.commit();
+        });
+    }
+
+    std::optional<MintRequest> find_mint(const std::string& id) override {
+        return run({}, [&](Database& db) {
+            return query_one(db, select_columns(kMintColumns, "FROM mint_requests WHERE id = ?"), read_mint, id);
+        });
+    }
+
+    std::optional<MintRequest> find_mint_by_key(const std::string& actor, const std::string& route,
+                                                const std::string& key) override {
+        return run({}, [&](Database& db) { return mint_by_key(db, actor, route, key); });
+    }
+
+    std::vector<JournalEntry> mint_transactions(const std::string& id) override {
+        return run({}, [&](Database& db) {
+            return query_all(db,
+                             select_columns(kJournalColumns,
+                                            "FROM tx_journal WHERE hash IN (SELECT hash FROM mint_transactions "
+                                            "WHERE mint_id = ?) ORDER BY created_at, rowid"),
+                             read_journal, id);
+        });
+    }
+
+    std::vector<MintRequest> pending_mints() override {
+        return run({}, [&](Database& db) {
+            return query_all(db, select_columns(kMintColumns, "FROM mint_requests WHERE state = 'pending' ORDER BY created_at, rowid"),
+                             read_mint);
         });
     }
 

@@ -193,30 +193,34 @@ struct JournalEntry {
     std::uint64_t nonce = 0;
     std::string raw;      // 0x-hex signed bytes
     std::string purpose;  // JSON written by the service: what the transaction is for
-    std::string status;   // pending | mined | reverted | dropped
+    std::string status;   // chain::TxStatus's name (core/chain/tx_state.hpp)
     std::uint64_t block_number = 0;
     TimePoint created_at;
     TimePoint updated_at;
+    std::vector<std::string> mint_ids;  // the mints it carries, linked when it is journaled (not read back)
 };
 
 /// A journaled transaction's fate.
 struct JournalSettlement {
     std::string hash;
-    std::string status;  // mined | reverted | dropped
+    std::string status;  // a final chain::TxStatus's name
     std::uint64_t block_number = 0;
 };
 
-/// The first answer to a request carrying Idempotency-Key, replayed on repeats.
-struct IdempotentRequest {
-    std::string actor;        // user id or apikey:<id>
-    std::string route;        // e.g. "POST /abci/contracts/mint-role-token"
-    std::string key;          // the header's value
-    std::string fingerprint;  // SHA-256 hex of the request body
-    std::string state;        // pending | done
-    int status = 0;           // HTTP status of the answer, when done
-    std::string response;     // body of the answer, when done
-    std::string journal_hash; // the transaction it sent, once signed ("" before)
+/// One mint request the service accepted (docs/api.md, "Mint status"): its
+/// state and, once final, its answer; the transactions signed for it are
+/// linked through the journal (JournalEntry::mint_ids).
+struct MintRequest {
+    std::string id;               // UUID v4, chosen by the service
+    std::string actor;            // user id or apikey:<id>
+    std::string route;            // e.g. "POST /abci/contracts/mint-role-token"
+    std::string blockchain_id;
+    std::string idempotency_key;  // the header's value; "" without one
+    std::string fingerprint;      // SHA-256 hex of the request body
+    std::string state;            // pending | done | failed
+    std::string answer;           // done: the answer's body; failed: {"kind", "message"} of the error
     TimePoint created_at;
+    TimePoint updated_at;
 };
 
 struct Certificate {
@@ -390,8 +394,10 @@ public:
                                                             const std::optional<std::string>& entity_id) = 0;
 
     // --- transaction journal -----------------------------------------------------
-    /// Writes signed transactions, all in one transaction, status "pending".
-    /// Error(conflict) when a hash is already journaled.
+    /// Writes signed transactions, all in one transaction, status "pending",
+    /// each linked to its mints. Error(conflict) when a hash is already
+    /// journaled, unless as refused: the same bytes signed again (the nonce was
+    /// given back) are pending again.
     virtual void journal_add(const std::vector<JournalEntry>& entries) = 0;
     /// Sets each entry's status and block number, all in one transaction
     /// (a block's worth of mined mints costs one commit). Error(not_found),
@@ -400,24 +406,33 @@ public:
     [[nodiscard]] virtual std::optional<JournalEntry> journal_find(const std::string& hash) = 0;
     /// Entries still pending on that network, by nonce then creation.
     [[nodiscard]] virtual std::vector<JournalEntry> journal_pending(const std::string& blockchain_id) = 0;
+    /// Entries on that network ("" for all) with one of `statuses` (all when
+    /// empty), newest first, at most `limit`.
+    [[nodiscard]] virtual std::vector<JournalEntry> journal_list(const std::string& blockchain_id,
+                                                                 const std::vector<std::string>& statuses,
+                                                                 std::size_t limit) = 0;
 
-    // --- idempotency -------------------------------------------------------------
-    /// Claims (actor, route, key) for a new request and returns nothing, or
-    /// returns the existing claim unchanged (pending or done) for the caller
-    /// to replay or refuse. Atomic: of two concurrent claims exactly one wins.
-    [[nodiscard]] virtual std::optional<IdempotentRequest> claim_idempotency_key(const IdempotentRequest& request) = 0;
-    /// Notes the transaction a pending claim sent (so a restart can finish it).
-    virtual void attach_idempotency_journal(const std::string& actor, const std::string& route,
-                                            const std::string& key, const std::string& journal_hash) = 0;
-    /// Stores the answer and marks the claim done.
-    virtual void complete_idempotency_key(const std::string& actor, const std::string& route, const std::string& key,
-                                          int status, const std::string& response) = 0;
-    /// Claims still pending (for reconciliation at start), oldest first.
-    [[nodiscard]] virtual std::vector<IdempotentRequest> pending_idempotency_keys() = 0;
-    /// Drops a pending claim whose request failed before anything was sent, so
-    /// a retry with the same key runs again.
-    virtual void release_idempotency_key(const std::string& actor, const std::string& route,
-                                         const std::string& key) = 0;
+    // --- mints and idempotency keys -------------------------------------------------
+    /// Records a new pending mint and, when it carries an idempotency key,
+    /// claims (actor, route, key) for it. Returns nothing, or, when the key
+    /// is claimed already, that key's mint unchanged (pending or final) and
+    /// records nothing. Atomic: of two concurrent claims exactly one wins.
+    [[nodiscard]] virtual std::optional<MintRequest> begin_mint(const MintRequest& mint) = 0;
+    /// Makes a pending mint final (state done or failed, with its answer); a
+    /// final mint is left as it is. Error(not_found) for an unknown id.
+    virtual void finish_mint(const std::string& id, const std::string& state, const std::string& answer) = 0;
+    /// Makes a pending mint failed and frees its idempotency key, so that a
+    /// retry with the key runs again: for a mint of which nothing was
+    /// signed, or nothing can be mined any more. A final mint is left as it is.
+    virtual void release_mint(const std::string& id, const std::string& answer) = 0;
+    [[nodiscard]] virtual std::optional<MintRequest> find_mint(const std::string& id) = 0;
+    /// The mint an idempotency key of (actor, route) names.
+    [[nodiscard]] virtual std::optional<MintRequest> find_mint_by_key(const std::string& actor, const std::string& route,
+                                                                      const std::string& key) = 0;
+    /// The transactions journaled for a mint, oldest first.
+    [[nodiscard]] virtual std::vector<JournalEntry> mint_transactions(const std::string& id) = 0;
+    /// Mints still pending (for reconciliation at start), oldest first.
+    [[nodiscard]] virtual std::vector<MintRequest> pending_mints() = 0;
 
     // --- certificates ------------------------------------------------------------
     /// Error(not_found) when the user does not exist. Status "pending".

@@ -62,6 +62,17 @@ Reply token_metadata(RequestContext& ctx) {
 
 Reply health(RequestContext& ctx) { return answer(ctx.services.abci.health()); }
 
+// An admin may look at anyone's mint by id; everyone else at their own.
+Reply mint_status(RequestContext& ctx) {
+    return Reply::json(200, ctx.services.abci.mint_status(ctx.path_match(1), ctx.caller().actor(), ctx.caller().is_admin()));
+}
+
+Reply mint_status_by_key(RequestContext& ctx) {
+    const auto key = ctx.query("idempotencyKey");
+    if (!key) throw Error(ErrorKind::invalid_input, "invalid request", {"idempotencyKey is required"});
+    return Reply::json(200, ctx.services.abci.mint_status_by_key(*key, ctx.caller().actor()));
+}
+
 }  // namespace
 
 void add_abci_routes(Router& router) {
@@ -73,6 +84,8 @@ void add_abci_routes(Router& router) {
     router.abci("GET", "/abci/blockchains/([^/]+)/status", blockchain_status);
     router.abci("GET", "/abci/tokens/metadata/([^/]+)", token_metadata);
     router.abci("GET", "/abci/health", health);
+    router.abci("GET", "/abci/contracts/mints/([^/]+)", mint_status);
+    router.abci("GET", "/abci/contracts/mints", mint_status_by_key);
 }
 
 }  // namespace abci::serve

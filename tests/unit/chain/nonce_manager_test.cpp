@@ -49,5 +49,21 @@ TEST_CASE("node refusals of a broadcast are told apart", "[chain][nonce]") {
     CHECK(refusal("nonce too low: next nonce 5, tx nonce 3") == chain::SendRefusal::nonce_too_low);
     CHECK(refusal("Nonce too high") == chain::SendRefusal::nonce_too_high);
     CHECK(refusal("replacement transaction underpriced") == chain::SendRefusal::nonce_taken);
-    CHECK(refusal("insufficient funds for gas * price + value") == chain::SendRefusal::other);
+    CHECK(refusal("insufficient funds for gas * price + value") == chain::SendRefusal::insufficient_funds);
+    CHECK(refusal("Insufficient funds for gas * price + value") == chain::SendRefusal::insufficient_funds);  // anvil
+    CHECK(refusal("exceeds block gas limit") == chain::SendRefusal::other);
+}
+
+TEST_CASE("a nonce given back is handed out again only when it was the last, and a reset moves back", "[chain][nonce]") {
+    chain::NonceManager nonces;
+    CHECK_FALSE(nonces.give_back(0));  // not synced: nothing was handed out
+    nonces.sync(7);
+    const auto a = nonces.take();
+    const auto b = nonces.take();
+    CHECK_FALSE(nonces.give_back(a));  // b came after it
+    CHECK(nonces.give_back(b));
+    CHECK(nonces.give_back(a));
+    CHECK(nonces.take() == 7);
+    nonces.reset(3);  // the chain was reset and nothing of ours is in flight
+    CHECK(nonces.peek() == 3);
 }

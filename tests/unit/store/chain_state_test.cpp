@@ -26,11 +26,11 @@ MintRecord test_mint(std::uint64_t token_id, const std::string& amount, const st
 
 JournalEntry test_journal_entry(const std::string& hash, std::uint64_t nonce,
                                 const std::string& chain = kStoreChainId) {
-    return JournalEntry{hash, chain, kStoreWallet, nonce, "0x02f8", R"({"kind":"mint"})", "", 0, {}, {}};
+    return JournalEntry{hash, chain, kStoreWallet, nonce, "0x02f8", R"({"kind":"mint"})", "", 0, {}, {}, {}};
 }
 
-IdempotentRequest test_claim(const std::string& key, const std::string& fingerprint = "fp") {
-    return idempotent_request("user-1", "POST /abci/contracts/mint-role-token", key, fingerprint);
+MintRequest test_mint(const std::string& key, const std::string& fingerprint = "fp") {
+    return mint_request("user-1", "POST /abci/contracts/mint-role-token", key, fingerprint);
 }
 
 }  // namespace abci::store::testing
@@ -322,50 +322,80 @@ TEST_CASE("store: the journal adds pending entries, settles them, lists pending 
     CHECK(f.store->journal_pending(kStoreChainId).empty());
 }
 
-TEST_CASE("store: idempotency keys: claim, attach, complete and replay, release and reclaim", "[store]") {
+TEST_CASE("store: the journal takes a refused transaction's bytes again, and nothing else twice", "[store]") {
     FreshStore f;
-    CHECK_FALSE(f.store->claim_idempotency_key(test_claim("k1", "fp-1")));
-    auto again = f.store->claim_idempotency_key(test_claim("k1", "fp-2"));
-    REQUIRE(again);
-    CHECK(again->state == "pending");
-    CHECK(again->fingerprint == "fp-1");  // the first claim, unchanged
-    CHECK(again->journal_hash.empty());
-    CHECK(std::chrono::abs(again->created_at - std::chrono::system_clock::now()) < 5s);
+    f.store->journal_add({test_journal_entry("0x01", 1), test_journal_entry("0x02", 2)});
+    f.store->journal_settle({{"0x01", "refused", 0}, {"0x02", "mined", 9}});
+    f.store->journal_add({test_journal_entry("0x01", 1)});
+    CHECK(f.store->journal_find("0x01")->status == "pending");
+    CHECK(test::error_kind([&] { f.store->journal_add({test_journal_entry("0x01", 1)}); }) == ErrorKind::conflict);
+    CHECK(test::error_kind([&] { f.store->journal_add({test_journal_entry("0x02", 2)}); }) == ErrorKind::conflict);
+    // A final entry keeps its fate.
+    f.store->journal_settle({{"0x02", "dropped", 0}});
+    CHECK(f.store->journal_find("0x02")->status == "mined");
+    CHECK(f.store->journal_list("", {"pending"}, 10).size() == 1);
+    CHECK(f.store->journal_list(kStoreChainId, {}, 10).size() == 2);
+    CHECK(f.store->journal_list("other", {}, 10).empty());
+}
 
-    f.store->attach_idempotency_journal("user-1", test_claim("k1").route, "k1", "0xfeed");
-    f.store->complete_idempotency_key("user-1", test_claim("k1").route, "k1", 201, R"({"success":true})");
-    const auto done = f.store->claim_idempotency_key(test_claim("k1"));
+TEST_CASE("store: mints: begin with a key, replay, finish, release and reclaim", "[store]") {
+    FreshStore f;
+    const auto first = test_mint("k1", "fp-1");
+    CHECK_FALSE(f.store->begin_mint(first));
+    auto again = f.store->begin_mint(test_mint("k1", "fp-2"));
+    REQUIRE(again);
+    CHECK(again->id == first.id);  // the first mint, unchanged
+    CHECK(again->state == "pending");
+    CHECK(again->fingerprint == "fp-1");
+    CHECK(std::chrono::abs(again->created_at - std::chrono::system_clock::now()) < 5s);
+    CHECK(f.store->mint_transactions(first.id).empty());
+
+    // Journaled transactions are linked to their mints in the same write.
+    auto tx = test_journal_entry("0xfeed", 4);
+    tx.mint_ids = {first.id};
+    f.store->journal_add({tx});
+    REQUIRE(f.store->mint_transactions(first.id).size() == 1);
+    CHECK(f.store->mint_transactions(first.id)[0].nonce == 4);
+
+    f.store->finish_mint(first.id, "done", R"({"success":true})");
+    const auto done = f.store->begin_mint(test_mint("k1"));
     REQUIRE(done);
     CHECK(done->state == "done");
-    CHECK(done->status == 201);
-    CHECK(done->response == R"({"success":true})");
-    CHECK(done->journal_hash == "0xfeed");
-    f.store->release_idempotency_key("user-1", test_claim("k1").route, "k1");  // a done answer stays
-    CHECK(f.store->claim_idempotency_key(test_claim("k1"))->state == "done");
+    CHECK(done->answer == R"({"success":true})");
+    f.store->release_mint(first.id, "{}");  // a final mint stays as it is, key included
+    f.store->finish_mint(first.id, "failed", "{}");
+    CHECK(f.store->begin_mint(test_mint("k1"))->state == "done");
+    CHECK(f.store->find_mint_by_key("user-1", first.route, "k1")->id == first.id);
 
-    // Another actor, route or key is another claim.
-    IdempotentRequest other_actor = test_claim("k1");
+    // Another actor, route or key is another mint; without a key every mint is new.
+    auto other_actor = test_mint("k1");
     other_actor.actor = "apikey:2";
-    CHECK_FALSE(f.store->claim_idempotency_key(other_actor));
-    IdempotentRequest other_route = test_claim("k1");
+    CHECK_FALSE(f.store->begin_mint(other_actor));
+    auto other_route = test_mint("k1");
     other_route.route = "POST /abci/contracts/mint-entity";
-    CHECK_FALSE(f.store->claim_idempotency_key(other_route));
+    CHECK_FALSE(f.store->begin_mint(other_route));
+    CHECK_FALSE(f.store->begin_mint(test_mint("")));
+    CHECK_FALSE(f.store->begin_mint(test_mint("")));
 
-    CHECK_FALSE(f.store->claim_idempotency_key(test_claim("k2")));
-    const auto pending = f.store->pending_idempotency_keys();  // k1 of user-1 is done
-    REQUIRE(pending.size() == 3);
+    const auto k2 = test_mint("k2");
+    CHECK_FALSE(f.store->begin_mint(k2));
+    const auto pending = f.store->pending_mints();  // k1 of user-1 is done
+    REQUIRE(pending.size() == 5);
     CHECK(pending[0].actor == "apikey:2");
     CHECK(pending[1].route == "POST /abci/contracts/mint-entity");
-    CHECK(pending[2].key == "k2");
-    CHECK(pending[2].state == "pending");
-    f.store->release_idempotency_key("user-1", test_claim("k2").route, "k2");
-    CHECK_FALSE(f.store->claim_idempotency_key(test_claim("k2", "fp-3")));
-    CHECK(f.store->claim_idempotency_key(test_claim("k2"))->fingerprint == "fp-3");
+    CHECK(pending[4].idempotency_key == "k2");
+    // Released: failed with its answer, and the key free for a new mint.
+    f.store->release_mint(k2.id, R"({"kind":"timeout"})");
+    CHECK(f.store->find_mint(k2.id)->state == "failed");
+    CHECK(f.store->find_mint(k2.id)->answer == R"({"kind":"timeout"})");
+    const auto k2_again = test_mint("k2", "fp-3");
+    CHECK_FALSE(f.store->begin_mint(k2_again));
+    CHECK(f.store->begin_mint(test_mint("k2"))->fingerprint == "fp-3");
+    CHECK(f.store->find_mint_by_key("user-1", k2.route, "k2")->id == k2_again.id);
 
-    CHECK(test::error_kind([&] { f.store->complete_idempotency_key("user-1", "r", "missing", 200, ""); }) ==
-          ErrorKind::not_found);
-    CHECK(test::error_kind([&] { f.store->attach_idempotency_journal("user-1", "r", "missing", "0x1"); }) ==
-          ErrorKind::not_found);
+    CHECK(test::error_kind([&] { f.store->finish_mint("missing", "done", ""); }) == ErrorKind::not_found);
+    CHECK(test::error_kind([&] { f.store->release_mint("missing", ""); }) == ErrorKind::not_found);
+    CHECK_FALSE(f.store->find_mint("missing"));
 }
 
 TEST_CASE("store: certificates are created pending, found, listed and marked minted", "[store]") {

@@ -78,11 +78,11 @@ TEST_CASE("store: concurrent claims of one idempotency key: exactly one wins, th
     FreshStore f;
     constexpr int kKeys = 10;
     constexpr int kThreads = 8;
-    std::vector<std::vector<std::optional<IdempotentRequest>>> answers(kThreads);
+    std::vector<std::vector<std::optional<MintRequest>>> answers(kThreads);
     on_threads(kThreads, [&](int t) {
         for (int i = 0; i < kKeys; ++i) {
-            answers[static_cast<std::size_t>(t)].push_back(f.store->claim_idempotency_key(
-                idempotent_request("actor", "POST /abci/x", "key-" + std::to_string(i), "fp-" + std::to_string(t))));
+            answers[static_cast<std::size_t>(t)].push_back(f.store->begin_mint(
+                mint_request("actor", "POST /abci/x", "key-" + std::to_string(i), "fp-" + std::to_string(t))));
         }
     });
     for (int i = 0; i < kKeys; ++i) {

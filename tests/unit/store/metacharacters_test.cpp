@@ -40,8 +40,10 @@ TEST_CASE("store: SQL metacharacters are stored and found byte for byte, and mat
     s.link_wallet(decoy.id, "x");
     s.link_identity(decoy.id, "x", "x");
     s.put_ticket("x", "x", "decoy", millis_from_now(1h));
-    s.journal_add({JournalEntry{"x", "x", "x", 1, "decoy", "x", "", 0, {}, {}}});
-    CHECK_FALSE(s.claim_idempotency_key(idempotent_request("x", "x", "x", "decoy")));
+    s.journal_add({JournalEntry{"x", "x", "x", 1, "decoy", "x", "", 0, {}, {}, {}}});
+    auto decoy_mint = mint_request("x", "x", "x", "decoy");
+    decoy_mint.id = "x";
+    CHECK_FALSE(s.begin_mint(decoy_mint));
     const TimePoint expiry = millis_from_now(1h);
 
     std::vector<User> users;
@@ -122,7 +124,7 @@ TEST_CASE("store: SQL metacharacters are stored and found byte for byte, and mat
         CHECK(entity->metadata == v);
         CHECK(entity->tx_hash == v);
 
-        s.journal_add({JournalEntry{v, v, v, 1, v, v, "", 0, {}, {}}});
+        s.journal_add({JournalEntry{v, v, v, 1, v, v, "", 0, {}, {}, {}}});
         s.journal_settle({{v, v, 2}});
         const auto sent = s.journal_find(v);
         REQUIRE(sent);
@@ -131,14 +133,16 @@ TEST_CASE("store: SQL metacharacters are stored and found byte for byte, and mat
         CHECK(sent->purpose == v);
         CHECK(sent->status == v);
 
-        CHECK_FALSE(s.claim_idempotency_key(idempotent_request(v, v, v, v)));
-        s.attach_idempotency_journal(v, v, v, v);
-        s.complete_idempotency_key(v, v, v, 200, v);
-        const auto replay = s.claim_idempotency_key(idempotent_request(v, v, v, "other"));
+        auto mint = mint_request(v, v, v, v);
+        mint.id = v;
+        CHECK_FALSE(s.begin_mint(mint));
+        s.journal_add({JournalEntry{v + "-tx", v, v, 1, v, v, "", 0, {}, {}, {v}}});
+        s.finish_mint(v, "done", v);
+        const auto replay = s.begin_mint(mint_request(v, v, v, "other"));
         REQUIRE(replay);
         CHECK(replay->fingerprint == v);
-        CHECK(replay->response == v);
-        CHECK(replay->journal_hash == v);
+        CHECK(replay->answer == v);
+        CHECK(s.mint_transactions(v).at(0).hash == v + "-tx");
 
         const Certificate c = s.create_certificate(NewCertificate{u.id, v, v, v, v, v, v});
         s.set_certificate_minted(c.id, 1, v, 1, v);
@@ -164,7 +168,7 @@ TEST_CASE("store: SQL metacharacters are stored and found byte for byte, and mat
     CHECK(s.take_ticket("x", "x", millis_from_now(0ms)) == "decoy");
     CHECK(s.journal_find("x")->raw == "decoy");
     CHECK(s.journal_find("x")->status == "pending");
-    CHECK(s.claim_idempotency_key(idempotent_request("x", "x", "x", "x"))->fingerprint == "decoy");
+    CHECK(s.begin_mint(mint_request("x", "x", "x", "x"))->fingerprint == "decoy");
     CHECK_FALSE(s.find_user_by_email("%%"));
     CHECK_FALSE(s.find_user_by_email("a_b_c"));
     CHECK(s.count_users() == kAwkwardTexts.size() + 1);

@@ -136,7 +136,39 @@ TEST_CASE("store: a database at schema version 1 upgrades to the latest, keeping
     CHECK(store->transition_role_request("r1", "pending", "approved", "u1"));
     store->set_role_request_minted("r1", "0xaa", 3);
     CHECK(store->find_role_request("r1")->status == "minted");
-    CHECK_FALSE(store->claim_idempotency_key(idempotent_request("u1", "POST /x", "k", "fp")));
+    CHECK_FALSE(store->begin_mint(mint_request("u1", "POST /x", "k", "fp")));
     CHECK(store->create_certificate(NewCertificate{"u1", "31337", "0x11", "0x11", "t", "d", "c"}).status ==
           "pending");
+}
+
+TEST_CASE("store: idempotency keys of schema version 3 become mints, with their answers and transactions", "[store]") {
+    test::TempDir dir;
+    const std::string path = dir / "abci.db";
+    {
+        // What an abcictl before mint records left: a key answered, and one
+        // whose transaction was journaled when it stopped.
+        SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+        for (std::size_t i = 0; i < 3; ++i) db.exec(sqlite::migrations()[i]);
+        db.exec("PRAGMA user_version = 3");
+        db.exec("INSERT INTO idempotency_keys (actor, route, key, fingerprint, state, status, response, journal_hash, "
+                "created_at) VALUES ('u1', 'POST /x', 'done-key', 'fp1', 'done', 200, '{\"success\":true}', '0xaa', 1000)");
+        db.exec("INSERT INTO idempotency_keys (actor, route, key, fingerprint, state, status, response, journal_hash, "
+                "created_at) VALUES ('u1', 'POST /x', 'sent-key', 'fp2', 'pending', 0, '', '0xbb', 2000)");
+        db.exec("INSERT INTO tx_journal (hash, blockchain_id, sender, nonce, raw, purpose, status, block_number, "
+                "created_at, updated_at) VALUES ('0xbb', 'c', '0x11', 5, '0x02', '{}', 'pending', 0, 2000, 2000)");
+    }
+    auto store = open_sqlite_store(path);
+    const auto done = store->find_mint_by_key("u1", "POST /x", "done-key");
+    REQUIRE(done);
+    CHECK(done->state == "done");
+    CHECK(done->answer == R"({"success":true})");
+    CHECK(done->fingerprint == "fp1");
+    const auto sent = store->find_mint_by_key("u1", "POST /x", "sent-key");
+    REQUIRE(sent);
+    CHECK(sent->state == "pending");
+    REQUIRE(store->mint_transactions(sent->id).size() == 1);
+    CHECK(store->mint_transactions(sent->id)[0].nonce == 5);
+    CHECK(store->pending_mints().size() == 1);
+    // The keys still guard their mints.
+    CHECK(store->begin_mint(mint_request("u1", "POST /x", "sent-key", "fp2"))->id == sent->id);
 }

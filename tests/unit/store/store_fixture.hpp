@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/crypto/encoding.hpp"
 #include "core/store/store.hpp"
 #include "support/cli_runner.hpp"
 
@@ -28,10 +29,17 @@ inline User add_user(Store& store, const std::string& email, const std::string& 
     return store.create_user(NewUser{email, role, false});
 }
 
-/// A new request for claim_idempotency_key (the store fills in the rest).
-inline IdempotentRequest idempotent_request(const std::string& actor, const std::string& route,
-                                            const std::string& key, const std::string& fingerprint) {
-    return IdempotentRequest{actor, route, key, fingerprint, "", 0, "", "", {}};
+/// A new mint for begin_mint, with a fresh id ("" key: none).
+inline MintRequest mint_request(const std::string& actor, const std::string& route, const std::string& key,
+                                const std::string& fingerprint) {
+    MintRequest mint;
+    mint.id = crypto::random_uuid();
+    mint.actor = actor;
+    mint.route = route;
+    mint.blockchain_id = "chain";
+    mint.idempotency_key = key;
+    mint.fingerprint = fingerprint;
+    return mint;
 }
 
 /// Runs `work(t)` on `threads` threads at once; the first exception any of

@@ -1,0 +1,33 @@
+#pragma once
+// The life of one journaled transaction (docs/decisions.md, "One state machine
+// for journaled transactions"). The TxSender is the only writer of these
+// states, for what it sends live and for what reconciliation hands back to it
+// at start (TxSender::adopt), so both follow the same rules:
+//
+//   pending ──► mined | reverted      a receipt with the chain's confirmations
+//      │
+//      ├──────► replaced              another version with its nonce (fee bump, filler) was mined
+//      ├──────► dropped               proven: the nonce is consumed on chain and none of
+//      │                              the versions journaled for it has a receipt
+//      ├──────► refused               the node refused it outright and its nonce was
+//      │                              given back: it was never accepted, and is never sent again
+//      └──────► abandoned             given up by the operator (`abcictl admin journal abandon`)
+//
+// A node's answer alone ("nonce too low", "already known", no such
+// transaction) never settles anything: it only means "look again".
+
+#include <optional>
+#include <string_view>
+
+namespace abci::chain {
+
+enum class TxStatus { pending, mined, reverted, replaced, dropped, refused, abandoned };
+
+/// The journal's name of a status, e.g. "replaced".
+[[nodiscard]] const char* to_string(TxStatus status) noexcept;
+/// The status of a journal name; nothing for an unknown one.
+[[nodiscard]] std::optional<TxStatus> parse_tx_status(std::string_view name) noexcept;
+/// Only pending leaves; every other status is final.
+[[nodiscard]] constexpr bool is_final(TxStatus status) noexcept { return status != TxStatus::pending; }
+
+}  // namespace abci::chain
