@@ -34,8 +34,8 @@ test-asan: build-asan
 # The whole suite: once as built for release, once under ASan+UBSan.
 test: test-fast test-asan
 
-# The chaos suite at full size (tests/chaos/figures.hpp: 20 kill -9 runs and
-# 7,800 mints in bursts of 300, every JSON-RPC fault kind, anvil restarts),
+# The chaos suite at full size (tests/chaos/figures.cpp: 20 kill -9 runs and
+# 8,400 mints in bursts of 300, every JSON-RPC fault kind, anvil restarts),
 # on the release build; prints the table of figures. ABCI_CHAOS_SEED replays a run.
 chaos: setup
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null

@@ -90,7 +90,9 @@ void judge(ChainServer& chain, const ChainMark& start, const Http& http, const s
         ++figures.answered;
         figures.worst_answer_s =
             std::max(figures.worst_answer_s, std::chrono::duration<double>(settled[i].took).count());
-        const auto hash = answer.json["data"].value("transactionHash", "");
+        const auto hash = answer.json.is_object()
+                              ? answer.json.value(json::json_pointer("/data/transactionHash"), std::string{})
+                              : std::string{};
         named.insert(hash);
         if (const auto it = to_token.find(hash); it == to_token.end() || it->second != "0x1") {
             ++figures.wrong;
