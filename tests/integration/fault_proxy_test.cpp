@@ -3,6 +3,7 @@
 // signed transfer's nonce on the node tells), the counters, seeded
 // repeatability, pass-through and a node moved to another port.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "support/anvil.hpp"
@@ -97,7 +98,7 @@ TEST_CASE("fault proxy: forwards single and batched calls, and injects each kind
     CHECK_THROWS_AS(proxy.set_rate(Fault::hang, 0.5), std::invalid_argument);  // would add up to 1.5
 }
 
-TEST_CASE("fault proxy: the same seed and rates give the same faults; a new node port is followed", "[fault_proxy]") {
+TEST_CASE("fault proxy: the same seed and rates give the same faults, and a new node port is followed", "[fault_proxy]") {
     Anvil anvil;
     Anvil other(Anvil::Options{.chain_id = 4242});
     const auto statuses = [&](std::uint64_t seed) {
