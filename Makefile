@@ -7,7 +7,7 @@ JOBS ?= $(shell nproc)
 # Most tests wait on anvil's blocks and on child processes, not on a core.
 TEST_JOBS ?= $(shell echo $$(( $(JOBS) + 1 )))
 
-.PHONY: setup build build-asan run test test-fast test-asan bench clean
+.PHONY: setup build build-asan run test test-fast test-asan chaos bench clean
 
 setup:
 	@scripts/setup
@@ -33,6 +33,14 @@ test-asan: build-asan
 
 # The whole suite: once as built for release, once under ASan+UBSan.
 test: test-fast test-asan
+
+# The chaos suite at full size (tests/chaos/figures.cpp: 20 kill -9 runs and
+# 8,400 mints in bursts of 300, every JSON-RPC fault kind, anvil restarts),
+# on the release build; prints the table of figures. ABCI_CHAOS_SEED replays a run.
+chaos: setup
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) --target abcictl chaos_tests
+	@ABCI_CHAOS_SCALE=full $(BUILD)/tests/chaos_tests
 
 # Builds its own Release tree (build-bench) and prints the table of ratios.
 bench:

@@ -37,9 +37,11 @@ std::string deploy_token(const Anvil& anvil) {
     return chain::TokenContract::deploy(sender, sender.address(), "ipfs://").token.address().checksummed();
 }
 
-std::string server_config(const ChainServer::Options& options, const Anvil& anvil, const std::string& contract) {
+// `node_url`: where the server reaches the devnet's node (anvil, or a proxy in front of it).
+std::string server_config(const ChainServer::Options& options, const Anvil& anvil, const std::string& node_url,
+                          const std::string& contract) {
     return fmt::format("[rate_limit]\nabci = \"{}\"\n[signer]\nanvilKey = true\n", options.abci_rate_limit) +
-           chain_entry(ChainServer::blockchain_id, ChainServer::blockchain_name, anvil.url(), contract, "testnet") +
+           chain_entry(ChainServer::blockchain_id, ChainServer::blockchain_name, node_url, contract, "testnet") +
            options.devnet_keys +
            std::regex_replace(options.extra_config, std::regex(R"(\{anvil\})"), anvil.url());
 }
@@ -80,7 +82,14 @@ bool is_address(const nlohmann::json& value) {
 ChainServer::ChainServer(Options options)
     : anvil_(options.anvil),
       contract_(deploy_token(anvil_)),
-      server_(Server::Options{server_config(options, anvil_, contract_), 0, options.env}) {}
+      proxy_(options.fault_proxy ? std::make_unique<FaultProxy>(anvil_.port(), *options.fault_proxy) : nullptr),
+      server_(Server::Options{server_config(options, anvil_, proxy_ ? proxy_->url() : anvil_.url(), contract_), 0,
+                              options.env}) {}
+
+FaultProxy& ChainServer::proxy() {
+    REQUIRE(proxy_);
+    return *proxy_;
+}
 
 std::string ChainServer::signer() { return Anvil::dev_accounts()[0].address; }
 

@@ -6,12 +6,15 @@
 // value formats (§2 conventions) and cast as the chain-side oracle.
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "support/anvil.hpp"
+#include "support/fault_proxy.hpp"
 #include "support/serve.hpp"
 
 namespace abci::test {
@@ -41,6 +44,10 @@ public:
         /// `[rate_limit] abci`; "0" switches the limit off.
         std::string abci_rate_limit = "0";
         Env env{};
+        /// A FaultProxy with these options between the server and anvil (the
+        /// devnet's rpcUrl names the proxy; every rate starts at 0). The token
+        /// is deployed straight to anvil either way.
+        std::optional<FaultProxy::Options> fault_proxy{};
     };
 
     /// Starts anvil, deploys the token and starts the server; fails the test
@@ -51,6 +58,8 @@ public:
     [[nodiscard]] Anvil& anvil() noexcept { return anvil_; }
     [[nodiscard]] Server& server() noexcept { return server_; }
     [[nodiscard]] Http http() const { return server_.http(); }
+    /// The proxy of Options::fault_proxy; fails the test when there is none.
+    [[nodiscard]] FaultProxy& proxy();
     /// The deployed token's address, EIP-55 checksummed.
     [[nodiscard]] const std::string& contract() const noexcept { return contract_; }
     /// The signer's (anvil dev account 0) address, checksummed.
@@ -75,6 +84,7 @@ public:
 private:
     Anvil anvil_;
     std::string contract_;
+    std::unique_ptr<FaultProxy> proxy_;  // before server_: it must outlive the server's calls
     Server server_;
 };
 

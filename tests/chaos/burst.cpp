@@ -1,0 +1,88 @@
+#include "chaos/burst.hpp"
+
+#include <catch2/catch.hpp>
+#include <thread>
+
+namespace abci::test::chaos {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Kind {
+    const char* name;
+    std::uint64_t token_id;
+};
+constexpr Kind kEntities[] = {{"report", 1000}, {"verification", 1100}, {"valuation", 1200}, {"certificate", 1300}};
+constexpr Kind kRoles[] = {{"producer", 10000}, {"verifier", 10100}, {"valuator", 10200}, {"certifier", 10300}};
+
+// Worth another attempt with the same key: nothing heard, the first attempt
+// still running, or the server (or the node behind it) failing for now.
+bool unsettled(const HttpResponse& r) { return r.status == 0 || r.status == 409 || r.status >= 500; }
+
+Settled send_until_settled(const Http& http, const std::string& token, const Mint& mint,
+                           Clock::time_point deadline) {
+    Settled out;
+    const auto start = Clock::now();
+    for (;;) {
+        out.answer = http.post(mint.route, mint.body, token, mint.key);
+        ++out.attempts;
+        if (!unsettled(out.answer) || Clock::now() >= deadline) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+    out.took = Clock::now() - start;
+    return out;
+}
+
+}  // namespace
+
+std::vector<Mint> make_mints(ChainServer& chain, Random& random, const std::string& tag, std::size_t n) {
+    std::vector<Mint> mints;
+    std::string holders;  // `admin user import` lines for the role mints' wallets
+    for (std::size_t i = 0; i < n; ++i) {
+        Mint mint;
+        mint.recipient = random.address().checksummed();
+        mint.key = {{"Idempotency-Key", "chaos-" + tag + "-" + std::to_string(i)}};
+        if (i % 10 == 9) {
+            const auto& role = kRoles[random.below(std::size(kRoles))];
+            mint.route = "/abci/contracts/mint-role-token";
+            mint.body = role_mint_body(mint.recipient, role.name);
+            mint.token_id = role.token_id;
+            mint.amount = 1;
+            holders += nlohmann::json{{"email", "holder-" + tag + "-" + std::to_string(i) + "@example.org"},
+                                      {"role", "farmer"},
+                                      {"wallet", mint.recipient}}
+                           .dump() +
+                       "\n";
+        } else {
+            const auto& entity = kEntities[random.below(std::size(kEntities))];
+            mint.route = "/abci/contracts/mint-entity-token";
+            mint.amount = 1 + random.below(5);
+            mint.body = entity_mint_body(mint.recipient, entity.name, tag + "-" + std::to_string(i), mint.amount);
+            mint.token_id = entity.token_id;
+        }
+        mints.push_back(std::move(mint));
+    }
+    if (!holders.empty()) {
+        const auto r = chain.server().admin_cli({"admin", "user", "import", "-"}, holders);
+        INFO("admin user import: " << r.out << r.err);
+        REQUIRE(r.exit_code == 0);
+    }
+    return mints;
+}
+
+Burst::Burst(const Http& http, const std::string& token, std::vector<Mint> mints, std::chrono::seconds deadline)
+    : mints_(std::move(mints)) {
+    const auto until = Clock::now() + deadline;
+    for (const auto& mint : mints_)
+        running_.push_back(std::async(std::launch::async, [http, token, &mint, until] {
+            return send_until_settled(http, token, mint, until);
+        }));
+}
+
+std::vector<Settled> Burst::wait() {
+    std::vector<Settled> out;
+    for (auto& f : running_) out.push_back(f.get());
+    return out;
+}
+
+}  // namespace abci::test::chaos

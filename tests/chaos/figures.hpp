@@ -1,0 +1,50 @@
+#pragma once
+// The chaos suite's size (from the environment) and its figures: one row per
+// scenario run, printed as it is recorded and again as a table with totals
+// when the test run ends (what `make chaos` shows).
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "support/fault_proxy.hpp"
+
+namespace abci::test::chaos {
+
+/// How much each scenario does. The reduced size (the default) keeps the
+/// suite within `make test`'s budget, twice (release and ASan);
+/// ABCI_CHAOS_SCALE=full is `make chaos`. ABCI_CHAOS_RUNS (kill -9 runs) and
+/// ABCI_CHAOS_MINTS (mints per burst) override either.
+struct Scale {
+    unsigned kill_runs;
+    unsigned fault_runs;
+    unsigned node_restart_runs;
+    std::size_t mints_per_burst;
+};
+[[nodiscard]] const Scale& scale();
+
+/// The seed of a scenario's first run (each further run adds 1):
+/// ABCI_CHAOS_SEED when set, else a fresh one each time the suite runs, so
+/// that repeated runs reach different points; printed, to replay a failure.
+[[nodiscard]] std::uint64_t base_seed();
+
+struct Figures {
+    std::string scenario;
+    std::uint64_t seed = 0;
+    unsigned kills = 0;          // kill -9 of serve
+    unsigned node_restarts = 0;  // anvil stopped and started with its state
+    std::array<std::uint64_t, kFaultKinds> faults{};  // injected by the FaultProxy, by kind
+    std::size_t mints = 0;
+    std::size_t answered = 0;    // settled with a 200
+    std::size_t duplicates = 0;  // mints beyond the one asked for, by the recipients' balances on chain
+    std::size_t lost = 0;        // recipients holding less than asked for
+    std::size_t stray = 0;       // the signer's transactions to the token that no 200 answer names
+    // 200 answers naming no successful transaction of the signer, and repeats answered otherwise than first
+    std::size_t wrong = 0;
+    double worst_answer_s = 0;   // from a mint's first attempt to its 200
+};
+
+/// Prints `row` and keeps it for the table printed at the end of the run.
+void record(const Figures& row);
+
+}  // namespace abci::test::chaos
