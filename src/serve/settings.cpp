@@ -170,7 +170,8 @@ void apply_idp(const Table& idp, Settings& settings) {
 
 service::NetworkConfig parse_chain(const Table& entry) {
     entry.only({"id", "name", "chainId", "network", "rpcUrls", "rpcUrl", "contractAddress", "blockExplorer", "status",
-                "confirmations", "headMaxAgeMs", "nativeCurrency"});
+                "confirmations", "headMaxAgeMs", "rpcTimeoutMs", "receiptTimeoutMs", "maxFeePerGasGwei",
+                "minSignerBalanceGwei", "nativeCurrency"});
     service::NetworkConfig chain;
     entry.get("id", chain.id);
     entry.get("name", chain.name);
@@ -194,6 +195,14 @@ service::NetworkConfig parse_chain(const Table& entry) {
     std::int64_t head_max_age_ms = chain.head_max_age.count();
     entry.get_int("headMaxAgeMs", head_max_age_ms, 0, 60000);
     chain.head_max_age = std::chrono::milliseconds(head_max_age_ms);
+    std::int64_t rpc_timeout_ms = chain.rpc_timeout.count();
+    entry.get_int("rpcTimeoutMs", rpc_timeout_ms, 100, 600000);
+    chain.rpc_timeout = std::chrono::milliseconds(rpc_timeout_ms);
+    std::int64_t receipt_timeout_ms = chain.receipt_timeout.count();
+    entry.get_int("receiptTimeoutMs", receipt_timeout_ms, 1000, 3600000);
+    chain.receipt_timeout = std::chrono::milliseconds(receipt_timeout_ms);
+    entry.get_int("maxFeePerGasGwei", chain.max_fee_per_gas_gwei, 0, 100'000'000);
+    entry.get_int("minSignerBalanceGwei", chain.min_signer_balance_gwei, 0, std::numeric_limits<std::int64_t>::max());
 
     const auto currency = entry.sub("nativeCurrency");
     currency.only({"name", "symbol", "decimals"});

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "support/anvil.hpp"
 #include "support/cli_runner.hpp"
 #include "support/tools.hpp"
@@ -81,4 +83,27 @@ TEST_CASE("admin contract deploy refuses a wrong password, chain id or dead node
 
     r = test::run_abcictl({"admin", "contract", "deploy", "--keystore", k.keystore}, {}, k.home.env());
     CHECK(r.exit_code == 2);
+}
+
+// Issue 12, defect 6: an unfunded deployer made the sender recurse until the
+// stack was gone (exit 139). Now: one line naming the deployer, its balance
+// and what the deployment needs, the documented exit code, and nothing left
+// in flight (the deployer's nonce unused).
+TEST_CASE("admin contract deploy from an unfunded deployer fails in one line naming its balance", "[cli][deploy][anvil]") {
+    test::Anvil anvil;
+    DeployerKeystore k;
+    const auto deployer = test::Anvil::dev_accounts()[0].address;
+    (void)test::cast({"rpc", "anvil_setBalance", deployer, "0x0", "--rpc-url", anvil.url()});
+    auto r = test::run_abcictl({"admin", "contract", "deploy", "--rpc-url", anvil.url(), "--keystore", k.keystore,
+                                "--password-file", k.password_file},
+                               {}, k.home.env());
+    INFO(r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(r.out.empty());
+    // The progress line, then one line of error.
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 2);
+    CHECK(r.err.substr(r.err.find('\n') + 1).rfind("abcictl: the signer ", 0) == 0);
+    CHECK(r.err.find(deployer) != std::string::npos);
+    CHECK(r.err.find("has 0 wei but this transaction needs up to") != std::string::npos);
+    CHECK(test::cast({"nonce", deployer, "--rpc-url", anvil.url()}) == "0");
 }

@@ -145,7 +145,8 @@ TEST_CASE("abci health: healthy, 503 degraded within 3 s once the node stops, he
     ChainServer chain(options);
     const auto http = chain.http();
     const auto key = chain.server().create_api_key("monitor", {"abci:health"});
-    const std::vector<std::string> checks{"network:devnet", "contract:devnet", "contentStorage", "database"};
+    const std::vector<std::string> checks{"network:devnet", "contract:devnet", "signer:devnet", "contentStorage",
+                                          "database"};
 
     const auto require_health = [&](const HttpResponse& r, bool healthy) {
         INFO(r.status << " " << r.body);
@@ -158,7 +159,7 @@ TEST_CASE("abci health: healthy, 503 degraded within 3 s once the node stops, he
             INFO(name);
             const auto& check = r.json["checks"][name];
             REQUIRE(check["healthy"].is_boolean());
-            // The node's two checks follow it; content storage and the database do not.
+            // The node's checks follow it; content storage and the database do not.
             CHECK(check["healthy"] == (healthy || name == "contentStorage" || name == "database"));
         }
     };
@@ -170,6 +171,8 @@ TEST_CASE("abci health: healthy, 503 degraded within 3 s once the node stops, he
     CHECK(network["latestBlock"].is_number_integer());
     CHECK(up.json["checks"]["contract:devnet"]["version"] == "1.0.0");
     CHECK(up.json["checks"]["contract:devnet"]["address"] == chain.contract());
+    CHECK(up.json["checks"]["signer:devnet"]["address"] == ChainServer::signer());
+    CHECK(is_decimal_string(up.json["checks"]["signer:devnet"]["balance"]));
 
     chain.anvil().stop();
     const auto [down, took] = timed_get(http, "/abci/health", key);

@@ -77,10 +77,13 @@ const std::array<DevAccount, 10>& Anvil::dev_accounts() {
 }
 
 Anvil::Anvil(Options options) : options_(std::move(options)), dir_(make_temp_dir()), log_path_(dir_ + "/anvil.log") {
-    // The port is free when picked but may be taken before anvil binds it.
+    // The port is free when picked but may be taken before anvil binds it;
+    // a node that died of anything else is not launched again (that would
+    // hide an intermittent crash).
     for (int tries = 0; tries < 3; ++tries) {
         port_ = os::free_loopback_port();
         if (launch()) return;
+        if (log_tail().find("in use") == std::string::npos) break;
     }
     throw Error(ErrorKind::unavailable, "anvil did not start; log " + log_path_ + ":\n" + log_tail());
 }

@@ -69,7 +69,7 @@ public:
     [[nodiscard]] std::string log_tail(std::size_t lines = 40) const;
 
 private:
-    // One attempt to launch on port_; false when the node exited (port taken).
+    // One attempt to launch on port_; false when the node exited or did not answer in time.
     [[nodiscard]] bool launch();
 
     Options options_;

@@ -132,6 +132,20 @@ void ChainServer::kill_server() {
     CHECK(server_.stop() == 128 + SIGKILL);  // reaps it
 }
 
+std::string ChainServer::node_rpc(const std::string& method, const std::vector<std::string>& params) const {
+    std::vector<std::string> args{"rpc", method};
+    args.insert(args.end(), params.begin(), params.end());
+    args.insert(args.end(), {"--rpc-url", anvil_.url()});
+    return cast(args);
+}
+
+void ChainServer::reset_chain() {
+    (void)node_rpc("anvil_reset");
+    (void)node_rpc("evm_setAutomine", {"true"});  // as a freshly started anvil mines
+    REQUIRE(nonce(signer()) == 0);
+    REQUIRE(deploy_token(anvil_) == contract_);  // the deployer's nonce 0 again: the same address
+}
+
 std::string chain_entry(const std::string& id, const std::string& name, const std::string& rpc_url,
                         const std::string& contract, const std::string& status) {
     return fmt::format(R"(

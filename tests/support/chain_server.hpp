@@ -81,6 +81,13 @@ public:
     /// SIGKILL to the server, as a crash: nothing of it runs on. restart() brings it back.
     void kill_server();
 
+    /// `cast rpc <method> <params…>` straight to anvil (evm_mine, anvil_setBalance…); its output.
+    std::string node_rpc(const std::string& method, const std::vector<std::string>& params = {}) const;
+    /// A devnet restarted without its state: anvil back at genesis
+    /// (anvil_reset, mining each transaction at once) and the token deployed
+    /// again, at the same address.
+    void reset_chain();
+
 private:
     Anvil anvil_;
     std::string contract_;

@@ -41,6 +41,17 @@ struct NetworkConfig {
     /// How old a head observation a balance read may rely on (headMaxAgeMs);
     /// the answer's lastSynced tells the client how current it is.
     std::chrono::milliseconds head_max_age{250};
+    /// Deadline of one JSON-RPC call to the node, retries included (rpcTimeoutMs).
+    std::chrono::milliseconds rpc_timeout{30'000};
+    /// How long a mint request waits for its receipt (receiptTimeoutMs); the
+    /// transaction stays tracked after that and its outcome is recorded when known.
+    std::chrono::milliseconds receipt_timeout{120'000};
+    /// The most a fee bump may offer per gas, in gwei (maxFeePerGasGwei); 0:
+    /// four times what the transaction was first signed with.
+    std::uint64_t max_fee_per_gas_gwei = 0;
+    /// Health reports the signer degraded below this balance, in gwei
+    /// (minSignerBalanceGwei); 0: enough for 100 mints at the current fee.
+    std::uint64_t min_signer_balance_gwei = 0;
     /// Set: concurrent mints on this network are folded into mintMany
     /// transactions (the server's [mint_batching]); unset: one transaction per mint.
     std::optional<chain::BatchOptions> mint_batching;

@@ -77,6 +77,8 @@ chain::ChainSettings chain_settings(const NetworkConfig& config, bool probe) {
     settings.rpc_urls = config.rpc_urls;
     settings.confirmations = config.confirmations;
     settings.head_max_age = config.head_max_age;
+    settings.rpc.call_timeout = config.rpc_timeout;
+    settings.rpc.attempt_timeout = std::min(settings.rpc.attempt_timeout, config.rpc_timeout);
     if (probe) {
         settings.rpc.call_timeout = std::chrono::milliseconds(1000);
         settings.rpc.attempt_timeout = std::chrono::milliseconds(1000);
@@ -117,6 +119,8 @@ Network::Network(NetworkConfig config, const eth::PrivateKey* key, store::Store&
         journal_ = std::make_unique<StoreJournal>(store, config_.id, key->address().lower());
         chain::SenderOptions options;
         options.journal = journal_.get();
+        options.receipt_timeout = config_.receipt_timeout;
+        options.max_fee_per_gas = eth::U256(config_.max_fee_per_gas_gwei) * eth::U256(1'000'000'000);
         sender_ = std::make_unique<chain::TxSender>(*client_, eth::PrivateKey::from_bytes(key->secret_bytes()),
                                                     options);
         if (contract_ && config_.mint_batching)

@@ -463,6 +463,43 @@ json AbciService::user_balance(const std::optional<std::string>& user_address,
 
 namespace {
 
+// About what one role or entity mint costs in gas (DESIGN.md §8: 57k), rounded up.
+constexpr std::uint64_t kMintGas = 60'000;
+constexpr std::uint64_t kMintsInReserve = 100;
+
+// The signer of one network: funded for kMintsInReserve mints at the current
+// fee (or the configured floor), and no transaction stuck at the fee cap.
+std::pair<std::string, json> signer_check(Network& network) {
+    const auto& c = network.config();
+    auto& sender = network.sender();
+    json check = {{"healthy", false}, {"address", sender.address().checksummed()}};
+    json stuck = json::array();
+    for (const auto& tx : sender.stuck())
+        stuck.push_back({{"nonce", tx.nonce}, {"hash", eth::to_hex(tx.hash)}, {"ageSeconds", tx.age.count()}});
+    try {
+        const auto balance = network.probe().balance(sender.address());
+        const eth::U256 floor = c.min_signer_balance_gwei != 0
+                                    ? eth::U256(c.min_signer_balance_gwei) * eth::U256(1'000'000'000)
+                                    : eth::U256(kMintGas * kMintsInReserve) *
+                                          network.probe().fee_tiers().expected_price(chain::FeeTier::standard);
+        check["balance"] = balance.to_dec();
+        check["minimumBalance"] = floor.to_dec();
+        check["healthy"] = balance >= floor && stuck.empty();
+        if (balance < floor)
+            check["message"] = "the signer holds " + balance.to_dec() + " wei, less than the " + floor.to_dec() +
+                               " wei it needs for the next mints: fund it";
+    } catch (const Error& e) {
+        check["message"] = e.what();
+    }
+    if (!stuck.empty()) {
+        check["stuck"] = stuck;
+        check["message"] = std::to_string(stuck.size()) +
+                           " transaction(s) unmined at the fee cap (maxFeePerGasGwei): raise the cap or see "
+                           "`abcictl admin journal list`";
+    }
+    return {"signer:" + c.id, check};
+}
+
 json gas_prices(Network& network) {
     try {
         const auto tiers = network.probe().fee_tiers();
@@ -642,6 +679,11 @@ Answer AbciService::health() {
             }
             return {"contract:" + c.id, check};
         }));
+    }
+    for (const auto& n : registry_.networks()) {
+        if (!n->has_sender()) continue;
+        Network* network = n.get();
+        checks.push_back(std::async(std::launch::async, [network]() -> Check { return signer_check(*network); }));
     }
     checks.push_back(std::async(std::launch::async, [this]() -> Check {
         const auto result = content_.check();

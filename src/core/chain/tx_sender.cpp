@@ -149,7 +149,8 @@ std::future<Receipt> TxSender::submit(TxRequest request) {
     auto intent = std::make_shared<Intent>();
     intent->gas = request.gas_limit ? *request.gas_limit
                                     : chain_.estimate_gas({key_.address(), request.to, request.value, request.data});
-    intent->deadline = Clock::now() + request.timeout;
+    if (!request.timeout) request.timeout = options_.receipt_timeout;
+    intent->deadline = Clock::now() + *request.timeout;
     intent->request = std::move(request);
     auto future = intent->promise.get_future();
     {
@@ -694,7 +695,7 @@ void TxSender::maintain() {
         auto expire = [&](const std::shared_ptr<Intent>& intent, const eth::Hash32* hash) {
             if (!intent || intent->answered || now < intent->deadline) return;
             intent->answered = true;
-            const auto waited = seconds_text(intent->request.timeout);
+            const auto waited = seconds_text(intent->request.timeout.value_or(options_.receipt_timeout));
             if (hash)
                 intent->promise.set_exception(std::make_exception_ptr(
                     Error(ErrorKind::timeout, "transaction " + eth::to_hex(*hash) + " not mined within " + waited +

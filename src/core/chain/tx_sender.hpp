@@ -46,7 +46,8 @@ struct TxRequest {
     eth::Bytes data;
     std::optional<std::uint64_t> gas_limit;  // estimated with headroom when empty
     FeeTier tier = FeeTier::standard;
-    std::chrono::milliseconds timeout{120'000};  // until the receipt has its confirmations
+    /// Until the receipt has its confirmations; unset: SenderOptions::receipt_timeout.
+    std::optional<std::chrono::milliseconds> timeout;
     std::string purpose;  // journaled with the transaction: what it is for (opaque to the sender)
 };
 
@@ -90,6 +91,7 @@ struct SenderOptions {
     std::chrono::milliseconds maintenance_interval{500};  // deadlines, retries, stuck checks
     std::chrono::milliseconds rebroadcast_after{3'000};  // unmined this long: ask the node whether it knows it
     std::chrono::milliseconds replace_after{30'000};     // known but unmined this long: replace with higher fees
+    std::chrono::milliseconds receipt_timeout{120'000};  // a request's deadline unless it sets its own
     TxJournal* journal = nullptr;  // when set: every signed version is recorded here before broadcast; must outlive the sender
     /// Replacements never offer more per gas than this; 0: four times what
     /// the transaction was first signed with.

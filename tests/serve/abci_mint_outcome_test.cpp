@@ -1,0 +1,260 @@
+// A mint's outcome off the happy path (issue 12): a pre-flight that times out
+// frees its Idempotency-Key; a receipt timeout names the mint and its
+// transactions, and the mint is recorded when it lands, live; a devnet reset
+// does not leave mints waiting on nonces the chain never reaches; an unfunded
+// signer is refused in one line, and health says so.
+
+#include <future>
+#include <thread>
+
+#include "serve/expect.hpp"
+#include "support/chain_server.hpp"
+#include "support/random.hpp"
+#include "support/tools.hpp"
+
+namespace abci::test::abci_outcome_tests {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+constexpr const char* kRoute = "/abci/contracts/mint-entity-token";
+constexpr std::uint64_t kReport = 1000;
+
+Headers key_header(const std::string& key) { return {{"Idempotency-Key", key}}; }
+
+// Waits until `done` holds, for up to 30 s.
+template <class Done>
+bool eventually(Done done) {
+    for (const auto deadline = Clock::now() + 30s; Clock::now() < deadline; std::this_thread::sleep_for(100ms))
+        if (done()) return true;
+    return done();
+}
+
+// The body of a mint left unsettled: the mint's id and every hash signed for it.
+std::pair<std::string, std::vector<std::string>> unsettled_mint(const HttpResponse& r) {
+    INFO(r.status << " " << r.body);
+    REQUIRE(r.json.contains("mintId"));
+    REQUIRE(r.json.contains("transactionHashes"));
+    std::vector<std::string> hashes;
+    for (const auto& h : r.json["transactionHashes"]) {
+        CHECK(is_tx_hash(h));
+        hashes.push_back(h.get<std::string>());
+    }
+    return {r.json["mintId"].get<std::string>(), hashes};
+}
+
+// A devnet server with `devnet_keys` in its chain entry, its admin logged in.
+struct Devnet {
+    explicit Devnet(const std::string& devnet_keys, std::uint64_t seed, bool fault_proxy = false)
+        : chain(options(devnet_keys, fault_proxy)), http(chain.http()), admin(chain.server().login_admin()), random(seed) {}
+
+    static ChainServer::Options options(const std::string& devnet_keys, bool fault_proxy) {
+        ChainServer::Options o;
+        o.devnet_keys = devnet_keys;
+        if (fault_proxy) o.fault_proxy = FaultProxy::Options{};
+        return o;
+    }
+
+    ChainServer chain;
+    Http http;
+    Session admin;
+    Random random;
+};
+
+}  // namespace
+
+TEST_CASE("abci mint: a pre-flight that times out frees its Idempotency-Key, the retry mints once",
+          "[serve][abci][outcome]") {
+    Devnet d("rpcTimeoutMs = 1500\n", 12, true);
+    auto& [chain, http, admin, random] = d;
+    const auto to = random.address().checksummed();
+    const auto body = entity_mint_body(to, "report", "PREFLIGHT-1", 3);
+
+    chain.proxy().set_rate(Fault::hang, 1.0);
+    const auto timed_out = http.post(kRoute, body, admin.token, key_header("preflight-1"));
+    INFO(timed_out.body);
+    CHECK((timed_out.status == 504 || timed_out.status == 503));
+    // Nothing was signed, so nothing names a transaction.
+    CHECK_FALSE(timed_out.json.contains("transactionHashes"));
+
+    chain.proxy().set_rate(Fault::hang, 0.0);
+    const auto minted = http.post(kRoute, body, admin.token, key_header("preflight-1"));
+    (void)require_entity_minted(minted, body);
+    CHECK(http.post(kRoute, body, admin.token, key_header("preflight-1")).json == minted.json);
+    CHECK(chain.chain_balance(to, kReport) == "3");
+}
+
+TEST_CASE("abci mint: after a receipt timeout the outcome is learned live, by key and by mint id",
+          "[serve][abci][outcome]") {
+    Devnet d("receiptTimeoutMs = 1000\n", 13);
+    auto& [chain, http, admin, random] = d;
+    const auto keyed_to = random.address().checksummed();
+    const auto keyless_to = random.address().checksummed();
+    const auto keyed = entity_mint_body(keyed_to, "report", "LATE-1", 2);
+    const auto keyless = entity_mint_body(keyless_to, "report", "LATE-2", 5);
+
+    // Nothing is mined until the test says so.
+    (void)chain.node_rpc("evm_setAutomine", {"false"});
+    const auto first = http.post(kRoute, keyed, admin.token, key_header("late-1"));
+    REQUIRE(first.status == 504);
+    const auto [mint_id, hashes] = unsettled_mint(first);
+    REQUIRE(hashes.size() == 1);
+    const auto no_key = http.post(kRoute, keyless, admin.token);
+    REQUIRE(no_key.status == 504);
+    const auto keyless_id = unsettled_mint(no_key).first;
+    CHECK(keyless_id != mint_id);
+
+    // While unmined: 409 with the same mint and its hashes; the status says pending.
+    const auto repeat = http.post(kRoute, keyed, admin.token, key_header("late-1"));
+    CHECK(repeat.status == 409);
+    CHECK(unsettled_mint(repeat) == std::pair{mint_id, hashes});
+    const auto pending = http.get("/abci/contracts/mints/" + mint_id, admin.token);
+    REQUIRE(pending.status == 200);
+    CHECK(pending.json["data"]["state"] == "pending");
+    CHECK(pending.json["data"]["idempotencyKey"] == "late-1");
+    CHECK(pending.json["data"]["transactions"][0]["hash"] == hashes[0]);
+    CHECK(pending.json["data"]["result"].is_null());
+
+    // Mined: recorded without a restart; the key replays the answer the status gives.
+    (void)chain.node_rpc("evm_mine");
+    REQUIRE(eventually([&] {
+        return http.get("/abci/contracts/mints/" + mint_id, admin.token).json["data"]["state"] == "mined" &&
+               http.get("/abci/contracts/mints/" + keyless_id, admin.token).json["data"]["state"] == "mined";
+    }));
+    const auto status = http.get("/abci/contracts/mints/" + mint_id, admin.token);
+    const auto answer = http.post(kRoute, keyed, admin.token, key_header("late-1"));
+    (void)require_entity_minted(answer, keyed);
+    CHECK(answer.json["data"]["transactionHash"] == hashes[0]);
+    CHECK(status.json["data"]["result"] == answer.json);
+    CHECK(http.get("/abci/contracts/mints?idempotencyKey=late-1", admin.token).json["data"]["mintId"] == mint_id);
+    const auto keyless_result = http.get("/abci/contracts/mints/" + keyless_id, admin.token).json["data"]["result"];
+    CHECK(keyless_result["success"] == true);
+    CHECK(keyless_result["data"]["amount"] == 5);
+    CHECK(keyless_result["metadata"]["entityId"] == "LATE-2");
+
+    // The bookkeeping of both mints happened when they landed.
+    const auto balances = http.get("/abci/tokens/user-balance?blockchainId=devnet&userAddress=" + keyed_to, admin.token);
+    REQUIRE(balances.status == 200);
+    CHECK(balances.json["data"]["balances"][0]["balance"] == "2");
+    const auto entity = http.get("/abci/tokens/metadata/1000?blockchainId=devnet&entityId=LATE-2", admin.token);
+    CHECK(entity.status == 200);
+    CHECK(chain.chain_balance(keyed_to, kReport) == "2");
+    CHECK(chain.chain_balance(keyless_to, kReport) == "5");
+
+    // Another caller does not see the mint; an unknown id is 404.
+    CHECK(http.get("/abci/contracts/mints/not-a-mint", admin.token).status == 404);
+}
+
+TEST_CASE("abci mint: a devnet reset without its state: the next mint starts from the chain's nonce",
+          "[serve][abci][outcome]") {
+    Devnet d("", 14);
+    auto& [chain, http, admin, random] = d;
+    for (int i = 0; i < 3; ++i) {
+        const auto before = entity_mint_body(random.address().checksummed(), "report", "BEFORE-" + std::to_string(i));
+        (void)require_entity_minted(http.post(kRoute, before, admin.token), before);
+    }
+    REQUIRE(chain.nonce(ChainServer::signer()) >= 4);
+
+    chain.reset_chain();
+    const auto to = random.address().checksummed();
+    const auto body = entity_mint_body(to, "report", "AFTER-RESET");
+    const auto minted = http.post(kRoute, body, admin.token);
+    (void)require_entity_minted(minted, body);
+    CHECK(chain.receipt(minted.json["data"]["transactionHash"].get<std::string>())["status"] == "0x1");
+    CHECK(chain.chain_balance(to, kReport) == "1");
+    CHECK(chain.nonce(ChainServer::signer()) == 2);  // the deployment, then this mint
+    CHECK(chain.server().log().find("the chain has fewer transactions of the signer") != std::string::npos);
+}
+
+TEST_CASE("abci mint: a devnet reset under a pending mint: it is cancelled by a filler, its key freed, the retry mints once",
+          "[serve][abci][outcome]") {
+    Devnet d("receiptTimeoutMs = 1000\n", 16);
+    auto& [chain, http, admin, random] = d;
+    for (int i = 0; i < 2; ++i) {
+        const auto before = entity_mint_body(random.address().checksummed(), "report", "EARLIER-" + std::to_string(i));
+        (void)require_entity_minted(http.post(kRoute, before, admin.token), before);
+    }
+    const auto to = random.address().checksummed();
+    const auto body = entity_mint_body(to, "report", "CAUGHT-IN-RESET", 4);
+    (void)chain.node_rpc("evm_setAutomine", {"false"});
+    const auto first = http.post(kRoute, body, admin.token, key_header("reset-1"));
+    REQUIRE(first.status == 504);
+    const auto mint_id = unsettled_mint(first).first;
+
+    chain.reset_chain();
+    // The server sees the chain behind its transaction, replaces it and fills the gap below it.
+    REQUIRE(eventually([&] {
+        return http.get("/abci/contracts/mints/" + mint_id, admin.token).json["data"]["state"] == "failed";
+    }));
+    CHECK(chain.server().log().find("the chain was reset or lost blocks") != std::string::npos);
+    CHECK(chain.chain_balance(to, kReport) == "0");
+
+    const auto retried = http.post(kRoute, body, admin.token, key_header("reset-1"));
+    (void)require_entity_minted(retried, body);
+    CHECK(chain.chain_balance(to, kReport) == "4");
+    CHECK(chain.nonce(ChainServer::signer(), true) == chain.nonce(ChainServer::signer()));  // nothing left queued
+}
+
+TEST_CASE("abci mint: a reorg that removes a mint before it is final: sent again, answered with the block it lands in",
+          "[serve][abci][outcome]") {
+    Devnet d("confirmations = 3\n", 17);
+    auto& [chain, http, admin, random] = d;
+    const auto to = random.address().checksummed();
+    const auto body = entity_mint_body(to, "report", "REORGED-1", 6);
+
+    (void)chain.node_rpc("evm_setAutomine", {"false"});
+    auto answer = std::async(std::launch::async, [&] { return http.post(kRoute, body, admin.token, key_header("reorg-1")); });
+    REQUIRE(eventually([&] { return chain.nonce(ChainServer::signer(), true) > chain.nonce(ChainServer::signer()); }));
+    (void)chain.node_rpc("evm_mine");
+    const auto first_block = std::stoull(cast({"block-number", "--rpc-url", chain.anvil().url()}));
+    // anvil_rollback drops the block and its transactions: the node forgets the mint.
+    (void)chain.node_rpc("anvil_rollback", {"1"});
+    CHECK(chain.nonce(ChainServer::signer(), true) == chain.nonce(ChainServer::signer()));
+    // Blocks keep coming; the server notices the mint is gone and sends it again.
+    for (const auto deadline = Clock::now() + 40s;
+         answer.wait_for(500ms) != std::future_status::ready && Clock::now() < deadline;)
+        (void)chain.node_rpc("evm_mine");
+    REQUIRE(answer.wait_for(0s) == std::future_status::ready);
+    const auto r = answer.get();
+    (void)require_entity_minted(r, body);
+    const auto hash = r.json["data"]["transactionHash"].get<std::string>();
+    const auto receipt = chain.receipt(hash);
+    CHECK(receipt["status"] == "0x1");
+    CHECK(std::to_string(r.json["data"]["blockNumber"].get<std::uint64_t>()) == quantity_to_decimal(receipt["blockNumber"]));
+    CHECK(r.json["data"]["blockNumber"].get<std::uint64_t>() >= first_block);
+    CHECK(r.json["data"]["confirmations"].get<std::uint64_t>() >= 3);
+    CHECK(chain.chain_balance(to, kReport) == "6");
+}
+
+TEST_CASE("abci mint: an unfunded signer is refused in one line, health names it, funds bring it back",
+          "[serve][abci][outcome]") {
+    Devnet d("", 15);
+    auto& [chain, http, admin, random] = d;
+    (void)chain.node_rpc("anvil_setBalance", {ChainServer::signer(), "0x0"});
+
+    const auto to = random.address().checksummed();
+    const auto body = entity_mint_body(to, "report", "UNFUNDED-1");
+    const auto refused = http.post(kRoute, body, admin.token, key_header("unfunded-1"));
+    INFO(refused.body);
+    CHECK(refused.status == 503);
+    const std::string message = refused.json.value("message", "");
+    CHECK(message.find(ChainServer::signer()) != std::string::npos);
+    CHECK(message.find("has 0 wei but this transaction needs up to") != std::string::npos);
+    CHECK(message.find('\n') == std::string::npos);
+
+    const auto health = http.get("/abci/health", admin.token);
+    CHECK(health.status == 503);
+    const auto& signer = health.json["checks"]["signer:devnet"];
+    CHECK(signer["healthy"] == false);
+    CHECK(signer["balance"] == "0");
+    CHECK(signer["message"].get<std::string>().find("fund it") != std::string::npos);
+
+    (void)chain.node_rpc("anvil_setBalance", {ChainServer::signer(), "0x3635C9ADC5DEA00000"});  // 1000 ETH
+    const auto minted = http.post(kRoute, body, admin.token, key_header("unfunded-1"));
+    (void)require_entity_minted(minted, body);
+    CHECK(chain.chain_balance(to, kReport) == "1");
+    CHECK(http.get("/abci/health", admin.token).json["checks"]["signer:devnet"]["healthy"] == true);
+}
+
+}  // namespace abci::test::abci_outcome_tests
