@@ -35,5 +35,6 @@ void add_admin_contract_command(CLI::App& admin, Context& ctx);
 void add_admin_user_command(CLI::App& admin, Context& ctx);
 void add_admin_apikey_command(CLI::App& admin, Context& ctx);
 void add_admin_audit_command(CLI::App& admin, Context& ctx);
+void add_admin_journal_command(CLI::App& admin, Context& ctx);
 
 }  // namespace abci::cli
