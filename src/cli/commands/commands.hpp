@@ -21,6 +21,7 @@ void add_logout_command(CLI::App& app, Context& ctx);
 void add_whoami_command(CLI::App& app, Context& ctx);
 void add_mint_role_command(CLI::App& app, Context& ctx);
 void add_mint_entity_command(CLI::App& app, Context& ctx);
+void add_mint_command(CLI::App& app, Context& ctx);  // `mint status`
 void add_balance_command(CLI::App& app, Context& ctx);
 void add_chains_command(CLI::App& app, Context& ctx);
 void add_tokens_command(CLI::App& app, Context& ctx);
