@@ -41,6 +41,13 @@ set -g __abcictl_valued \
     'abcictl admin audit --data-dir' \
     'abcictl admin audit --since' \
     'abcictl admin audit --limit' \
+    'abcictl admin journal list --data-dir' \
+    'abcictl admin journal list --status' \
+    'abcictl admin journal list --chain' \
+    'abcictl admin journal list --limit' \
+    'abcictl admin journal show --data-dir' \
+    'abcictl admin journal abandon --data-dir' \
+    'abcictl admin journal abandon --rpc-url' \
     'abcictl serve --config' \
     'abcictl serve --listen' \
     'abcictl serve --data-dir' \
@@ -55,6 +62,7 @@ set -g __abcictl_valued \
     'abcictl mint-role --approval-id' \
     'abcictl mint-role --note' \
     'abcictl mint-role --idempotency-key' \
+    'abcictl mint-role --timeout' \
     'abcictl mint-entity --address' \
     'abcictl mint-entity --type' \
     'abcictl mint-entity --entity-id' \
@@ -67,6 +75,8 @@ set -g __abcictl_valued \
     'abcictl mint-entity --external-url' \
     'abcictl mint-entity --attr' \
     'abcictl mint-entity --idempotency-key' \
+    'abcictl mint-entity --timeout' \
+    'abcictl mint status --idempotency-key' \
     'abcictl balance --address' \
     'abcictl balance --chain' \
     'abcictl balance --token' \
@@ -81,17 +91,21 @@ set -g __abcictl_valued \
 function __abcictl_subcommands
     switch $argv[1]
         case 'abcictl'
-            printf '%s\n' version keystore admin serve login logout whoami mint-role mint-entity balance chains tokens health completion
+            printf '%s\n' version keystore admin serve login logout whoami mint-role mint-entity mint balance chains tokens health completion
         case 'abcictl keystore'
             printf '%s\n' new import list address
         case 'abcictl admin'
-            printf '%s\n' contract user apikey audit
+            printf '%s\n' contract user apikey audit journal
         case 'abcictl admin contract'
             printf '%s\n' deploy
         case 'abcictl admin user'
             printf '%s\n' add list import set-role link-wallet
         case 'abcictl admin apikey'
             printf '%s\n' create list revoke
+        case 'abcictl admin journal'
+            printf '%s\n' list show abandon
+        case 'abcictl mint'
+            printf '%s\n' status
         case 'abcictl chains'
             printf '%s\n' list status
         case 'abcictl tokens'
@@ -162,6 +176,7 @@ complete -c abcictl -n '__abcictl_at \'abcictl\'' -a logout -d 'Log out of the s
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a whoami -d 'Show the logged-in user'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a mint-role -d 'Mint a soulbound role token to a user\'s wallet (admin)'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a mint-entity -d 'Mint entity tokens (report, verification, valuation, certificate)'
+complete -c abcictl -n '__abcictl_at \'abcictl\'' -a mint -d 'A mint\'s outcome'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a balance -d 'A wallet\'s tokens on a chain, reconciled with the chain'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a chains -d 'The server\'s blockchains'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a tokens -d 'Token records'
@@ -215,6 +230,7 @@ complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a contract -d 'The ABCI
 complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a user -d 'Platform users, in the server\'s data directory'
 complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a apikey -d 'API keys for other systems, in the server\'s data directory'
 complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a audit -d 'The API request audit log, oldest first'
+complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a journal -d 'The transaction journal: pending and stuck transactions, and giving one up. A running serve keeps sending what it adopted from the journal until its next start: restart it after an abandon.'
 complete -c abcictl -n '__abcictl_under \'abcictl admin\'' -s h -l help -d 'Print this help message and exit'
 
 # abcictl admin contract
@@ -297,6 +313,32 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l data-dir -x 
 complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l since -x -d 'Only entries at or after this time: ISO 8601, or a duration ago (15m, 2h, 7d)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l limit -x -d 'Show at most this many entries (the oldest that match)'
 
+# abcictl admin journal
+complete -c abcictl -n '__abcictl_at \'abcictl admin journal\'' -a list -d 'Journaled transactions, newest first (default: the pending ones)'
+complete -c abcictl -n '__abcictl_at \'abcictl admin journal\'' -a show -d 'One journaled transaction, every field (-q: its status)'
+complete -c abcictl -n '__abcictl_at \'abcictl admin journal\'' -a abandon -d 'Give up a pending transaction (and the other versions of its nonce), failing its mints so that a retry mints anew: only once the node at --rpc-url proves its nonce consumed by another transaction, or with --force on a chain that was reset (asks first; -y). A running serve keeps sending what it adopted from the journal until its next start: restart it after an abandon.'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal\'' -s h -l help -d 'Print this help message and exit'
+
+# abcictl admin journal list
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l all -d 'Every status, not only pending'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l status -x -d 'Only this status (repeatable): pending, mined, reverted, replaced, dropped, refused, abandoned'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l chain -x -a '(__abcictl_chains)' -d 'Only this blockchain id'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l limit -x -d 'Show at most this many (the newest)'
+
+# abcictl admin journal show
+complete -c abcictl -n '__abcictl_at \'abcictl admin journal show\'' -x -d 'The transaction hash (0x…)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal show\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal show\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
+
+# abcictl admin journal abandon
+complete -c abcictl -n '__abcictl_at \'abcictl admin journal abandon\'' -x -d 'The transaction hash (0x…)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l rpc-url -x -d 'JSON-RPC endpoint of the chain, for the proof'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l force -d 'No proof: the chain was reset (asks for confirmation unless -y)'
+
 # abcictl serve
 complete -c abcictl -n '__abcictl_under \'abcictl serve\'' -s h -l help -d 'Print this help message and exit'
 complete -c abcictl -n '__abcictl_under \'abcictl serve\'' -l config -r -F -d 'Server config file (TOML); env ABCI_CONFIG'
@@ -330,7 +372,8 @@ complete -c abcictl -n '__abcictl_under \'abcictl mint-role\'' -l role -x -a 'pr
 complete -c abcictl -n '__abcictl_under \'abcictl mint-role\'' -l chain -x -a '(__abcictl_chains)' -d 'Blockchain id (see: abcictl chains list)'
 complete -c abcictl -n '__abcictl_under \'abcictl mint-role\'' -l approval-id -x -d 'The approval this mint carries out (recorded in the metadata)'
 complete -c abcictl -n '__abcictl_under \'abcictl mint-role\'' -l note -x -d 'A note recorded in the metadata'
-complete -c abcictl -n '__abcictl_under \'abcictl mint-role\'' -l idempotency-key -x -d 'Makes retrying safe: a repeat with the same key returns the first mint instead of minting again'
+complete -c abcictl -n '__abcictl_under \'abcictl mint-role\'' -l idempotency-key -x -d 'Makes retrying safe: a repeat with the same key returns the first mint instead of minting again (default: a new abcictl-<uuid> per run, printed when the outcome is unknown)'
+complete -c abcictl -n '__abcictl_under \'abcictl mint-role\'' -l timeout -x -d 'Seconds to wait for the answer (the server waits up to 120 s for the receipt)'
 
 # abcictl mint-entity
 complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -s h -l help -d 'Print this help message and exit'
@@ -345,7 +388,17 @@ complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l description 
 complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l image -x -d 'Metadata: image URL'
 complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l external-url -x -d 'Metadata: external URL'
 complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l attr -x -d 'Metadata attribute KEY=VALUE (repeatable)'
-complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l idempotency-key -x -d 'Makes retrying safe: a repeat with the same key returns the first mint instead of minting again'
+complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l idempotency-key -x -d 'Makes retrying safe: a repeat with the same key returns the first mint instead of minting again (default: a new abcictl-<uuid> per run, printed when the outcome is unknown)'
+complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l timeout -x -d 'Seconds to wait for the answer (the server waits up to 120 s for the receipt)'
+
+# abcictl mint
+complete -c abcictl -n '__abcictl_at \'abcictl mint\'' -a status -d 'A mint\'s state (pending, mined, failed), its transactions and, once mined, its answer; exit 0 mined or pending, 1 failed (-q: the transaction hash once mined, else the state)'
+complete -c abcictl -n '__abcictl_under \'abcictl mint\'' -s h -l help -d 'Print this help message and exit'
+
+# abcictl mint status
+complete -c abcictl -n '__abcictl_at \'abcictl mint status\'' -x -d 'The mint id (from an error of mint-role or mint-entity, or the API)'
+complete -c abcictl -n '__abcictl_under \'abcictl mint status\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl mint status\'' -l idempotency-key -x -d 'The Idempotency-Key the mint was sent with (your own mints)'
 
 # abcictl balance
 complete -c abcictl -n '__abcictl_under \'abcictl balance\'' -s h -l help -d 'Print this help message and exit'

@@ -32,6 +32,8 @@ struct Record {
 class Context {
 public:
     GlobalOptions options;
+    /// The command line as typed (argv[0] first), for messages that name a command to run again.
+    std::vector<std::string> argv;
     /// What the process exits with when the command returns normally (health's
     /// monitoring-plugin codes); errors thrown use exit_code_for().
     int exit_code = 0;

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <map>
 
+#include "cli/advice.hpp"
 #include "cli/commands/commands.hpp"
 #include "cli/context.hpp"
 #include "cli/exit_code.hpp"
@@ -29,6 +30,7 @@ void add_global_options(CLI::App& app, abci::cli::GlobalOptions& options) {
 int main(int argc, char** argv) {
     std::signal(SIGPIPE, SIG_IGN);
     abci::cli::Context ctx;
+    ctx.argv.assign(argv, argv + argc);
     CLI::App app{"abcictl: administration tool and API server for the ABCI token layer"};
     app.require_subcommand(1);
     app.fallthrough();
@@ -42,6 +44,7 @@ int main(int argc, char** argv) {
     abci::cli::add_whoami_command(app, ctx);
     abci::cli::add_mint_role_command(app, ctx);
     abci::cli::add_mint_entity_command(app, ctx);
+    abci::cli::add_mint_command(app, ctx);
     abci::cli::add_balance_command(app, ctx);
     abci::cli::add_chains_command(app, ctx);
     abci::cli::add_tokens_command(app, ctx);
@@ -65,6 +68,8 @@ int main(int argc, char** argv) {
         if (e.kind() == abci::ErrorKind::invalid_input || ctx.options.verbosity > 0)
             for (const auto& d : e.details())
                 if (d != e.what()) std::cerr << "  - " << d << "\n";
+        if (const auto* advised = dynamic_cast<const abci::cli::AdvisedError*>(&e))
+            for (const auto& line : advised->advice()) std::cerr << line << "\n";
         return abci::cli::exit_code_for(e.kind());
     } catch (const std::exception& e) {
         std::cerr << "abcictl: internal error: " << e.what() << "\n";

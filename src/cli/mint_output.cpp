@@ -1,23 +1,10 @@
 #include "cli/mint_output.hpp"
 
-#include <CLI/CLI.hpp>
-
 #include "cli/api_call.hpp"
-#include "cli/context.hpp"
 
 namespace abci::cli {
 
-void add_idempotency_option(CLI::App& command, std::string& key) {
-    command.add_option("--idempotency-key", key,
-                       "Makes retrying safe: a repeat with the same key returns the first mint instead of minting again");
-}
-
-std::vector<std::pair<std::string, std::string>> idempotency_header(const std::string& key) {
-    if (key.empty()) return {};
-    return {{"Idempotency-Key", key}};
-}
-
-void print_mint(const Context& ctx, const nlohmann::json& answer) {
+Record mint_record(const nlohmann::json& answer) {
     const auto& data = answer.at("data");
     const auto& metadata = answer.at("metadata");
     Record record;
@@ -31,7 +18,9 @@ void print_mint(const Context& ctx, const nlohmann::json& answer) {
                                                    cell(metadata["contract"].value("version", nlohmann::json(nullptr))));
     for (const char* key : {"entityType", "entityId", "ipfsHash"})
         if (metadata.contains(key)) record.fields.emplace_back(key, cell(metadata[key]));
-    ctx.print(record, data_and_metadata(answer));
+    return record;
 }
+
+void print_mint(const Context& ctx, const nlohmann::json& answer) { ctx.print(mint_record(answer), data_and_metadata(answer)); }
 
 }  // namespace abci::cli

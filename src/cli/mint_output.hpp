@@ -1,26 +1,18 @@
 #pragma once
-// What mint-role and mint-entity share: the Idempotency-Key option and the
-// printing of a mint's answer.
-
-#include <string>
-#include <utility>
-#include <vector>
+// The printing of a mint's answer, shared by mint-role, mint-entity and
+// `mint status` (which shows the same once the mint is mined).
 
 #include <nlohmann/json.hpp>
 
-namespace CLI {
-class App;
-}
+#include "cli/context.hpp"
 
 namespace abci::cli {
 
-class Context;
-
-/// --idempotency-key KEY: a repeat with the same key returns the first mint instead of minting again.
-void add_idempotency_option(CLI::App& command, std::string& key);
-/// The header for the key, none when it is empty.
-[[nodiscard]] std::vector<std::pair<std::string, std::string>> idempotency_header(const std::string& key);
-/// Prints a mint answer: fields, --json {data, metadata}, -q the transaction hash.
+/// A mint's 200 answer ({success, data, metadata}) as a record: its data's
+/// fields, then the blockchain, contract and entity from its metadata; -q
+/// gives the transaction hash.
+[[nodiscard]] Record mint_record(const nlohmann::json& answer);
+/// Prints a mint answer: mint_record(), --json {data, metadata}, -q the transaction hash.
 void print_mint(const Context& ctx, const nlohmann::json& answer);
 
 }  // namespace abci::cli

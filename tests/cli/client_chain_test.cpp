@@ -11,8 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/client_test.hpp"
-#include "support/chain_server.hpp"
+#include "cli/client_chain_fixture.hpp"
 
 namespace abci::test::client {
 namespace {
@@ -43,34 +42,6 @@ std::string require_bare_hash(const std::string& out) {
 std::set<std::string> line_set(const std::string& text) {
     const auto lines = lines_of(text);
     return {lines.begin(), lines.end()};
-}
-
-/// A chain's user with a wallet, and the admin's terminal, logged in.
-struct Fixture {
-    ChainServer chain;
-    std::string holder = Anvil::dev_accounts()[3].address;
-    Terminal admin{chain.server().url()};
-    Terminal farmer{chain.server().url()};
-
-    Fixture() {
-        chain.server().add_user("producer@example.org", "farmer", "producer pass 1234");
-        chain.server().link_wallet("producer@example.org", holder);
-        admin.login(Server::admin_email, Server::admin_password);
-        farmer.login("producer@example.org", "producer pass 1234");
-    }
-    [[nodiscard]] std::vector<std::string> mint_role(const std::string& role) const {
-        return {"mint-role", "--address", holder, "--role", role, "--chain", ChainServer::blockchain_id};
-    }
-    [[nodiscard]] std::vector<std::string> mint_report(const std::string& entity_id) const {
-        return {"mint-entity", "--address", holder, "--type", "report", "--entity-id", entity_id,
-                "--chain", ChainServer::blockchain_id};
-    }
-};
-
-template <typename... More>
-std::vector<std::string> with(std::vector<std::string> args, More... more) {
-    (args.push_back(more), ...);
-    return args;
 }
 
 }  // namespace

@@ -12,6 +12,7 @@ void add_admin_command(CLI::App& app, Context& ctx) {
         add_admin_user_command(admin, ctx);
         add_admin_apikey_command(admin, ctx);
         add_admin_audit_command(admin, ctx);
+        add_admin_journal_command(admin, ctx);
     });
 }
 

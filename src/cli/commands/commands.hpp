@@ -21,6 +21,7 @@ void add_logout_command(CLI::App& app, Context& ctx);
 void add_whoami_command(CLI::App& app, Context& ctx);
 void add_mint_role_command(CLI::App& app, Context& ctx);
 void add_mint_entity_command(CLI::App& app, Context& ctx);
+void add_mint_command(CLI::App& app, Context& ctx);  // `mint status`
 void add_balance_command(CLI::App& app, Context& ctx);
 void add_chains_command(CLI::App& app, Context& ctx);
 void add_tokens_command(CLI::App& app, Context& ctx);
@@ -35,5 +36,6 @@ void add_admin_contract_command(CLI::App& admin, Context& ctx);
 void add_admin_user_command(CLI::App& admin, Context& ctx);
 void add_admin_apikey_command(CLI::App& admin, Context& ctx);
 void add_admin_audit_command(CLI::App& admin, Context& ctx);
+void add_admin_journal_command(CLI::App& admin, Context& ctx);
 
 }  // namespace abci::cli

@@ -1,6 +1,7 @@
 // `abcictl mint-entity`: POST /abci/contracts/mint-entity-token. The metadata
 // comes from a JSON file, from stdin (`--metadata -`), or from flags; the
-// request is checked with the server's own rules before it is sent.
+// request is checked with the server's own rules before it is sent, and sent
+// so that a retry is safe (cli/mint_call.hpp).
 
 #include <CLI/CLI.hpp>
 
@@ -8,11 +9,10 @@
 #include <iostream>
 #include <iterator>
 
-#include "cli/api_call.hpp"
 #include "cli/commands/commands.hpp"
 #include "cli/context.hpp"
+#include "cli/mint_call.hpp"
 #include "cli/mint_output.hpp"
-#include "cli/progress.hpp"
 #include "core/abci/requests.hpp"
 
 namespace abci::cli {
@@ -30,7 +30,7 @@ struct MintEntitySettings {
     std::string image;
     std::string external_url;
     std::vector<std::string> attributes;  // key=value
-    std::string idempotency_key;
+    MintCallOptions call;
 };
 
 nlohmann::json read_metadata_file(const std::string& path) {
@@ -81,13 +81,9 @@ void mint_entity(Context& ctx, const MintEntitySettings& s) {
                            {"amount", s.amount},
                            {"metadata", s.metadata_file.empty() ? metadata_from_flags(s) : read_metadata_file(s.metadata_file)}};
     (void)service::parse_mint_entity(body);
-    nlohmann::json answer;
-    {
-        Spinner spinner(ctx, "minting " + std::to_string(s.amount) + " " + s.type + " token(s) on " + s.chain +
-                                 ", waiting for the receipt");
-        answer = api_call(ctx, "POST", "/abci/contracts/mint-entity-token", {}, body, idempotency_header(s.idempotency_key));
-    }
-    print_mint(ctx, answer);
+    print_mint(ctx, send_mint(ctx, "/abci/contracts/mint-entity-token", body, s.call,
+                              "minting " + std::to_string(s.amount) + " " + s.type + " token(s) on " + s.chain +
+                                  ", waiting for the receipt"));
 }
 
 }  // namespace
@@ -110,7 +106,7 @@ void add_mint_entity_command(CLI::App& app, Context& ctx) {
         cmd.add_option("--external-url", s->external_url, "Metadata: external URL");
         cmd.add_option("--attr", s->attributes, "Metadata attribute KEY=VALUE (repeatable)")->allow_extra_args(false);
         file->excludes(name);
-        add_idempotency_option(cmd, s->idempotency_key);
+        add_mint_call_options(cmd, s->call);
         cmd.callback([s, &ctx] { mint_entity(ctx, *s); });
     });
 }

@@ -1,13 +1,13 @@
 // `abcictl mint-role`: POST /abci/contracts/mint-role-token (admin only).
-// The request is checked here with the server's own rules before it is sent.
+// The request is checked here with the server's own rules before it is sent,
+// and sent so that a retry is safe (cli/mint_call.hpp).
 
 #include <CLI/CLI.hpp>
 
-#include "cli/api_call.hpp"
 #include "cli/commands/commands.hpp"
-#include "cli/mint_output.hpp"
 #include "cli/context.hpp"
-#include "cli/progress.hpp"
+#include "cli/mint_call.hpp"
+#include "cli/mint_output.hpp"
 #include "core/abci/requests.hpp"
 
 namespace abci::cli {
@@ -19,7 +19,7 @@ struct MintRoleSettings {
     std::string chain;
     std::string approval_id;
     std::string note;
-    std::string idempotency_key;
+    MintCallOptions call;
 };
 
 void mint_role(Context& ctx, const MintRoleSettings& s) {
@@ -29,12 +29,8 @@ void mint_role(Context& ctx, const MintRoleSettings& s) {
     if (!s.note.empty()) metadata["notes"] = s.note;
     if (!metadata.empty()) body["metadata"] = metadata;
     (void)service::parse_mint_role(body);
-    nlohmann::json answer;
-    {
-        Spinner spinner(ctx, "minting the " + s.role + " role token on " + s.chain + ", waiting for the receipt");
-        answer = api_call(ctx, "POST", "/abci/contracts/mint-role-token", {}, body, idempotency_header(s.idempotency_key));
-    }
-    print_mint(ctx, answer);
+    print_mint(ctx, send_mint(ctx, "/abci/contracts/mint-role-token", body, s.call,
+                              "minting the " + s.role + " role token on " + s.chain + ", waiting for the receipt"));
 }
 
 }  // namespace
@@ -51,7 +47,7 @@ void add_mint_role_command(CLI::App& app, Context& ctx) {
         cmd.add_option("--approval-id", s->approval_id,
                        "The approval this mint carries out (recorded in the metadata)");
         cmd.add_option("--note", s->note, "A note recorded in the metadata");
-        add_idempotency_option(cmd, s->idempotency_key);
+        add_mint_call_options(cmd, s->call);
         cmd.callback([s, &ctx] { mint_role(ctx, *s); });
     });
 }

@@ -121,12 +121,22 @@ std::optional<eth::Address> parse_address_field(util::Fields& fields, const std:
     }
 }
 
+std::optional<eth::Address> parse_recipient_field(util::Fields& fields, const std::string& key, const std::string& value) {
+    auto address = parse_address_field(fields, key, value);
+    // The contract refuses it (ERC1155InvalidReceiver): decided here, before anything is signed.
+    if (address && address->is_zero()) {
+        fields.check(false, key + " must not be the zero address");
+        return std::nullopt;
+    }
+    return address;
+}
+
 MintRoleRequest parse_mint_role(const json& body) {
     util::Fields fields(body);
     const auto address_text = fields.required_string("userAddress", 64);
     const auto role = fields.required_string("roleType", 32);
     auto blockchain_id = fields.required_string("blockchainId", 64);
-    const auto to = parse_address_field(fields, "userAddress", address_text);
+    const auto to = parse_recipient_field(fields, "userAddress", address_text);
     const auto kind = role_token(role);
     fields.check(role.empty() || kind.has_value(), "roleType must be one of producer, verifier, valuator, certifier");
     json attributes = role_attributes(fields, body, role);
@@ -140,7 +150,7 @@ MintEntityRequest parse_mint_entity(const json& body) {
     const auto entity_type = fields.required_string("entityType", 32);
     auto entity_id = fields.required_string("entityId", 256);
     auto blockchain_id = fields.required_string("blockchainId", 64);
-    const auto to = parse_address_field(fields, "userAddress", address_text);
+    const auto to = parse_recipient_field(fields, "userAddress", address_text);
     const auto kind = entity_token(entity_type);
     fields.check(entity_type.empty() || kind.has_value(),
                  "entityType must be one of report, verification, valuation, certificate");

@@ -46,4 +46,10 @@ struct MintEntityRequest {
 [[nodiscard]] std::optional<eth::Address> parse_address_field(util::Fields& fields, const std::string& key,
                                                               const std::string& value);
 
+/// parse_address_field() for the recipient of a mint: the zero address is
+/// refused too ("<key> must not be the zero address"), as the token contract
+/// would refuse it after gas estimation (ERC-1155: no mint to address 0).
+[[nodiscard]] std::optional<eth::Address> parse_recipient_field(util::Fields& fields, const std::string& key,
+                                                                const std::string& value);
+
 }  // namespace abci::service

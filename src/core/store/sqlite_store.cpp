@@ -889,6 +889,22 @@ public:
         });
     }
 
+    bool journal_abandon(const std::string& hash) override {
+        const std::int64_t now = to_millis(now_millis());
+        return run({}, [&](Database& db) {
+            SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+            const bool abandoned = execute(db,
+                                           "UPDATE tx_journal SET status = 'abandoned', updated_at = ? "
+                                           "WHERE hash = ? AND status = 'pending'",
+                                           now, hash) == 1;
+            if (!abandoned &&
+                !query_one(db, "SELECT 1 FROM tx_journal WHERE hash = ?", [](const Statement&) { return true; }, hash))
+                throw Error(ErrorKind::not_found, "transaction " + hash + " not journaled");
+            tx.commit();
+            return abandoned;
+        });
+    }
+
     std::optional<JournalEntry> journal_find(const std::string& hash) override {
         return run({}, [&](Database& db) {
             return query_one(db, select_columns(kJournalColumns, "FROM tx_journal WHERE hash = ?"), read_journal, hash);

@@ -411,6 +411,11 @@ public:
     [[nodiscard]] virtual std::vector<JournalEntry> journal_list(const std::string& blockchain_id,
                                                                  const std::vector<std::string>& statuses,
                                                                  std::size_t limit) = 0;
+    /// Gives up a pending entry: status "abandoned" (`abcictl admin journal
+    /// abandon`, after the chain's proof or the operator's word). True when it
+    /// was pending; false, and nothing changed, when it is final already.
+    /// Error(not_found) when the hash is not journaled.
+    [[nodiscard]] virtual bool journal_abandon(const std::string& hash) = 0;
 
     // --- mints and idempotency keys -------------------------------------------------
     /// Records a new pending mint and, when it carries an idempotency key,

@@ -59,3 +59,17 @@ TEST_CASE("mint-role requests: every problem is listed at once", "[abci][request
                                      {"blockchainId", "devnet"}});
           }).size() == 1);
 }
+
+TEST_CASE("mint requests: the zero address is no recipient, for either mint", "[abci][requests]") {
+    const std::string zero = "0x0000000000000000000000000000000000000000";
+    const std::vector<std::string> expected{"userAddress must not be the zero address"};
+    CHECK(problems([&] {
+              (void)parse_mint_role({{"userAddress", zero}, {"roleType", "producer"}, {"blockchainId", "devnet"}});
+          }) == expected);
+    json body = entity(1);
+    body["userAddress"] = zero;
+    CHECK(problems([&] { (void)parse_mint_entity(body); }) == expected);
+    // Listed with the others, not instead of them.
+    body["amount"] = 0;
+    CHECK(problems([&] { (void)parse_mint_entity(body); }).size() == 2);
+}

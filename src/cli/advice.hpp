@@ -1,0 +1,30 @@
+#pragma once
+// An error that comes with what the user can do next: main prints its lines
+// under the error's one-line message (whatever -q and -v say), and the exit
+// code is still the one of the error's kind (cli/exit_code.hpp).
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace abci::cli {
+
+class AdvisedError : public Error {
+public:
+    AdvisedError(const Error& error, std::vector<std::string> advice)
+        : Error(error.kind(), error.what(), error.details()), advice_(std::move(advice)) {}
+
+    /// Lines to print after the message, indented by the caller's choice.
+    [[nodiscard]] const std::vector<std::string>& advice() const noexcept { return advice_; }
+
+private:
+    std::vector<std::string> advice_;
+};
+
+/// `args` as one command line a POSIX shell reads back as the same words:
+/// words with nothing special bare, others in single quotes.
+[[nodiscard]] std::string shell_command(const std::vector<std::string>& args);
+
+}  // namespace abci::cli

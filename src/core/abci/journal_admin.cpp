@@ -1,0 +1,151 @@
+#include "core/abci/journal_admin.hpp"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "core/chain/chain_client.hpp"
+#include "core/chain/mint_batcher.hpp"
+#include "core/chain/tx_state.hpp"
+#include "core/error.hpp"
+#include "core/eth/tx.hpp"
+#include "core/rpc/quantity.hpp"
+#include "core/rpc/url.hpp"
+
+namespace abci::service {
+namespace {
+
+using nlohmann::json;
+
+// Every entry of a chain, whatever its age: the journal of one server, read once.
+constexpr std::size_t kWholeJournal = 1'000'000'000;
+
+void add_unique(std::vector<std::string>& list, const std::string& value) {
+    if (!value.empty() && std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
+}
+
+// The mint ids a purpose names, and for purposes written before mints had
+// ids, the mint its (actor, route, key) names.
+std::vector<std::string> linked_mints(store::Store& store, const std::string& purpose) {
+    std::vector<std::string> ids;
+    for (const auto& item : chain::mint_purposes(purpose)) {
+        if (const auto id = item.value("mintId", ""); !id.empty()) {
+            add_unique(ids, id);
+        } else if (const auto key = item.value("key", ""); !key.empty()) {
+            if (const auto mint = store.find_mint_by_key(item.value("actor", ""), item.value("route", ""), key))
+                add_unique(ids, mint->id);
+        }
+    }
+    return ids;
+}
+
+bool landed_or_pending(const std::string& status) {
+    return status == chain::to_string(chain::TxStatus::pending) || status == chain::to_string(chain::TxStatus::mined) ||
+           status == chain::to_string(chain::TxStatus::reverted);
+}
+
+}  // namespace
+
+TxPurpose read_purpose(const std::string& purpose) {
+    TxPurpose summary;
+    const auto parsed = json::parse(purpose, nullptr, false);
+    if (!parsed.is_object()) return summary;
+    summary.op = parsed.value("op", "");
+    for (const auto& item : chain::mint_purposes(purpose)) {
+        ++summary.mints;
+        add_unique(summary.mint_ids, item.value("mintId", ""));
+        add_unique(summary.idempotency_keys, item.value("key", ""));
+    }
+    return summary;
+}
+
+std::vector<store::JournalEntry> list_journal(store::Store& store, const std::string& blockchain_id,
+                                              const std::vector<std::string>& statuses, std::size_t limit) {
+    for (const auto& status : statuses)
+        if (!chain::parse_tx_status(status))
+            throw Error(ErrorKind::invalid_input,
+                        "unknown transaction status '" + status +
+                            "': one of pending, mined, reverted, replaced, dropped, refused, abandoned");
+    return store.journal_list(blockchain_id, statuses, limit);
+}
+
+store::JournalEntry find_journal_entry(store::Store& store, const std::string& hash) {
+    auto entry = store.journal_find(hash);
+    if (!entry) throw Error(ErrorKind::not_found, "no transaction " + hash + " in the journal");
+    return std::move(*entry);
+}
+
+AbandonPlan plan_abandon(store::Store& store, const std::string& hash) {
+    AbandonPlan plan;
+    plan.entry = find_journal_entry(store, hash);
+    if (plan.entry.status != chain::to_string(chain::TxStatus::pending))
+        throw Error(ErrorKind::conflict, "transaction " + hash + " is " + plan.entry.status +
+                                             " already: only a pending one can be abandoned");
+    const auto raw = eth::from_hex(plan.entry.raw);
+    plan.chain_id = eth::decode_transaction(raw).tx.chain_id;
+    for (auto& e : store.journal_list(plan.entry.blockchain_id, {}, kWholeJournal))
+        if (e.sender == plan.entry.sender && e.nonce == plan.entry.nonce) plan.versions.push_back(std::move(e));
+    std::reverse(plan.versions.begin(), plan.versions.end());  // journal_list is newest first
+    for (const auto& version : plan.versions)
+        for (const auto& id : linked_mints(store, version.purpose)) add_unique(plan.mint_ids, id);
+    return plan;
+}
+
+std::uint64_t prove_nonce_consumed(const AbandonPlan& plan, const std::string& rpc_url) {
+    chain::ChainSettings settings;
+    settings.chain_id = plan.chain_id;
+    settings.rpc_urls = {rpc_url};
+    chain::ChainClient node(settings);
+    const std::string nonce = "nonce " + std::to_string(plan.entry.nonce) + " of " + plan.entry.sender;
+    std::uint64_t latest = 0;
+    std::vector<rpc::Request> lookups;
+    for (const auto& version : plan.versions) lookups.push_back({"eth_getTransactionReceipt", json::array({version.hash})});
+    std::vector<rpc::Outcome> receipts;
+    try {
+        node.verify_chain_id();  // the transaction was signed for this chain: another's nonces prove nothing
+        latest = node.latest_nonce(eth::Address::parse(plan.entry.sender));
+        receipts = node.rpc().batch(lookups);
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::unavailable && e.kind() != ErrorKind::timeout) throw;
+        throw Error(e.kind(), "cannot ask the node at " + rpc::mask_url(rpc_url) + " for the proof: " + e.what());
+    }
+    for (std::size_t i = 0; i < receipts.size(); ++i) {
+        const auto& receipt = receipts[i].value();
+        if (!receipt.is_null())
+            throw Error(ErrorKind::conflict,
+                        "transaction " + plan.versions[i].hash + " of " + nonce + " is in block " +
+                            std::to_string(rpc::quantity_to_u64(receipt.at("blockNumber"), "blockNumber")) +
+                            ": nothing to abandon (serve records it; restart it if it does not)");
+    }
+    if (latest <= plan.entry.nonce)
+        throw Error(ErrorKind::conflict,
+                    nonce + " is not consumed on chain (the account's latest nonce is " + std::to_string(latest) +
+                        "): the transaction can still be mined. Wait for it, or, if the chain was reset, use --force");
+    return latest;
+}
+
+AbandonResult abandon(store::Store& store, const AbandonPlan& plan, const std::string& reason) {
+    AbandonResult result;
+    for (const auto& version : plan.versions)
+        if (version.status == chain::to_string(chain::TxStatus::pending) && store.journal_abandon(version.hash))
+            result.abandoned.push_back(version.hash);
+    const std::string answer =
+        json{{"kind", to_string(ErrorKind::unavailable)},
+             {"message", "the mint was not made: its transaction was abandoned (" + reason + "); send it again"}}
+            .dump();
+    for (const auto& id : plan.mint_ids) {
+        const auto mint = store.find_mint(id);
+        const auto transactions = store.mint_transactions(id);
+        const bool alive = std::any_of(transactions.begin(), transactions.end(),
+                                       [](const store::JournalEntry& tx) { return landed_or_pending(tx.status); });
+        if (!mint || mint->state != "pending" || alive) {
+            result.kept_mints.push_back(id);
+            continue;
+        }
+        store.release_mint(id, answer);
+        result.released_mints.push_back(id);
+    }
+    return result;
+}
+
+}  // namespace abci::service
