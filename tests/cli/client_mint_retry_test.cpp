@@ -95,7 +95,7 @@ void rpc(ChainServer& chain, const std::vector<std::string>& call) {
 
 }  // namespace
 
-TEST_CASE("client mints send an Idempotency-Key of their own; mint status shows a mined mint by id and by key",
+TEST_CASE("client mints send an Idempotency-Key of their own, and mint status shows a mined mint by id and by key",
           "[client][mint-status]") {
     Fixture f;
     const auto first = f.admin.ok(with(f.mint_report("key-1"), "--name", "First"));
@@ -144,7 +144,7 @@ TEST_CASE("client mints send an Idempotency-Key of their own; mint status shows 
     (void)one_line_failure(f.admin.run({"mint", "status", "3f2c9a4e-0000-4000-8000-000000000000"}), 1);
 }
 
-TEST_CASE("client mint retry: a timeout names the key and the commands; the printed retry replays the first mint",
+TEST_CASE("client mint retry: a timeout names the key and the commands, and the printed retry replays the first mint",
           "[client][mint-retry]") {
     Fixture f;
     auto& chain = f.chain;

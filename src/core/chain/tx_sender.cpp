@@ -546,27 +546,31 @@ void TxSender::refused(std::uint64_t nonce, const rpc::RpcError& error) {
     const auto answer = funds ? std::make_exception_ptr(funds_error(facts, error))
                               : std::make_exception_ptr(NeverMined(
                                     ErrorKind::chain_rejected, "the node refused the transaction: " + error.rpc_message()));
-    bool waited = false;
+    std::shared_ptr<Intent> waiter;  // answered last, once the journal says what became of the nonce
     {
         std::lock_guard lock(mutex_);
         auto it = inflight_.find(nonce);
         if (it == inflight_.end()) return;
         Inflight& f = *it->second;
-        if (f.intent && !f.intent->answered) {
-            waited = true;
-            f.intent->answered = true;
-            f.intent->promise.set_exception(answer);
-        }
+        if (f.intent && !f.intent->answered) waiter = f.intent;
         f.intent = nullptr;
     }
     // Nothing was accepted with this nonce: when it is the last one handed
     // out, the next transaction takes it; otherwise a filler keeps the
     // nonces above it moving.
-    if (!funds || !nonces_.give_back(nonce)) return fill(nonce);
-    if (auto f = untrack(nonce)) {
-        settle(settlements(f->versions(), TxStatus::refused));
-        if (!waited) notify(f->dropped(TxStatus::refused));
+    if (funds && nonces_.give_back(nonce)) {
+        if (auto f = untrack(nonce)) {
+            settle(settlements(f->versions(), TxStatus::refused));
+            if (!waiter) notify(f->dropped(TxStatus::refused));
+        }
+    } else {
+        fill(nonce);
     }
+    if (!waiter) return;
+    std::lock_guard lock(mutex_);
+    if (waiter->answered) return;
+    waiter->answered = true;
+    waiter->promise.set_exception(answer);
 }
 
 void TxSender::resign_with_new_nonce(std::uint64_t old_nonce) {
