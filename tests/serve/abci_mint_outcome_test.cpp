@@ -227,6 +227,42 @@ TEST_CASE("abci mint: a reorg that removes a mint before it is final: sent again
     CHECK(chain.chain_balance(to, kReport) == "6");
 }
 
+TEST_CASE("abci mint: a reorg deeper than the confirmations after the answer is logged and the mint sent again",
+          "[serve][abci][outcome]") {
+    Devnet d("", 18);
+    auto& [chain, http, admin, random] = d;
+    const auto to = random.address().checksummed();
+    const auto body = entity_mint_body(to, "report", "DEEP-REORG-1", 7);
+    const auto answered = http.post(kRoute, body, admin.token, key_header("deep-1"));
+    (void)require_entity_minted(answered, body);
+    const auto hash = answered.json["data"]["transactionHash"].get<std::string>();
+    const auto block = answered.json["data"]["blockNumber"].get<std::uint64_t>();
+
+    // The block that held it is replaced by an empty one.
+    (void)chain.node_rpc("anvil_rollback", {"1"});
+    (void)chain.node_rpc("evm_mine");
+    CHECK(chain.chain_balance(to, kReport) == "0");
+
+    // The server notices the block's hash changed, logs it and sends the same bytes again.
+    REQUIRE(eventually([&] { return chain.chain_balance(to, kReport) == "7"; }));
+    const auto receipt = chain.receipt(hash);
+    CHECK(receipt["status"] == "0x1");
+    const auto landed = std::stoull(quantity_to_decimal(receipt["blockNumber"]));
+    CHECK(landed > block);
+    CHECK(chain.server().log().find("a reorg deeper than the confirmations removed a mined transaction") !=
+          std::string::npos);
+    // The journal follows the chain; the mint was recorded once.
+    const auto mint_id = http.get("/abci/contracts/mints?idempotencyKey=deep-1", admin.token).json["data"]["mintId"];
+    REQUIRE(eventually([&] {
+        const auto tx = http.get("/abci/contracts/mints/" + mint_id.get<std::string>(), admin.token)
+                            .json["data"]["transactions"][0];
+        return tx["status"] == "mined" && tx["blockNumber"] == landed;
+    }));
+    const auto balances = http.get("/abci/tokens/user-balance?blockchainId=devnet&userAddress=" + to, admin.token);
+    CHECK(balances.json["data"]["balances"][0]["balance"] == "7");
+    CHECK(http.post(kRoute, body, admin.token, key_header("deep-1")).json["data"]["transactionHash"] == hash);
+}
+
 TEST_CASE("abci mint: an unfunded signer is refused in one line, health names it, funds bring it back",
           "[serve][abci][outcome]") {
     Devnet d("", 15);

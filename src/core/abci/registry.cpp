@@ -56,6 +56,15 @@ public:
         }
     }
 
+    void reopen(const eth::Hash32& hash) noexcept override {
+        try {
+            store_.journal_reopen(eth::to_hex(hash));
+        } catch (const std::exception& e) {
+            util::log(util::LogLevel::error, "reopening a reorged transaction in the journal failed",
+                      {{"blockchainId", blockchain_id_}, {"hash", eth::to_hex(hash)}, {"error", e.what()}});
+        }
+    }
+
 private:
     store::Store& store_;
     std::string blockchain_id_;

@@ -35,6 +35,10 @@ public:
     /// The transactions' fates (tx_state.hpp), written together. Must not throw: a failure here only delays
     /// the bookkeeping, which reconciliation at start repairs.
     virtual void settle(const std::vector<Settlement>& settlements) noexcept = 0;
+    /// A reorganisation deeper than the chain's confirmations took a mined
+    /// (or reverted) transaction out of its block: pending again, to be
+    /// settled anew. The one way back from a final status. Must not throw.
+    virtual void reopen(const eth::Hash32& hash) noexcept = 0;
 };
 
 }  // namespace abci::chain

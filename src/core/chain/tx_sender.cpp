@@ -667,6 +667,141 @@ void TxSender::recover_from_reset(std::uint64_t chain_next) {
     broadcast(gap);
 }
 
+void TxSender::check_settled() {
+    std::map<std::uint64_t, eth::Hash32> blocks;  // each watched block and the hash its transactions were mined under
+    {
+        std::lock_guard lock(mutex_);
+        for (const auto& s : settled_) blocks.emplace(s.block, s.block_hash);
+    }
+    if (blocks.empty()) return;
+    std::uint64_t head = 0;
+    std::set<std::uint64_t> changed;
+    try {
+        head = chain_.block_number();
+        // A block at a time, not a receipt per transaction: a burst of
+        // mints fills a few blocks with hundreds of transactions each.
+        std::vector<rpc::Request> requests;
+        for (const auto& [number, hash] : blocks)
+            requests.push_back({"eth_getBlockByNumber", {rpc::to_quantity(number), false}});
+        // With them the genesis block: another one means another chain (a reset), not a reorg.
+        requests.push_back({"eth_getBlockByNumber", {"0x0", false}});
+        const auto outcomes = chain_.rpc().batch(requests);
+        if (const auto& g = outcomes.back(); g.ok() && g.value().is_object() && g.value().contains("hash")) {
+            const auto genesis = eth::from_hex_fixed<32>(g.value()["hash"].get<std::string>(), "block hash");
+            if (genesis_ && *genesis_ != genesis) return forget_settled_chain();
+            genesis_ = genesis;
+        }
+        std::size_t i = 0;
+        bool shorter = false;  // a block we saw mined is not there at all
+        for (const auto& [number, hash] : blocks) {
+            const auto& o = outcomes[i++];
+            if (!o.ok()) continue;
+            const auto& block = o.value();
+            if (block.is_null())
+                shorter = true;
+            else if (!block.contains("hash") ||
+                     eth::from_hex_fixed<32>(block["hash"].get<std::string>(), "block hash") != hash)
+                changed.insert(number);
+        }
+        // A reorg replaces blocks with a longer chain; a chain shorter than
+        // what we saw mined was reset (twice in a row: a lagging failover
+        // node is no reason).
+        if (!shorter) {
+            shorter_evidence_ = 0;
+        } else if (++shorter_evidence_ >= 2) {
+            shorter_evidence_ = 0;
+            return forget_settled_chain();
+        } else {
+            return;
+        }
+    } catch (const std::exception&) {
+        return;  // looked at again at the next check
+    }
+    std::vector<Settled> watched;
+    {
+        std::lock_guard lock(mutex_);
+        for (const auto& s : settled_)
+            if (changed.contains(s.block)) watched.push_back(s);
+        if (changed.empty())
+            std::erase_if(settled_, [&](const Settled& s) { return s.block + options_.reorg_watch_blocks < head; });
+    }
+    if (watched.empty()) return;
+    std::vector<rpc::Outcome> outcomes;
+    try {
+        std::vector<rpc::Request> requests;
+        for (const auto& w : watched) requests.push_back({"eth_getTransactionReceipt", {eth::to_hex(w.hash)}});
+        outcomes = chain_.rpc().batch(requests);
+    } catch (const Error&) {
+        return;
+    }
+    std::vector<Settlement> moved;
+    std::set<eth::Hash32> gone;
+    std::vector<JournaledTx> again;
+    for (std::size_t i = 0; i < watched.size(); ++i) {
+        const auto& w = watched[i];
+        if (!outcomes[i].ok()) continue;
+        if (outcomes[i].value().is_null()) {
+            util::log(util::LogLevel::error,
+                      w.raw ? "a reorg deeper than the confirmations removed a mined transaction; it is sent again"
+                            : "a reorg deeper than the confirmations removed a mined transaction whose bytes are not "
+                              "kept; see `abcictl admin journal list`",
+                      {{"chainId", chain_.settings().chain_id}, {"hash", eth::to_hex(w.hash)}, {"block", w.block},
+                       {"nonce", w.nonce}});
+            if (options_.journal) options_.journal->reopen(w.hash);
+            gone.insert(w.hash);
+            if (w.raw) again.push_back({w.hash, w.nonce, *w.raw, w.purpose});
+            continue;
+        }
+        std::optional<Receipt> now_in;
+        try {
+            now_in = Receipt::from_json(outcomes[i].value());
+        } catch (const Error&) {
+            continue;  // a malformed answer proves nothing
+        }
+        if (now_in->block_hash == w.block_hash) continue;
+        util::log(util::LogLevel::error, "a reorg deeper than the confirmations moved a mined transaction to another block",
+                  {{"chainId", chain_.settings().chain_id}, {"hash", eth::to_hex(w.hash)}, {"block", w.block},
+                   {"nowInBlock", now_in->block_number}});
+        if (options_.journal) options_.journal->reopen(w.hash);
+        moved.push_back({w.hash, now_in->success ? TxStatus::mined : TxStatus::reverted, now_in->block_number});
+        std::lock_guard lock(mutex_);
+        for (auto& s : settled_)
+            if (s.hash == w.hash) {
+                s.block_hash = now_in->block_hash;
+                s.block = now_in->block_number;
+            }
+    }
+    settle(moved);
+    {
+        std::lock_guard lock(mutex_);
+        std::erase_if(settled_, [&](const Settled& s) {
+            return gone.contains(s.hash) || s.block + options_.reorg_watch_blocks < head;
+        });
+    }
+    // Tracked again from its bytes, as if adopted from the journal at start.
+    if (!again.empty()) adopt(std::move(again));
+}
+
+void TxSender::forget_settled_chain() {
+    std::vector<Settled> lost;
+    {
+        std::lock_guard lock(mutex_);
+        lost.assign(settled_.begin(), settled_.end());
+        settled_.clear();
+        genesis_.reset();
+    }
+    util::log(util::LogLevel::error,
+              "the chain was reset (another genesis block, or fewer blocks than it had): transactions recorded as "
+              "mined are gone with the old chain and are not sent again",
+              {{"chainId", chain_.settings().chain_id}, {"transactions", lost.size()}});
+    std::vector<Settlement> dropped;
+    for (const auto& s : lost) {
+        if (options_.journal) options_.journal->reopen(s.hash);
+        dropped.push_back({s.hash, TxStatus::dropped, 0});
+    }
+    settle(dropped);
+}
+
 void TxSender::on_mined(std::uint64_t nonce, const Receipt& receipt) {
     // Its journal entry was settled by settle_mined() before this callback
     // (the poller's round hook), while it was still in flight: a transaction
@@ -679,11 +814,20 @@ void TxSender::on_mined(std::uint64_t nonce, const Receipt& receipt) {
         const auto intent = it->second->intent;
         Receipt r = receipt;
         r.nonce = nonce;
+        const Inflight& f = *it->second;
+        if (options_.reorg_watch_blocks > 0) {
+            const bool current = f.hash == r.transaction_hash;
+            std::string purpose = f.purpose;
+            for (const auto& [h, p] : f.superseded)
+                if (h == r.transaction_hash) purpose = p;
+            settled_.push_back({r.transaction_hash, r.block_hash, r.block_number, nonce,
+                                current ? std::optional(f.raw) : std::nullopt, std::move(purpose)});
+        }
         if (intent && !intent->answered) {
             intent->answered = true;
             intent->promise.set_value(std::move(r));
         } else {
-            fates = it->second->fates(r);
+            fates = f.fates(r);
         }
         inflight_.erase(it);
     }
@@ -724,6 +868,10 @@ void TxSender::maintain() {
     }
     if (!resend.empty()) broadcast(resend);
     settle_contested(contested);
+    if (now - last_settled_check_ >= options_.rebroadcast_after) {
+        last_settled_check_ = now;
+        check_settled();
+    }
     if (check.empty()) return;
 
     std::vector<rpc::Request> requests;

@@ -92,6 +92,9 @@ struct SenderOptions {
     std::chrono::milliseconds rebroadcast_after{3'000};  // unmined this long: ask the node whether it knows it
     std::chrono::milliseconds replace_after{30'000};     // known but unmined this long: replace with higher fees
     std::chrono::milliseconds receipt_timeout{120'000};  // a request's deadline unless it sets its own
+    /// How many blocks a mined transaction is still watched for a reorg
+    /// deeper than the confirmations (its block's hash changing).
+    std::uint64_t reorg_watch_blocks = 64;
     TxJournal* journal = nullptr;  // when set: every signed version is recorded here before broadcast; must outlive the sender
     /// Replacements never offer more per gas than this; 0: four times what
     /// the transaction was first signed with.
@@ -176,6 +179,12 @@ private:
     // replaced by fillers, and the gap below them is filled.
     void recover_from_reset(std::uint64_t chain_next);
     void notify(const std::vector<Unwaited>& fates);
+    // Looks again at the recently mined transactions: a block hash that
+    // changed means a reorg deeper than the confirmations.
+    void check_settled();
+    // The chain itself was replaced (a devnet reset): what it held is not
+    // sent again; the journal says dropped, and new nonces follow the new chain.
+    void forget_settled_chain();
     // Stops tracking `nonce` and returns what was tracked (null when it was mined meanwhile).
     [[nodiscard]] std::unique_ptr<Inflight> untrack(std::uint64_t nonce);
 
@@ -192,6 +201,19 @@ private:
     std::uint64_t adopted_next_ = 0;  // the nonce above every adopted transaction
     unsigned reset_evidence_ = 0;     // consecutive checks that saw the chain behind us (sender thread only)
     UnwaitedListener unwaited_;
+    // Mined transactions still watched for deep reorgs (guarded by mutex_).
+    struct Settled {
+        eth::Hash32 hash{};
+        eth::Hash32 block_hash{};
+        std::uint64_t block = 0;
+        std::uint64_t nonce = 0;
+        std::optional<eth::Bytes> raw;  // known when the current version was the one mined
+        std::string purpose;
+    };
+    std::deque<Settled> settled_;
+    std::optional<eth::Hash32> genesis_;  // of the chain the settled transactions are on (sender thread only)
+    unsigned shorter_evidence_ = 0;       // consecutive checks that missed a settled block (sender thread only)
+    Clock::time_point last_settled_check_{};
     Clock::time_point last_maintenance_{};
     ReceiptPoller::HookId round_hook_ = 0;  // settle_mined(), on the chain's poller
     std::thread thread_;

@@ -905,6 +905,15 @@ public:
         });
     }
 
+    void journal_reopen(const std::string& hash) override {
+        run({}, [&](Database& db) {
+            execute(db,
+                    "UPDATE tx_journal SET status = 'pending', block_number = 0, updated_at = ? "
+                    "WHERE hash = ? AND status IN ('mined', 'reverted')",
+                    to_millis(now_millis()), hash);
+        });
+    }
+
     std::optional<JournalEntry> journal_find(const std::string& hash) override {
         return run({}, [&](Database& db) {
             return query_one(db, select_columns(kJournalColumns, "FROM tx_journal WHERE hash = ?"), read_journal, hash);

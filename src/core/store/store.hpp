@@ -403,6 +403,9 @@ public:
     /// (a block's worth of mined mints costs one commit). Error(not_found),
     /// and nothing settled, when a hash is not journaled.
     virtual void journal_settle(const std::vector<JournalSettlement>& settlements) = 0;
+    /// A mined or reverted entry back to pending (a reorg deeper than the
+    /// confirmations); anything else is left as it is.
+    virtual void journal_reopen(const std::string& hash) = 0;
     [[nodiscard]] virtual std::optional<JournalEntry> journal_find(const std::string& hash) = 0;
     /// Entries still pending on that network, by nonce then creation.
     [[nodiscard]] virtual std::vector<JournalEntry> journal_pending(const std::string& blockchain_id) = 0;

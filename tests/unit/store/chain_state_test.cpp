@@ -336,6 +336,14 @@ TEST_CASE("store: the journal takes a refused transaction's bytes again, and not
     CHECK(f.store->journal_list("", {"pending"}, 10).size() == 1);
     CHECK(f.store->journal_list(kStoreChainId, {}, 10).size() == 2);
     CHECK(f.store->journal_list("other", {}, 10).empty());
+
+    // A reorg deeper than the confirmations takes a mined entry back to pending; nothing else moves.
+    f.store->journal_reopen("0x02");
+    CHECK(f.store->journal_find("0x02")->status == "pending");
+    CHECK(f.store->journal_find("0x02")->block_number == 0);
+    f.store->journal_settle({{"0x01", "replaced", 0}});
+    f.store->journal_reopen("0x01");
+    CHECK(f.store->journal_find("0x01")->status == "replaced");
 }
 
 TEST_CASE("store: mints: begin with a key, replay, finish, release and reclaim", "[store]") {
