@@ -170,8 +170,8 @@ void apply_idp(const Table& idp, Settings& settings) {
 
 service::NetworkConfig parse_chain(const Table& entry) {
     entry.only({"id", "name", "chainId", "network", "rpcUrls", "rpcUrl", "contractAddress", "blockExplorer", "status",
-                "confirmations", "headMaxAgeMs", "rpcTimeoutMs", "receiptTimeoutMs", "maxFeePerGasGwei",
-                "minSignerBalanceGwei", "nativeCurrency"});
+                "confirmations", "headMaxAgeMs", "rpcTimeoutMs", "receiptTimeoutMs", "replaceAfterMs",
+                "maxFeePerGasGwei", "minSignerBalanceGwei", "nativeCurrency"});
     service::NetworkConfig chain;
     entry.get("id", chain.id);
     entry.get("name", chain.name);
@@ -201,6 +201,9 @@ service::NetworkConfig parse_chain(const Table& entry) {
     std::int64_t receipt_timeout_ms = chain.receipt_timeout.count();
     entry.get_int("receiptTimeoutMs", receipt_timeout_ms, 1000, 3600000);
     chain.receipt_timeout = std::chrono::milliseconds(receipt_timeout_ms);
+    std::int64_t replace_after_ms = chain.replace_after.count();
+    entry.get_int("replaceAfterMs", replace_after_ms, 1000, 3600000);
+    chain.replace_after = std::chrono::milliseconds(replace_after_ms);
     entry.get_int("maxFeePerGasGwei", chain.max_fee_per_gas_gwei, 0, 100'000'000);
     entry.get_int("minSignerBalanceGwei", chain.min_signer_balance_gwei, 0, std::numeric_limits<std::int64_t>::max());
 

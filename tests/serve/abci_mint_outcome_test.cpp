@@ -263,6 +263,49 @@ TEST_CASE("abci mint: a reorg deeper than the confirmations after the answer is 
     CHECK(http.post(kRoute, body, admin.token, key_header("deep-1")).json["data"]["transactionHash"] == hash);
 }
 
+TEST_CASE("abci mint: fee bumps stop at the cap, and health shows the stuck transaction with its nonce and age",
+          "[serve][abci][outcome]") {
+    // Blocks cost 1 gwei of base fee and nothing is mined: the mint is bumped
+    // every second until its fee reaches the 3 gwei cap, then left as it is.
+    Devnet d("replaceAfterMs = 1000\nmaxFeePerGasGwei = 3\nreceiptTimeoutMs = 1000\n", 19);
+    auto& [chain, http, admin, random] = d;
+    const auto to = random.address().checksummed();
+    const auto body = entity_mint_body(to, "report", "STUCK-1", 1);
+    (void)chain.node_rpc("evm_setAutomine", {"false"});
+    const auto timed_out = http.post(kRoute, body, admin.token, key_header("stuck-1"));
+    REQUIRE(timed_out.status == 504);
+    const auto mint_id = unsettled_mint(timed_out).first;
+
+    nlohmann::json signer;
+    REQUIRE(eventually([&] {
+        signer = http.get("/abci/health", admin.token).json["checks"]["signer:devnet"];
+        return signer.contains("stuck");
+    }));
+    CHECK(signer["healthy"] == false);
+    REQUIRE(signer["stuck"].size() == 1);
+    CHECK(signer["stuck"][0]["nonce"] == 1);
+    CHECK(signer["stuck"][0]["ageSeconds"].is_number_integer());
+    CHECK(signer["message"].get<std::string>().find("fee cap") != std::string::npos);
+    // It was bumped (each version journaled with the mint), then no more.
+    const auto versions = http.get("/abci/contracts/mints/" + mint_id, admin.token).json["data"]["transactions"].size();
+    CHECK(versions >= 2);
+    std::this_thread::sleep_for(2500ms);  // two more rounds: no further version at the cap
+    CHECK(http.get("/abci/contracts/mints/" + mint_id, admin.token).json["data"]["transactions"].size() == versions);
+
+    // Mined at last: one of the versions lands, the mint is recorded once.
+    (void)chain.node_rpc("evm_mine");
+    REQUIRE(eventually([&] {
+        return http.get("/abci/contracts/mints/" + mint_id, admin.token).json["data"]["state"] == "mined";
+    }));
+    CHECK(chain.chain_balance(to, kReport) == "1");
+    const auto mined = http.post(kRoute, body, admin.token, key_header("stuck-1"));
+    (void)require_entity_minted(mined, body);
+    const auto tx = nlohmann::json::parse(cast({"tx", mined.json["data"]["transactionHash"].get<std::string>(), "--json",
+                                                "--rpc-url", chain.anvil().url()}));
+    CHECK(std::stoull(quantity_to_decimal(tx["maxFeePerGas"])) <= 3'000'000'000ULL);
+    CHECK_FALSE(http.get("/abci/health", admin.token).json["checks"]["signer:devnet"].contains("stuck"));
+}
+
 TEST_CASE("abci mint: an unfunded signer is refused in one line, health names it, funds bring it back",
           "[serve][abci][outcome]") {
     Devnet d("", 15);

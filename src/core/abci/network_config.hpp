@@ -46,6 +46,9 @@ struct NetworkConfig {
     /// How long a mint request waits for its receipt (receiptTimeoutMs); the
     /// transaction stays tracked after that and its outcome is recorded when known.
     std::chrono::milliseconds receipt_timeout{120'000};
+    /// How long a transaction the node knows stays unmined before it is
+    /// replaced with higher fees (replaceAfterMs).
+    std::chrono::milliseconds replace_after{30'000};
     /// The most a fee bump may offer per gas, in gwei (maxFeePerGasGwei); 0:
     /// four times what the transaction was first signed with.
     std::uint64_t max_fee_per_gas_gwei = 0;

@@ -129,6 +129,7 @@ Network::Network(NetworkConfig config, const eth::PrivateKey* key, store::Store&
         chain::SenderOptions options;
         options.journal = journal_.get();
         options.receipt_timeout = config_.receipt_timeout;
+        options.replace_after = config_.replace_after;
         options.max_fee_per_gas = eth::U256(config_.max_fee_per_gas_gwei) * eth::U256(1'000'000'000);
         sender_ = std::make_unique<chain::TxSender>(*client_, eth::PrivateKey::from_bytes(key->secret_bytes()),
                                                     options);

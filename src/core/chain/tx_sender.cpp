@@ -213,6 +213,15 @@ void TxSender::adopt(std::vector<JournaledTx> txs) {
         f->hash = last.hash;
         f->journaled = true;
         f->replacements = static_cast<unsigned>(versions.size() - 1);
+        {
+            std::lock_guard lock(mutex_);
+            if (inflight_.contains(nonce)) {
+                // Only after a reorg: the nonce went to a transaction we track now.
+                util::log(util::LogLevel::error, "a transaction to send again has the nonce of one in flight; it is left",
+                          {{"chainId", chain_.settings().chain_id}, {"nonce", nonce}, {"hash", eth::to_hex(f->hash)}});
+                continue;
+            }
+        }
         // Maybe mined while we were down: looked up at once.
         f->watch = chain_.receipts().watch(f->hash, [this, nonce](const Receipt& r) { on_mined(nonce, r); });
         for (const auto& [h, p] : f->superseded) chain_.receipts().add_hash(f->watch, h);
