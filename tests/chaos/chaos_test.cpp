@@ -292,7 +292,7 @@ TEST_CASE("reorgs of 1 to confirmations+1 blocks at random moments of mint burst
                 figures.reorgs = miner.stop_reorgs();
                 // Blocks go on: a reorg after the last answer (deeper than the
                 // confirmations) is noticed within a few seconds and its mint sent again.
-                std::this_thread::sleep_for(8s);
+                std::this_thread::sleep_for(6s);
                 INFO("the miner: " << miner.failure());
                 CHECK(miner.failure().empty());
             });
@@ -310,8 +310,9 @@ TEST_CASE("a chain reset in the middle of mint bursts, every key retried until a
     for (unsigned i = 0; i < scale().reset_runs; ++i)
         run(chain, {.scenario = "reset", .seed = base_seed() + i, .resets = 1},
             [&](Random& random, BurstStart& start) {
-                // Before the first block, or after some mints were answered.
-                reach_random_point(chain, random, start, 2000ms);
+                // Mostly with mints in flight (a small burst is answered
+                // within its first block, a big one takes a few).
+                reach_random_point(chain, random, start, 1200ms);
                 chain.reset_chain();
                 start.circumstances.chain_reset_done = Clock::now();
                 // The new chain: genesis, then the token's deployment (the signer's nonce 0) in block 1.
@@ -327,7 +328,9 @@ TEST_CASE("the signer out of funds for a second in the middle of mint bursts, ev
     for (unsigned i = 0; i < scale().funds_runs; ++i)
         run(chain, {.scenario = "unfunded", .seed = base_seed() + i, .unfunded = 1},
             [&](Random& random, const BurstStart& start) {
-                reach_random_point(chain, random, start);
+                // While mints are being signed, or wait in the pool: the
+                // next block comes while the signer cannot pay.
+                reach_random_point(chain, random, start, 500ms);
                 const auto balance = cast({"balance", ChainServer::signer(), "--rpc-url", url});
                 (void)chain.node_rpc("anvil_setBalance", {ChainServer::signer(), "0x0"});
                 std::this_thread::sleep_for(1s);

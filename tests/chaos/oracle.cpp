@@ -140,9 +140,17 @@ void judge(ChainServer& chain, const ChainMark& start, const Http& http, const s
         }
         if (it == to_token.end() || it->second.status != "0x1") {
             ++figures.wrong;
-            finding(figures, fmt::format("wrong: {} answered with {}, not a successful transaction of the signer "
-                                         "to the token in this run",
-                                         mint.name, hash));
+            std::string when;
+            if (circumstances.chain_reset_done)
+                when = fmt::format(", {} ms after the reset was done",
+                                   std::chrono::duration_cast<std::chrono::milliseconds>(
+                                       settled[i].at - *circumstances.chain_reset_done)
+                                       .count());
+            finding(figures, fmt::format("wrong: {} answered with {} in block {}{}, not a successful transaction of "
+                                         "the signer to the token in this run",
+                                         mint.name, hash,
+                                         answer.json.value(json::json_pointer("/data/blockNumber"), json()).dump(),
+                                         when));
         }
     }
     for (const auto& [hash, tx] : to_token)
@@ -193,7 +201,13 @@ void judge(ChainServer& chain, const ChainMark& start, const Http& http, const s
     const bool keyed = !mints.empty() && !mints.front().key.empty();
     const auto repeats = keyed ? Burst(http, token, mints, std::chrono::seconds(0)).wait() : std::vector<Settled>{};
     for (std::size_t i = 0; i < mints.size(); ++i) {
-        if (settled[i].answer.status != 200) continue;
+        if (settled[i].answer.status != 200) {
+            if (keyed)  // already counted: what the key says now tells more
+                finding(figures, fmt::format("unanswered: {} (first {}) now answers {} {}", mints[i].name,
+                                             settled[i].answer.status, repeats[i].answer.status,
+                                             repeats[i].answer.body));
+            continue;
+        }
         if (keyed && repeats[i].answer.json != settled[i].answer.json) {
             ++figures.wrong;
             finding(figures, fmt::format("wrong: a repeat of {} answered {} {}, first {}", mints[i].name,
