@@ -92,9 +92,10 @@ void run(ChainServer& chain, Figures figures, const std::function<void(Random&, 
 // The reorg scenario's chain: anvil mines only when told, and this mines a
 // block every 300 ms, as the test's clock; while reorgs are on, it rolls
 // back 1..confirmations+1 blocks (anvil_rollback: the blocks and their
-// transactions are gone from the node) at random moments, 0.3 to 1.5 s
-// apart (the first within 0.6 s), never below the block the run started from (what came before was
-// judged already). Runs cast itself: Catch2's assertions are not for other threads.
+// transactions are gone from the node) at random moments, 0.3 to 1.5 s apart
+// (the first within 0.6 s), never below the block the run started from (what
+// came before was judged already). Runs cast itself: Catch2's assertions are
+// not for other threads.
 class Miner {
 public:
     Miner(ChainServer& chain, unsigned confirmations, std::uint64_t seed)
@@ -310,9 +311,9 @@ TEST_CASE("a chain reset in the middle of mint bursts, every key retried until a
     for (unsigned i = 0; i < scale().reset_runs; ++i)
         run(chain, {.scenario = "reset", .seed = base_seed() + i, .resets = 1},
             [&](Random& random, BurstStart& start) {
-                // Mostly with mints in flight (a small burst is answered
-                // within its first block, a big one takes a few).
-                reach_random_point(chain, random, start, 1200ms);
+                // Mostly with mints in flight: before the first block (the
+                // reset takes a few hundred ms), now and then after it.
+                reach_random_point(chain, random, start, 800ms);
                 chain.reset_chain();
                 start.circumstances.chain_reset_done = Clock::now();
                 // The new chain: genesis, then the token's deployment (the signer's nonce 0) in block 1.
