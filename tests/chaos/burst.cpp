@@ -27,21 +27,66 @@ Settled send_until_settled(const Http& http, const std::string& token, const Min
         out.answer = http.post(mint.route, mint.body, token, mint.key);
         ++out.attempts;
         if (!unsettled(out.answer) || Clock::now() >= deadline) break;
+        ++out.refusals[out.answer.status];
         std::this_thread::sleep_for(std::chrono::milliseconds(250));
     }
-    out.took = Clock::now() - start;
+    out.at = Clock::now();
+    out.took = out.at - start;
+    return out;
+}
+
+// A keyless mint, sent again only when that cannot mint twice.
+Settled follow_keyless(const Http& http, const std::string& token, const Mint& mint, Clock::time_point deadline) {
+    Settled out;
+    const auto start = Clock::now();
+    std::string mint_id;  // the mint being followed by its status
+    for (;;) {
+        if (mint_id.empty()) {
+            out.answer = http.post(mint.route, mint.body, token);
+            ++out.attempts;
+            if (out.answer.status == 200) break;
+            if (out.answer.status == 0 && !out.answer.unsent) {
+                out.unknown = true;  // it may have been signed; nothing names it
+                break;
+            }
+            if (out.answer.json.is_object() && out.answer.json.contains("mintId"))
+                mint_id = out.answer.json["mintId"].get<std::string>();
+            else if (out.answer.status != 0 && out.answer.status != 429 && out.answer.status < 500)
+                break;  // refused outright: the oracle reports it
+            ++out.refusals[out.answer.status];
+        } else {
+            const auto status = http.get("/abci/contracts/mints/" + mint_id, token);
+            if (status.status == 200 && status.json.is_object()) {
+                const auto& data = status.json["data"];
+                if (data["state"] == "mined") {
+                    out.answer.status = 200;
+                    out.answer.json = data["result"];
+                    out.answer.body = data["result"].dump();
+                    out.mint_id = mint_id;
+                    break;
+                }
+                if (data["state"] == "failed") mint_id.clear();  // nothing of it can be mined: a new mint
+            }
+        }
+        if (Clock::now() >= deadline) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+    out.at = Clock::now();
+    out.took = out.at - start;
     return out;
 }
 
 }  // namespace
 
-std::vector<Mint> make_mints(ChainServer& chain, Random& random, const std::string& tag, std::size_t n) {
+std::vector<Mint> make_mints(ChainServer& chain, Random& random, const std::string& tag, std::size_t n,
+                             bool keyed) {
     std::vector<Mint> mints;
     std::string holders;  // `admin user import` lines for the role mints' wallets
     for (std::size_t i = 0; i < n; ++i) {
         Mint mint;
         mint.recipient = random.address().checksummed();
-        mint.key = {{"Idempotency-Key", "chaos-" + tag + "-" + std::to_string(i)}};
+        mint.name = (keyed ? "chaos-" : "keyless-") + tag + "-" + std::to_string(i);
+        if (keyed) mint.key = {{"Idempotency-Key", mint.name}};
         if (i % 10 == 9) {
             const auto& role = kRoles[random.below(std::size(kRoles))];
             mint.route = "/abci/contracts/mint-role-token";
@@ -75,7 +120,8 @@ Burst::Burst(const Http& http, const std::string& token, std::vector<Mint> mints
     const auto until = Clock::now() + deadline;
     for (const auto& mint : mints_)
         running_.push_back(std::async(std::launch::async, [http, token, &mint, until] {
-            return send_until_settled(http, token, mint, until);
+            return mint.key.empty() ? follow_keyless(http, token, mint, until)
+                                    : send_until_settled(http, token, mint, until);
         }));
 }
 

@@ -22,22 +22,28 @@ unsigned env_number(const char* name, unsigned fallback) {
 }
 
 std::string header() {
-    std::string line = fmt::format("{:<16} {:>4} {:>6} {:>5}", "scenario", "runs", "kill-9", "anvil");
+    std::string line = fmt::format("{:<16} {:>4} {:>6} {:>5} {:>5} {:>5} {:>8}", "scenario", "runs", "kill-9",
+                                   "anvil", "reorg", "reset", "unfunded");
     for (const auto fault : kAllFaults) line += fmt::format(" {:>11}", fault_name(fault));
-    return line + fmt::format(" {:>6} {:>8} {:>4} {:>4} {:>5} {:>5} {:>7}", "mints", "answered", "dup", "lost",
-                              "stray", "wrong", "worst s");
+    return line + fmt::format(" {:>6} {:>8} {:>7} {:>4} {:>4} {:>5} {:>5} {:>7}", "mints", "answered", "unknown",
+                              "dup", "lost", "stray", "wrong", "worst s");
 }
 
 std::string line(const Figures& row, std::size_t runs) {
-    std::string out = fmt::format("{:<16} {:>4} {:>6} {:>5}", row.scenario, runs, row.kills, row.node_restarts);
+    std::string out = fmt::format("{:<16} {:>4} {:>6} {:>5} {:>5} {:>5} {:>8}", row.scenario, runs, row.kills,
+                                  row.node_restarts, row.reorgs, row.resets, row.unfunded);
     for (const auto count : row.faults) out += fmt::format(" {:>11}", count);
-    return out + fmt::format(" {:>6} {:>8} {:>4} {:>4} {:>5} {:>5} {:>7.1f}", row.mints, row.answered,
-                             row.duplicates, row.lost, row.stray, row.wrong, row.worst_answer_s);
+    return out + fmt::format(" {:>6} {:>8} {:>7} {:>4} {:>4} {:>5} {:>5} {:>7.1f}", row.mints, row.answered,
+                             row.unknown, row.duplicates, row.lost, row.stray, row.wrong, row.worst_answer_s);
 }
 
 void add(Figures& total, const Figures& row) {
     total.kills += row.kills;
     total.node_restarts += row.node_restarts;
+    total.reorgs += row.reorgs;
+    total.resets += row.resets;
+    total.unfunded += row.unfunded;
+    total.unknown += row.unknown;
     for (std::size_t i = 0; i < kFaultKinds; ++i) total.faults[i] += row.faults[i];
     total.mints += row.mints;
     total.answered += row.answered;
@@ -72,11 +78,13 @@ const Scale& scale() {
     static const Scale value = [] {
         const char* size = std::getenv("ABCI_CHAOS_SCALE");
         const bool full = size && std::string(size) == "full";
-        // Full: 20 kill -9 runs of 300 mints, 5 runs under JSON-RPC faults
-        // (a burst meets only about 20: the server batches its calls) and 3
-        // anvil restarts, 8,400 mints; reduced: one short burst each, a
-        // second kill -9 run because where the kill lands matters most.
-        Scale s = full ? Scale{20, 5, 3, 300} : Scale{2, 1, 1, 40};
+        // Full: 20 kill -9 runs of 300 keyed mints and 5 of keyless ones, 5
+        // runs under JSON-RPC faults (a burst meets only about 20: the server
+        // batches its calls), 3 anvil restarts, 3 runs of reorgs, 3 chain
+        // resets and 3 unfunded signers: 42 runs, 12,600 mints; reduced: one
+        // short burst each, a second kill -9 run because where the kill
+        // lands matters most.
+        Scale s = full ? Scale{20, 5, 3, 5, 3, 3, 3, 300} : Scale{2, 1, 1, 1, 1, 1, 1, 40};
         s.kill_runs = env_number("ABCI_CHAOS_RUNS", s.kill_runs);
         s.mints_per_burst = env_number("ABCI_CHAOS_MINTS", static_cast<unsigned>(s.mints_per_burst));
         return s;

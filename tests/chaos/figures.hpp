@@ -13,12 +13,16 @@ namespace abci::test::chaos {
 
 /// How much each scenario does. The reduced size (the default) keeps the
 /// suite within `make test`'s budget, twice (release and ASan);
-/// ABCI_CHAOS_SCALE=full is `make chaos`. ABCI_CHAOS_RUNS (kill -9 runs) and
-/// ABCI_CHAOS_MINTS (mints per burst) override either.
+/// ABCI_CHAOS_SCALE=full is `make chaos`. ABCI_CHAOS_RUNS (kill -9 runs of
+/// keyed mints) and ABCI_CHAOS_MINTS (mints per burst) override either.
 struct Scale {
     unsigned kill_runs;
     unsigned fault_runs;
     unsigned node_restart_runs;
+    unsigned keyless_runs;  // kill -9 runs of mints without keys
+    unsigned reorg_runs;
+    unsigned reset_runs;
+    unsigned funds_runs;
     std::size_t mints_per_burst;
 };
 [[nodiscard]] const Scale& scale();
@@ -33,9 +37,16 @@ struct Figures {
     std::uint64_t seed = 0;
     unsigned kills = 0;          // kill -9 of serve
     unsigned node_restarts = 0;  // anvil stopped and started with its state
+    unsigned reorgs = 0;         // anvil_rollback of 1..confirmations+1 blocks
+    unsigned resets = 0;         // the chain reset to genesis, the token deployed again
+    unsigned unfunded = 0;       // the signer's balance set to 0 for a while
     std::array<std::uint64_t, kFaultKinds> faults{};  // injected by the FaultProxy, by kind
     std::size_t mints = 0;
-    std::size_t answered = 0;    // settled with a 200
+    std::size_t answered = 0;    // settled with a 200 (a keyless mint's maybe learned through its status)
+    // Keyless mints sent and never answered, so that nothing names them: no
+    // loss when the chain shows none or exactly the amount asked, but the
+    // caller cannot know which.
+    std::size_t unknown = 0;
     std::size_t duplicates = 0;  // mints beyond the one asked for, by the recipients' balances on chain
     std::size_t lost = 0;        // recipients holding less than asked for
     std::size_t stray = 0;       // the signer's transactions to the token that no 200 answer names

@@ -96,7 +96,10 @@ HttpResponse Http::send(const std::string& method, const std::string& path, cons
     }
     HttpResponse out;
     auto result = client.send(request);
-    if (!result) return out;
+    if (!result) {
+        out.unsent = result.error() == httplib::Error::Connection || result.error() == httplib::Error::ConnectionTimeout;
+        return out;
+    }
     out.status = result->status;
     out.body = result->body;
     out.headers.assign(result->headers.begin(), result->headers.end());

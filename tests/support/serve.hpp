@@ -22,6 +22,7 @@ using Headers = std::vector<std::pair<std::string, std::string>>;
 /// One HTTP answer.
 struct HttpResponse {
     int status = 0;       // 0: no answer (connection refused, reset or timed out)
+    bool unsent = false;  // no answer because no connection could be made: nothing reached the server
     std::string body;
     nlohmann::json json;  // the parsed body; null when it is not JSON
     std::vector<std::pair<std::string, std::string>> headers;
