@@ -238,6 +238,9 @@ json AbciService::prepare(Network& network, const Mint& m, const MintOptions& op
     }
     const auto issuer = network.sender().address();
     network.require_deployed();
+    // Read (and cached) now, before anything is signed: the answer of a mined
+    // role mint names it, and finish() must not depend on the node then.
+    if (m.kind.family == TokenFamily::role) (void)network.contract_version();
 
     const json record = metadata_record(m.kind, m.details, issuer, m.to, now_iso());
     const std::string metadata = record.dump();
@@ -287,6 +290,8 @@ Answer AbciService::finish(Network& network, const std::string& mint_id, const j
     const auto to = eth::Address::parse(purpose.at("to").get<std::string>());
     const auto amount = purpose.at("amount").get<std::uint64_t>();
     const auto now = std::chrono::system_clock::now();
+    // Before any record: a failure here leaves nothing half written.
+    const std::string version = kind->family == TokenFamily::role ? network.contract_version() : std::string();
 
     store::MintRecord mint;
     mint.blockchain_id = config.id;
@@ -313,7 +318,7 @@ Answer AbciService::finish(Network& network, const std::string& mint_id, const j
                 {"timestamp", util::format_iso8601_utc(now)}};
         metadata = {{"blockchain", {{"name", config.name}, {"chainId", config.chain_id}, {"network", config.network}}},
                     {"contract", {{"address", network.contract().address().checksummed()},
-                                  {"version", network.contract_version()}}}};
+                                  {"version", version}}}};
         if (const auto request = purpose.value("roleRequestId", ""); !request.empty())
             store_.set_role_request_minted(request, hash, receipt.block_number);
     } else {

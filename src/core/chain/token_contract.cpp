@@ -111,11 +111,20 @@ std::future<Receipt> TokenContract::submit(TxSender& sender, std::string_view wh
 }
 
 std::vector<Value> TokenContract::view(std::string_view signature, std::span<const Value> args) {
+    eth::Bytes out;
     try {
-        const eth::Bytes out = chain_.call({std::nullopt, address_, eth::U256{}, eth::abi::encode_call(signature, args)});
-        return eth::abi::decode_output(signature, out);
+        out = chain_.call({std::nullopt, address_, eth::U256{}, eth::abi::encode_call(signature, args)});
     } catch (const rpc::RpcError& e) {
         rethrow_revert(signature, e);
+    }
+    try {
+        return eth::abi::decode_output(signature, out);
+    } catch (const Error& e) {
+        // What the node answered is not our caller's input: no code at the
+        // address (a chain being reset), or another contract there.
+        throw Error(ErrorKind::unavailable,
+                    "the contract at " + address_.checksummed() + " gave an unreadable answer to " + std::string(signature),
+                    {e.what()});
     }
 }
 
