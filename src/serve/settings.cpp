@@ -102,10 +102,13 @@ public:
             out = static_cast<Int>(*value);
         }
     }
-    void get_seconds(const std::string& key, std::chrono::seconds& out, std::int64_t min, std::int64_t max) const {
-        std::int64_t seconds = out.count();
-        get_int(key, seconds, min, max);
-        out = std::chrono::seconds(seconds);
+    // A duration in the unit of `out` (seconds for "…Lifetime", milliseconds for "…Ms").
+    template <typename Rep, typename Period>
+    void get_duration(const std::string& key, std::chrono::duration<Rep, Period>& out, std::int64_t min,
+                      std::int64_t max) const {
+        std::int64_t count = out.count();
+        get_int(key, count, min, max);
+        out = std::chrono::duration<Rep, Period>(count);
     }
     void get(const std::string& key, std::vector<std::string>& out) const {
         if (const auto* node = find(key)) {
@@ -192,18 +195,10 @@ service::NetworkConfig parse_chain(const Table& entry) {
     if (!parsed) throw bad_setting(entry.name("status"), "must be \"active\", \"testnet\" or \"disabled\"");
     chain.status = *parsed;
     entry.get_int("confirmations", chain.confirmations, 1, 10000);
-    std::int64_t head_max_age_ms = chain.head_max_age.count();
-    entry.get_int("headMaxAgeMs", head_max_age_ms, 0, 60000);
-    chain.head_max_age = std::chrono::milliseconds(head_max_age_ms);
-    std::int64_t rpc_timeout_ms = chain.rpc_timeout.count();
-    entry.get_int("rpcTimeoutMs", rpc_timeout_ms, 100, 600000);
-    chain.rpc_timeout = std::chrono::milliseconds(rpc_timeout_ms);
-    std::int64_t receipt_timeout_ms = chain.receipt_timeout.count();
-    entry.get_int("receiptTimeoutMs", receipt_timeout_ms, 1000, 3600000);
-    chain.receipt_timeout = std::chrono::milliseconds(receipt_timeout_ms);
-    std::int64_t replace_after_ms = chain.replace_after.count();
-    entry.get_int("replaceAfterMs", replace_after_ms, 1000, 3600000);
-    chain.replace_after = std::chrono::milliseconds(replace_after_ms);
+    entry.get_duration("headMaxAgeMs", chain.head_max_age, 0, 60000);
+    entry.get_duration("rpcTimeoutMs", chain.rpc_timeout, 100, 600000);
+    entry.get_duration("receiptTimeoutMs", chain.receipt_timeout, 1000, 3600000);
+    entry.get_duration("replaceAfterMs", chain.replace_after, 1000, 3600000);
     entry.get_int("maxFeePerGasGwei", chain.max_fee_per_gas_gwei, 0, 100'000'000);
     entry.get_int("minSignerBalanceGwei", chain.min_signer_balance_gwei, 0, std::numeric_limits<std::int64_t>::max());
 
@@ -249,9 +244,9 @@ void apply_file(const std::string& path, Settings& settings, std::string& listen
     settings.auth.login_per_address = limits::RateLimit{login.limit * 5, login.window};
 
     const auto auth = top.sub("auth");
-    auth.get_seconds("tokenLifetime", settings.auth.jwt.lifetime, 1, 24 * 3600);
-    auth.get_seconds("refreshLifetime", settings.auth.refresh_lifetime, 60, 365LL * 24 * 3600);
-    auth.get_seconds("clockSkew", settings.auth.jwt.leeway, 0, 300);
+    auth.get_duration("tokenLifetime", settings.auth.jwt.lifetime, 1, 24 * 3600);
+    auth.get_duration("refreshLifetime", settings.auth.refresh_lifetime, 60, 365LL * 24 * 3600);
+    auth.get_duration("clockSkew", settings.auth.jwt.leeway, 0, 300);
     auth.get("jwtSecretFile", settings.jwt_secret_file);
     auth.get("redirectOrigins", settings.auth.redirect_origins);
     const auto wallet = auth.sub("wallet");
@@ -264,9 +259,7 @@ void apply_file(const std::string& path, Settings& settings, std::string& listen
     const auto content = top.sub("content");
     content.get("backend", settings.content.backend);
     content.get("kuboUrl", settings.content.kubo_url);
-    std::int64_t timeout_ms = settings.content.timeout.count();
-    content.get_int("timeoutMs", timeout_ms, 100, 600000);
-    settings.content.timeout = std::chrono::milliseconds(timeout_ms);
+    content.get_duration("timeoutMs", settings.content.timeout, 100, 600000);
 
     for (const auto& entry : top.tables("chains")) settings.chains.push_back(parse_chain(entry));
     apply_signer(top.sub("signer"), settings.signer);

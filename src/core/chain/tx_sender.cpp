@@ -46,49 +46,40 @@ struct TxSender::Inflight {
     unsigned replacements = 0;       // earlier versions with this nonce may still be mined
     ReceiptPoller::WatchId watch = 0;
 
-    // Every hash this nonce's transaction has been signed as.
-    [[nodiscard]] std::vector<eth::Hash32> versions() const {
-        std::vector<eth::Hash32> all;
-        for (const auto& [h, p] : superseded) all.push_back(h);
-        all.push_back(hash);
-        return all;
-    }
-    // The fate of each purpose (mints, not fillers) of its versions, once `mined` is mined.
-    [[nodiscard]] std::vector<Unwaited> fates(const Receipt& mined) const {
-        std::vector<Unwaited> out;
+    // Every version this nonce's transaction has been signed as, with its purpose, oldest first.
+    [[nodiscard]] std::vector<std::pair<eth::Hash32, std::string>> all_versions() const {
         auto all = superseded;
         all.emplace_back(hash, purpose);
+        return all;
+    }
+    [[nodiscard]] std::vector<eth::Hash32> versions() const {
+        std::vector<eth::Hash32> all;
+        for (const auto& [h, p] : all_versions()) all.push_back(h);
+        return all;
+    }
+    // The fate of each purpose (mints, not fillers) of its versions once `mined`
+    // is mined; without it, each is `status` (dropped: its nonce went to
+    // someone else's transaction; refused).
+    [[nodiscard]] std::vector<Unwaited> fates(const std::optional<Receipt>& mined,
+                                              TxStatus status = TxStatus::dropped) const {
+        const auto all = all_versions();
+        std::vector<Unwaited> out;
         std::set<std::string> seen;
         for (const auto& [h, p] : all) {
             if (p == kFillerPurpose || !seen.insert(p).second) continue;
-            const bool carried = std::any_of(all.begin(), all.end(), [&](const auto& v) {
-                return v.second == p && v.first == mined.transaction_hash;
+            const bool carried = mined && std::any_of(all.begin(), all.end(), [&](const auto& v) {
+                return v.second == p && v.first == mined->transaction_hash;
             });
             if (carried)
-                out.push_back({p, mined.success ? TxStatus::mined : TxStatus::reverted, mined});
+                out.push_back({p, mined->success ? TxStatus::mined : TxStatus::reverted, mined});
             else
-                out.push_back({p, TxStatus::replaced, std::nullopt});
+                out.push_back({p, mined ? TxStatus::replaced : status, std::nullopt});
         }
-        return out;
-    }
-    // The same when none of its versions can be mined any more (`status`:
-    // dropped, its nonce went to someone else's transaction, or refused).
-    [[nodiscard]] std::vector<Unwaited> dropped(TxStatus status = TxStatus::dropped) const {
-        std::vector<Unwaited> out;
-        std::set<std::string> seen;
-        for (const auto& p : purposes())
-            if (p != kFillerPurpose && seen.insert(p).second) out.push_back({p, status, std::nullopt});
         return out;
     }
     // Keeps the current version watched and settled with the next one: it may still be mined.
     void supersede() {
         if (journaled || broadcast_ok) superseded.emplace_back(hash, purpose);
-    }
-    [[nodiscard]] std::vector<std::string> purposes() const {
-        std::vector<std::string> all;
-        for (const auto& [h, p] : superseded) all.push_back(p);
-        all.push_back(purpose);
-        return all;
     }
 
     static constexpr const char* kFillerPurpose = "filler";
@@ -507,7 +498,7 @@ void TxSender::settle_contested(const std::vector<std::uint64_t>& nonces) {
                 resign_with_new_nonce(nonce);
             } else if (auto f = untrack(nonce)) {
                 settle(settlements(f->versions(), TxStatus::dropped));
-                notify(f->dropped());
+                notify(f->fates(std::nullopt));
             }
             break;
         }
@@ -570,7 +561,7 @@ void TxSender::refused(std::uint64_t nonce, const rpc::RpcError& error) {
     if (funds && nonces_.give_back(nonce)) {
         if (auto f = untrack(nonce)) {
             settle(settlements(f->versions(), TxStatus::refused));
-            if (!waiter) notify(f->dropped(TxStatus::refused));
+            if (!waiter) notify(f->fates(std::nullopt, TxStatus::refused));
         }
     } else {
         fill(nonce);
@@ -825,12 +816,11 @@ void TxSender::on_mined(std::uint64_t nonce, const Receipt& receipt) {
         r.nonce = nonce;
         const Inflight& f = *it->second;
         if (options_.reorg_watch_blocks > 0) {
-            const bool current = f.hash == r.transaction_hash;
-            std::string purpose = f.purpose;
-            for (const auto& [h, p] : f.superseded)
+            std::string purpose;
+            for (const auto& [h, p] : f.all_versions())
                 if (h == r.transaction_hash) purpose = p;
             settled_.push_back({r.transaction_hash, r.block_hash, r.block_number, nonce,
-                                current ? std::optional(f.raw) : std::nullopt, std::move(purpose)});
+                                f.hash == r.transaction_hash ? std::optional(f.raw) : std::nullopt, std::move(purpose)});
         }
         if (intent && !intent->answered) {
             intent->answered = true;
