@@ -143,7 +143,10 @@ Server::Server(Settings settings) : state_(std::make_unique<State>()) {
     s.services = std::make_unique<Services>(s.settings, *s.store, *s.auth, *s.content, *s.registry, *s.abci);
     auto listen_socket = std::make_shared<int>(-1);
     s.http = make_http_server(s.settings, listen_socket);
-    s.http->set_pre_routing_handler([](const httplib::Request& request, httplib::Response& response) {
+    // Which run of the server answered: a client's cache of it is stale once this changes (a restart).
+    s.http->set_pre_routing_handler([instance = crypto::random_uuid()](const httplib::Request& request,
+                                                                       httplib::Response& response) {
+        response.set_header("X-Abci-Instance", instance);
         const auto given = request.get_header_value("X-Request-Id");
         const bool sane = !given.empty() && given.size() <= 64 &&
                           given.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.") ==

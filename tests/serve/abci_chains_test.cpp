@@ -132,8 +132,9 @@ TEST_CASE("abci blockchains: list per spec 2.1 with a masked provider URL, statu
     CHECK(h["status"] == "degraded");
     CHECK(h["latestBlock"].is_null());
     CHECK(h["health"]["rpcConnectivity"] == "unreachable");
-    CHECK(h["health"]["contractAccessible"] == "unavailable");
-    CHECK(h["contractStatus"]["deployed"] == false);
+    // Whether the contract is deployed is unknown without the node: null, never false (issue 14).
+    CHECK(h["health"]["contractAccessible"] == "unknown");
+    CHECK(h["contractStatus"]["deployed"].is_null());
 
     require_error(http.get("/abci/blockchains/mainnet/status", admin.token), 404, "not_found");
 }

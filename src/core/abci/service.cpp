@@ -555,25 +555,31 @@ json AbciService::blockchain_status(const std::string& id) {
     auto& rpc = network.probe().rpc();
     json latest_block = nullptr, block_time = nullptr, current = nullptr;
     bool rpc_ok = false;
+    // A node of another chain answers, but nothing it says is about this network (health agrees).
+    bool wrong_chain = false;
     try {
-        // Averaged over the last (up to) 10 blocks: one block's gap is noise.
-        const json head = rpc.call("eth_getBlockByNumber", json::array({"latest", false}));
-        const auto number = rpc::quantity_to_u64(head.at("number"), "block number");
-        const auto span = std::min<std::uint64_t>(number, 10);
-        latest_block = number;
-        if (span > 0) {
-            const json old = rpc.call("eth_getBlockByNumber", json::array({rpc::to_quantity(number - span), false}));
-            const auto t1 = rpc::quantity_to_u64(head.at("timestamp"), "block timestamp");
-            const auto t0 = rpc::quantity_to_u64(old.at("timestamp"), "block timestamp");
-            block_time = static_cast<double>(t1 - t0) / static_cast<double>(span);
+        wrong_chain = network.probe().node_chain_id() != c.chain_id;
+        if (!wrong_chain) {
+            // Averaged over the last (up to) 10 blocks: one block's gap is noise.
+            const json head = rpc.call("eth_getBlockByNumber", json::array({"latest", false}));
+            const auto number = rpc::quantity_to_u64(head.at("number"), "block number");
+            const auto span = std::min<std::uint64_t>(number, 10);
+            latest_block = number;
+            if (span > 0) {
+                const json old = rpc.call("eth_getBlockByNumber", json::array({rpc::to_quantity(number - span), false}));
+                const auto t1 = rpc::quantity_to_u64(head.at("timestamp"), "block timestamp");
+                const auto t0 = rpc::quantity_to_u64(old.at("timestamp"), "block timestamp");
+                block_time = static_cast<double>(t1 - t0) / static_cast<double>(span);
+            }
+            current = rpc::quantity_to_u256(rpc.call("eth_gasPrice"), "gas price").to_dec();
+            rpc_ok = true;
         }
-        current = rpc::quantity_to_u256(rpc.call("eth_gasPrice"), "gas price").to_dec();
-        rpc_ok = true;
     } catch (const Error&) {
     } catch (const json::exception&) {
     }
+    // Without an answer from the node whether the contract is deployed is unknown: null, not false.
     json contract = {{"address", c.contract_address.empty() ? json(nullptr) : json(eth::Address::parse(c.contract_address).checksummed())},
-                     {"deployed", false},
+                     {"deployed", rpc_ok && !network.has_contract() ? json(false) : json(nullptr)},
                      {"version", nullptr},
                      {"lastUpgrade", nullptr}};
     bool contract_ok = false;
@@ -597,8 +603,8 @@ json AbciService::blockchain_status(const std::string& id) {
                  {"blockTime", block_time},
                  {"gasPrice", {{"current", current}, {"recommended", rpc_ok ? gas_prices(network) : json(nullptr)}}},
                  {"contractStatus", contract},
-                 {"health", {{"rpcConnectivity", rpc_ok ? "healthy" : "unreachable"},
-                             {"contractAccessible", contract_ok ? "healthy" : "unavailable"},
+                 {"health", {{"rpcConnectivity", rpc_ok ? "healthy" : wrong_chain ? "wrong-chain" : "unreachable"},
+                             {"contractAccessible", contract_ok ? "healthy" : rpc_ok ? "unavailable" : "unknown"},
                              {"lastChecked", now_iso()}}}};
     return envelope(std::move(data), {{"blockchain", blockchain_ref(c)}});
 }

@@ -57,6 +57,16 @@ json Workflows::approve_role_request(const std::string& id, const std::string& a
     return {{"roleRequest", role_request_view(request)}, {"mint", mint}};
 }
 
+json Workflows::reject_role_request(const std::string& id, const std::string& admin_id) {
+    // Compare-and-set from pending: an approval that got there first keeps its mint.
+    if (!store_.transition_role_request(id, "pending", "rejected", admin_id)) {
+        const auto request = load(store_, id);
+        if (request.status != "rejected")
+            throw Error(ErrorKind::conflict, "role request " + id + " is " + request.status + ", not pending: it can no longer be rejected");
+    }
+    return {{"roleRequest", role_request_view(load(store_, id))}};
+}
+
 json Workflows::issue_certificate(const std::string& user_id, const json& body) {
     util::Fields fields(body);
     const auto title = fields.required_string("title", 256);

@@ -30,6 +30,11 @@ public:
     /// approved, and a retry continues from there).
     [[nodiscard]] nlohmann::json approve_role_request(const std::string& id, const std::string& admin_id);
 
+    /// Rejects pending role request `id` (admin `admin_id`); rejecting it
+    /// again changes nothing. Returns {roleRequest}. Error(not_found) for an
+    /// unknown request, Error(conflict) when it is approved or minted already.
+    [[nodiscard]] nlohmann::json reject_role_request(const std::string& id, const std::string& admin_id);
+
     /// Issues a certificate from the certifier `user_id` (spec §1). `body`:
     /// title, description (strings), recipientAddress, blockchainId, optional
     /// image, external_url, attributes. Requires that one of the user's linked

@@ -43,6 +43,12 @@ Reply approve_role_request(RequestContext& ctx) {
     return Reply::json(200, {{"success", true}, {"data", workflows.approve_role_request(ctx.path_match(1), ctx.caller().id)}});
 }
 
+Reply reject_role_request(RequestContext& ctx) {
+    require(ctx.caller().is_admin(), "rejecting role requests requires the admin role");
+    service::Workflows workflows(ctx.services.store, ctx.services.abci);
+    return Reply::json(200, {{"success", true}, {"data", workflows.reject_role_request(ctx.path_match(1), ctx.caller().id)}});
+}
+
 Reply issue_certificate(RequestContext& ctx) {
     service::Workflows workflows(ctx.services.store, ctx.services.abci);
     return Reply::json(201, {{"success", true}, {"data", workflows.issue_certificate(ctx.caller().id, ctx.json_body())}});
@@ -68,6 +74,7 @@ Reply own_certificates(RequestContext& ctx) {
 void add_workflow_routes(Router& router) {
     router.post("/v1/role-requests", RouteOptions{}, create_role_request);
     router.put("/v1/admin/role-requests/([^/]+)/approve", RouteOptions{}, approve_role_request);
+    router.put("/v1/admin/role-requests/([^/]+)/reject", RouteOptions{}, reject_role_request);
     router.post("/v1/certifiers/certificates", RouteOptions{}, issue_certificate);
     router.get("/v1/certifiers/certificates", RouteOptions{}, own_certificates);
     router.get("/v1/certifiers/certificates/([^/]+)", RouteOptions{}, read_certificate);
