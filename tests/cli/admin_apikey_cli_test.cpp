@@ -2,11 +2,13 @@
 // the server authenticates against.
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <regex>
 
 #include "admin_data_dir.hpp"
 #include "core/auth/api_key.hpp"
+#include "core/util/time.hpp"
 
 namespace abci::test {
 namespace {
@@ -54,6 +56,20 @@ TEST_CASE("admin apikey create shows the key once, list never shows it, revoke w
         CHECK(output.find(quiet[0]) == std::string::npos);
     }
     CHECK(lines_of(list_table).at(0).find("REVOKED") != std::string::npos);
+    // Last used: the key's newest request in the audit log.
+    CHECK(listed[0].at("lastUsedAt").is_null());
+    CHECK(lines_of(list_table).at(1).find("never") != std::string::npos);
+    const auto used = std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
+    {
+        const auto store = data.open_store();
+        const std::string actor = "apikey:" + key.at("id").get<std::string>();
+        store->append_audit({0, used - std::chrono::hours(1), actor, "GET", "/abci/health", 200, "10.0.0.3", "r1"});
+        store->append_audit({0, used, actor, "GET", "/abci/health", 200, "10.0.0.3", "r2"});
+    }
+    const nlohmann::json after_use = data.json({"admin", "apikey", "list"});
+    CHECK(after_use[0].at("lastUsedAt") == util::format_iso8601_utc(used));
+    CHECK(after_use[1].at("lastUsedAt").is_null());
+    CHECK(lines_of(data.ok({"admin", "apikey", "list"})).at(1).find(util::format_iso8601_utc(used)) != std::string::npos);
 
     const std::string id = key.at("id");
     CHECK(data.ok({"-q", "admin", "apikey", "revoke", id}) == id + "\n");

@@ -22,7 +22,7 @@ TEST_CASE("admin audit on an empty log prints the headers only, or []", "[cli][a
     CHECK(data.ok({"-q", "admin", "audit"}).empty());
 }
 
-TEST_CASE("admin audit lists entries oldest first, filtered by --since and cut by --limit", "[cli][admin][audit]") {
+TEST_CASE("admin audit --oldest-first lists entries oldest first, filtered by --since and cut by --limit", "[cli][admin][audit]") {
     const AdminDataDir data;
     const std::string admin_id = data.add_user("root@example.com", "admin").at("id");
     // Whole seconds, so the printed milliseconds are exact.
@@ -37,7 +37,7 @@ TEST_CASE("admin audit lists entries oldest first, filtered by --since and cut b
         for (const auto& entry : entries) store->append_audit(entry);
     }
 
-    const nlohmann::json all = data.json({"admin", "audit"});
+    const nlohmann::json all = data.json({"admin", "audit", "--oldest-first"});
     REQUIRE(all.size() == 3);
     CHECK(all[0].at("time") == util::format_iso8601_utc(now - 3h));
     CHECK(all[0].at("actor") == "");
@@ -47,12 +47,15 @@ TEST_CASE("admin audit lists entries oldest first, filtered by --since and cut b
     CHECK(all[0].at("clientAddress") == "127.0.0.1");
     CHECK(all[0].at("requestId") == "req-1");
     CHECK(all[1].at("actor") == admin_id);
+    CHECK(all[1].at("actorEmail") == "root@example.com");
     CHECK(all[2].at("requestId") == "req-3");
     CHECK(all[0].at("id") < all[1].at("id"));
 
     const auto request_ids = [&](const std::vector<std::string>& args) {
         std::vector<std::string> ids;
-        for (const auto& entry : data.json(args)) ids.push_back(entry.at("requestId"));
+        auto oldest_first = args;
+        oldest_first.push_back("--oldest-first");
+        for (const auto& entry : data.json(oldest_first)) ids.push_back(entry.at("requestId"));
         return ids;
     };
     using Ids = std::vector<std::string>;
@@ -67,7 +70,7 @@ TEST_CASE("admin audit lists entries oldest first, filtered by --since and cut b
     CHECK(request_ids({"admin", "audit", "--since", util::format_iso8601_utc(now + 1s)}).empty());
     CHECK(request_ids({"admin", "audit", "--limit", "2"}) == Ids{"req-1", "req-2"});
 
-    const auto table = lines_of(data.ok({"admin", "audit"}));
+    const auto table = lines_of(data.ok({"admin", "audit", "--oldest-first"}));
     REQUIRE(table.size() == 4);
     CHECK(table[0].rfind("TIME", 0) == 0);
     // An unauthenticated request has no actor: shown as "-".
@@ -82,6 +85,50 @@ TEST_CASE("admin audit lists entries oldest first, filtered by --since and cut b
         CHECK(r.err.find("15m") != std::string::npos);
     }
     CHECK(data.run({"admin", "audit", "--limit", "0"}).exit_code == 2);
+}
+
+// Issue 14: an operator's `--limit 5` wants the latest five, and knows people by e-mail.
+TEST_CASE("admin audit: newest first by default, users by e-mail, filtered by actor, status and path",
+          "[cli][admin][audit]") {
+    const AdminDataDir data;
+    const std::string admin_id = data.add_user("root@example.com", "admin").at("id");
+    const std::string other_id = data.add_user("ann@example.com", "farmer").at("id");
+    const auto now = std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
+    {
+        const auto store = data.open_store();
+        store->append_audit({0, now - 4h, "", "POST", "/api/auth/login-email-password", 401, "127.0.0.1", "req-1"});
+        store->append_audit({0, now - 3h, admin_id, "GET", "/api/admin/users", 200, "10.0.0.2", "req-2"});
+        store->append_audit({0, now - 2h, other_id, "POST", "/abci/contracts/mint-role-token", 403, "10.0.0.4", "req-3"});
+        store->append_audit({0, now - 1h, "apikey:k1", "GET", "/abci/health", 200, "10.0.0.3", "req-4"});
+    }
+    const auto request_ids = [&](std::vector<std::string> args) {
+        args.insert(args.begin(), {"admin", "audit"});
+        std::vector<std::string> ids;
+        for (const auto& entry : data.json(args)) ids.push_back(entry.at("requestId"));
+        return ids;
+    };
+    using Ids = std::vector<std::string>;
+    CHECK(request_ids({}) == Ids{"req-4", "req-3", "req-2", "req-1"});
+    CHECK(request_ids({"--limit", "2"}) == Ids{"req-4", "req-3"});
+    CHECK(request_ids({"--actor", "ann@example.com"}) == Ids{"req-3"});
+    CHECK(request_ids({"--actor", admin_id}) == Ids{"req-2"});
+    CHECK(request_ids({"--actor", "apikey:k1"}) == Ids{"req-4"});
+    CHECK(request_ids({"--status", "4xx"}) == Ids{"req-3", "req-1"});
+    CHECK(request_ids({"--status", "403"}) == Ids{"req-3"});
+    CHECK(request_ids({"--path", "/abci/"}) == Ids{"req-4", "req-3"});
+    CHECK(request_ids({"--path", "/abci/", "--status", "2xx"}) == Ids{"req-4"});
+    CHECK(request_ids({"--path", "%"}).empty());  // no LIKE wildcards: a prefix is a prefix
+
+    const auto table = lines_of(data.ok({"admin", "audit"}));
+    REQUIRE(table.size() == 5);
+    CHECK(table[2].find("ann@example.com") != std::string::npos);
+    CHECK(table[3].find("root@example.com") != std::string::npos);
+    CHECK(table[3].find(admin_id) == std::string::npos);
+
+    const auto unknown = data.run({"admin", "audit", "--actor", "nobody@example.com"});
+    CHECK(unknown.exit_code == 1);
+    CHECK(unknown.err.find("abcictl admin user list") != std::string::npos);
+    CHECK(data.run({"admin", "audit", "--status", "4x"}).exit_code == 2);
 }
 
 }  // namespace

@@ -60,22 +60,28 @@ void add_api_key_create(CLI::App& apikey, Context& ctx) {
 
 void add_api_key_list(CLI::App& apikey, Context& ctx) {
     add_store_command(
-        apikey, "list", "List the API keys, never the keys themselves (-q: their ids)", [&ctx](store::Store& store) {
+        apikey, "list", "List the API keys with when each was last used (from the audit log), never the keys themselves (-q: their ids)", [&ctx](store::Store& store) {
             std::vector<std::vector<std::string>> rows;
             auto json = nlohmann::json::array();
+            const auto last_used = store.api_keys_last_used();
             for (const auto& key : store.list_api_keys()) {
                 const std::string created = util::format_iso8601_utc(key.created_at);
                 const std::optional<std::string> revoked =
                     key.revoked_at ? std::optional(util::format_iso8601_utc(*key.revoked_at)) : std::nullopt;
-                rows.push_back({key.id, key.name, join_scopes(key.scopes), created, revoked.value_or("-")});
+                const auto used = last_used.find(key.id);
+                const std::optional<std::string> used_at =
+                    used == last_used.end() ? std::nullopt : std::optional(util::format_iso8601_utc(used->second));
+                rows.push_back({key.id, key.name, join_scopes(key.scopes), created, used_at.value_or("never"),
+                                revoked.value_or("-")});
                 json.push_back({{"id", key.id},
                                 {"name", key.name},
                                 {"scopes", key.scopes},
                                 {"createdBy", key.created_by},
                                 {"createdAt", created},
+                                {"lastUsedAt", used_at ? nlohmann::json(*used_at) : nlohmann::json(nullptr)},
                                 {"revokedAt", revoked ? nlohmann::json(*revoked) : nlohmann::json(nullptr)}});
             }
-            ctx.print_table({"ID", "NAME", "SCOPES", "CREATED", "REVOKED"}, rows, json);
+            ctx.print_table({"ID", "NAME", "SCOPES", "CREATED", "LAST USED", "REVOKED"}, rows, json);
         });
 }
 

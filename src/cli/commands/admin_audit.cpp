@@ -1,11 +1,14 @@
 // `abcictl admin audit`: the server's append-only audit log (one entry per
-// API request), read directly from its data directory.
+// API request), read directly from its data directory: newest first, users
+// shown by e-mail, filtered by time, actor, status and path.
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <map>
 #include <memory>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands/commands.hpp"
@@ -44,21 +47,57 @@ store::TimePoint parse_since(const std::string& text, store::TimePoint now) {
 struct AuditSettings {
     std::string since;
     std::size_t limit = 1000;
+    bool oldest_first = false;
+    std::string actor;
+    std::string status;
+    std::string path;
 };
 
+// --status: one code (404) or a class (4xx).
+std::pair<int, int> status_range(const std::string& text) {
+    const bool digits = text.size() == 3 && std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); });
+    const bool family = text.size() == 3 && text[0] >= '1' && text[0] <= '5' && (text.substr(1) == "xx" || text.substr(1) == "XX");
+    if (digits) return {std::stoi(text), std::stoi(text)};
+    if (family) return {(text[0] - '0') * 100, (text[0] - '0') * 100 + 99};
+    throw Error(ErrorKind::invalid_input, "--status '" + text + "' is neither an HTTP status like 403 nor a class like 4xx");
+}
+
+// --actor: an e-mail names its user; anything else (a user id, apikey:<id>) is the actor as recorded.
+std::string actor_of(store::Store& store, const std::string& text) {
+    if (text.find('@') == std::string::npos) return text;
+    if (const auto user = store.find_user_by_email(text)) return user->id;
+    throw Error(ErrorKind::not_found, "no user with e-mail " + text + ": see abcictl admin user list");
+}
+
 void show_audit(const Context& ctx, store::Store& store, const AuditSettings& s) {
-    const std::optional<store::TimePoint> since =
-        s.since.empty() ? std::nullopt : std::optional(parse_since(s.since, std::chrono::system_clock::now()));
-    const auto or_dash = [](const std::string& text) { return text.empty() ? std::string("-") : text; };
+    store::AuditQuery query;
+    if (!s.since.empty()) query.since = parse_since(s.since, std::chrono::system_clock::now());
+    query.limit = s.limit;
+    query.newest_first = !s.oldest_first;
+    if (!s.actor.empty()) query.actor = actor_of(store, s.actor);
+    if (!s.status.empty()) std::tie(query.status_from, query.status_to) = status_range(s.status);
+    query.path_prefix = s.path;
+    // Users by e-mail, as an operator knows them; each looked up once.
+    std::map<std::string, std::string> emails;
+    const auto shown_actor = [&](const std::string& actor) -> std::string {
+        if (actor.empty()) return "-";
+        const auto [known, added] = emails.try_emplace(actor, actor);
+        if (added)
+            if (const auto user = store.find_user_by_id(actor)) known->second = user->email;
+        return known->second;
+    };
     std::vector<std::vector<std::string>> rows;
     auto json = nlohmann::json::array();
-    for (const auto& entry : store.list_audit(since, s.limit)) {
+    const auto or_dash = [](const std::string& text) { return text.empty() ? std::string("-") : text; };
+    for (const auto& entry : store.query_audit(query)) {
         const std::string time = util::format_iso8601_utc(entry.time);
-        rows.push_back({time, or_dash(entry.actor), entry.method, entry.path, std::to_string(entry.status),
+        const std::string actor = shown_actor(entry.actor);
+        rows.push_back({time, actor, entry.method, entry.path, std::to_string(entry.status),
                         or_dash(entry.client_address), or_dash(entry.request_id)});
         json.push_back({{"id", entry.id},
                         {"time", time},
                         {"actor", entry.actor},
+                        {"actorEmail", actor != entry.actor && actor != "-" ? nlohmann::json(actor) : nlohmann::json(nullptr)},
                         {"method", entry.method},
                         {"path", entry.path},
                         {"status", entry.status},
@@ -72,15 +111,19 @@ void show_audit(const Context& ctx, store::Store& store, const AuditSettings& s)
 
 void add_admin_audit_command(CLI::App& admin, Context& ctx) {
     auto s = std::make_shared<AuditSettings>();
-    auto* command = add_store_command(admin, "audit", "The API request audit log, oldest first",
+    auto* command = add_store_command(admin, "audit", "The API request audit log, newest first",
                                       [s, &ctx](store::Store& store) { show_audit(ctx, store, *s); });
     command
         ->add_option("--since", s->since,
                      "Only entries at or after this time: ISO 8601, or a duration ago (15m, 2h, 7d)")
         ->type_name("TIME");
-    command->add_option("--limit", s->limit, "Show at most this many entries (the oldest that match)")
+    command->add_option("--limit", s->limit, "Show at most this many entries (the newest that match)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{1'000'000}))
         ->capture_default_str();
+    command->add_flag("--oldest-first", s->oldest_first, "Oldest first (and --limit keeps the oldest)");
+    command->add_option("--actor", s->actor, "Only this actor: a user's e-mail or id, or apikey:<id>");
+    command->add_option("--status", s->status, "Only this HTTP status (403) or class (4xx)")->type_name("STATUS");
+    command->add_option("--path", s->path, "Only paths that start with this (/abci/, /api/auth/login)")->type_name("PREFIX");
 }
 
 }  // namespace abci::cli

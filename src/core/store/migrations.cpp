@@ -283,7 +283,13 @@ ALTER TABLE idempotency_keys DROP COLUMN journal_hash;
 CREATE UNIQUE INDEX idempotency_keys_by_mint ON idempotency_keys(mint_id);
 )sql";
 
-constexpr std::array<const char*, 4> kMigrations = {kInitialSchema, kChainState, kEntityPerTransaction, kMintRecords};
+// The audit log by actor: `admin audit --actor` and each API key's last use.
+constexpr const char* kAuditByActor = R"sql(
+CREATE INDEX audit_log_by_actor ON audit_log(actor, time);
+)sql";
+
+constexpr std::array<const char*, 5> kMigrations = {kInitialSchema, kChainState, kEntityPerTransaction, kMintRecords,
+                                                    kAuditByActor};
 
 }  // namespace
 

@@ -702,6 +702,35 @@ public:
         });
     }
 
+    std::vector<AuditEntry> query_audit(const AuditQuery& query) override {
+        (void)audit_writer_.flush(std::chrono::seconds(5));
+        const std::int64_t from = query.since ? to_millis(*query.since) : std::numeric_limits<std::int64_t>::min();
+        const auto max_rows =
+            static_cast<std::int64_t>(std::min<std::size_t>(query.limit, std::numeric_limits<std::int64_t>::max()));
+        // One statement for every combination: an empty filter compares true.
+        const std::string sql = std::string(
+                                    "SELECT id, time, actor, method, path, status, client_address, request_id "
+                                    "FROM audit_log WHERE time >= ?1 AND (?2 = '' OR actor = ?2) "
+                                    "AND status BETWEEN ?3 AND ?4 AND substr(path, 1, length(?5)) = ?5 ORDER BY id ") +
+                                (query.newest_first ? "DESC" : "ASC") + " LIMIT ?6";
+        return run({}, [&](Database& db) {
+            return query_all(db, sql, read_audit, from, query.actor, query.status_from, query.status_to,
+                             query.path_prefix, max_rows);
+        });
+    }
+
+    std::map<std::string, TimePoint> api_keys_last_used() override {
+        (void)audit_writer_.flush(std::chrono::seconds(5));
+        // A range over audit_log_by_actor rather than LIKE: "apikey;" is the first string after every "apikey:…".
+        const auto rows = run({}, [&](Database& db) {
+            return query_all(db,
+                             "SELECT substr(actor, 8), MAX(time) FROM audit_log "
+                             "WHERE actor >= 'apikey:' AND actor < 'apikey;' GROUP BY actor",
+                             [](const Statement& st) { return std::pair(text(st, 0), time_at(st, 1)); });
+        });
+        return {rows.begin(), rows.end()};
+    }
+
     RoleRequest create_role_request(const NewRoleRequest& request) override {
         const TimePoint now = now_millis();
         RoleRequest created{crypto::random_uuid(), request.user_id, request.role_type, request.wallet_address,

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -75,6 +76,16 @@ struct AuditEntry {
     int status = 0;
     std::string client_address;
     std::string request_id;
+};
+
+/// Which audit entries to list (query_audit): each filter left empty matches all.
+struct AuditQuery {
+    std::optional<TimePoint> since;  // at or after
+    std::size_t limit = 1000;
+    bool newest_first = true;  // and the limit keeps the newest; else the oldest
+    std::string actor;         // exactly this actor (a user id, "apikey:<id>")
+    int status_from = 0, status_to = 999;  // status within [from, to]
+    std::string path_prefix;
 };
 
 struct RoleRequest {
@@ -351,6 +362,11 @@ public:
     /// `limit`; entries this store queued before the call are included.
     [[nodiscard]] virtual std::vector<AuditEntry> list_audit(std::optional<TimePoint> since,
                                                              std::size_t limit) = 0;
+
+    /// The entries `query` selects, in its order; entries this store queued before the call are included.
+    [[nodiscard]] virtual std::vector<AuditEntry> query_audit(const AuditQuery& query) = 0;
+    /// When each API key was last used: the time of its newest audit entry, by key id.
+    [[nodiscard]] virtual std::map<std::string, TimePoint> api_keys_last_used() = 0;
 
     // --- role-gated resources ----------------------------------------------------
     /// Error(not_found) when the user does not exist.
