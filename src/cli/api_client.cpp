@@ -79,6 +79,7 @@ ApiResponse ApiClient::send(const std::string& method, const std::string& path, 
     }
     ApiResponse response;
     response.status = result->status;
+    response.instance = result->get_header_value("X-Abci-Instance");
     response.body = nlohmann::json::parse(result->body, nullptr, false);
     if (response.body.is_discarded()) response.body = nullptr;
     return response;

@@ -23,6 +23,7 @@ namespace abci::cli {
 struct ApiResponse {
     int status = 0;
     nlohmann::json body;  // null when the body was empty or not JSON
+    std::string instance;  // X-Abci-Instance: which run of the server answered ("" when none said)
 };
 
 using QueryParams = std::vector<std::pair<std::string, std::string>>;

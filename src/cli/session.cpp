@@ -39,7 +39,13 @@ void apply_config_file(GlobalOptions& options) {
         if (options.server.empty()) options.server = text(file["server"], "server");
     }
     if (options.profile.empty()) options.profile = "default";
-    if (options.server.empty()) options.server = kDefaultServer;
+    if (options.server.empty()) options.server = remembered_server(options.profile).value_or(kDefaultServer);
+}
+
+std::optional<std::string> remembered_server(const std::string& profile) {
+    // Only read: a command that never logged in must not create state.db.
+    const auto path = StateDb::existing_path();
+    return path ? StateDb(*path).login_server(profile) : std::nullopt;
 }
 
 std::unique_ptr<ApiClient> anonymous_client(GlobalOptions& options, std::chrono::milliseconds timeout) {
@@ -79,6 +85,7 @@ void save_login(const GlobalOptions& options, const ApiClient& client, const nlo
     session.user = login.contains("user") ? login["user"].dump() : (previous ? previous->user : "{}");
     session.expires_at = std::chrono::system_clock::now() + std::chrono::seconds(login.value("expires_in", 3600));
     state.save_session(session);
+    state.remember_login_server(options.profile, client.base_url());
 }
 
 }  // namespace abci::cli

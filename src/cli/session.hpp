@@ -1,8 +1,9 @@
 #pragma once
 // Which server the command line talks to, as whom (DESIGN.md §5–6):
 // --server/--profile, then ABCICTL_SERVER/ABCICTL_PROFILE (both bound by
-// CLI11), then $XDG_CONFIG_HOME/abcictl/config.toml, then the defaults
-// (http://127.0.0.1:8080, profile "default"). The config file is applied as
+// CLI11), then $XDG_CONFIG_HOME/abcictl/config.toml, then the server the
+// profile last logged in to (so `abcictl --server X login` is remembered),
+// then the defaults (http://127.0.0.1:8080, profile "default"). The config file is applied as
 // defaults here, after parsing, because CLI11's own config support would rank
 // the file above the environment.
 //
@@ -32,6 +33,9 @@ inline constexpr const char* kDefaultServer = "http://127.0.0.1:8080";
 /// environment gave them. Error(invalid_input) naming the config file and key
 /// when the file is malformed; a missing file is no error.
 void apply_config_file(GlobalOptions& options);
+
+/// The server `profile` last logged in to (state.db), if any; never creates state.db.
+[[nodiscard]] std::optional<std::string> remembered_server(const std::string& profile);
 
 /// A client of the server the options name, after apply_config_file(options), without credentials.
 [[nodiscard]] std::unique_ptr<ApiClient> anonymous_client(GlobalOptions& options, std::chrono::milliseconds timeout = std::chrono::seconds(60));

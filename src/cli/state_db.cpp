@@ -31,6 +31,12 @@ void create_private(const std::filesystem::path& path) {
 
 }  // namespace
 
+std::optional<std::filesystem::path> StateDb::existing_path() {
+    auto path = os::xdg_path(os::XdgBase::state, "abcictl/state.db");
+    if (std::error_code ec; !path || !std::filesystem::exists(*path, ec)) return std::nullopt;
+    return path;
+}
+
 std::filesystem::path StateDb::default_path() {
     if (auto path = os::xdg_path(os::XdgBase::state, "abcictl/state.db")) return *path;
     throw Error(ErrorKind::invalid_input, "no place for the CLI state: set HOME or XDG_STATE_HOME");
@@ -45,8 +51,11 @@ StateDb::StateDb(const std::filesystem::path& path) {
             "CREATE TABLE IF NOT EXISTS sessions (profile TEXT NOT NULL, server TEXT NOT NULL, access_token TEXT NOT "
             "NULL, refresh_token TEXT NOT NULL, user TEXT NOT NULL, expires_at INTEGER NOT NULL, PRIMARY KEY "
             "(profile, server));"
-            "CREATE TABLE IF NOT EXISTS chain_cache (server TEXT PRIMARY KEY, answer TEXT NOT NULL, fetched_at "
-            "INTEGER NOT NULL);");
+            // chain_cache had no server instance: a cache, so dropped rather than migrated.
+            "DROP TABLE IF EXISTS chain_cache;"
+            "CREATE TABLE IF NOT EXISTS chain_lists (server TEXT PRIMARY KEY, answer TEXT NOT NULL, fetched_at "
+            "INTEGER NOT NULL, instance TEXT NOT NULL);"
+            "CREATE TABLE IF NOT EXISTS login_servers (profile TEXT PRIMARY KEY, server TEXT NOT NULL);");
     } catch (const SQLite::Exception& e) {
         throw Error(ErrorKind::unavailable, "cannot open the CLI state " + path.string() + ": " + e.what());
     }
@@ -84,18 +93,33 @@ bool StateDb::remove_session(const std::string& profile, const std::string& serv
     return q.exec() > 0;
 }
 
-std::optional<std::pair<std::string, TimePoint>> StateDb::cached_chains(const std::string& server) {
-    SQLite::Statement q(*db_, "SELECT answer, fetched_at FROM chain_cache WHERE server = ?");
+std::optional<CachedChains> StateDb::cached_chains(const std::string& server) {
+    SQLite::Statement q(*db_, "SELECT answer, fetched_at, instance FROM chain_lists WHERE server = ?");
     q.bind(1, server);
     if (!q.executeStep()) return std::nullopt;
-    return std::make_pair(q.getColumn(0).getString(), from_millis(q.getColumn(1).getInt64()));
+    return CachedChains{q.getColumn(0).getString(), from_millis(q.getColumn(1).getInt64()), q.getColumn(2).getString()};
 }
 
-void StateDb::cache_chains(const std::string& server, const std::string& answer, TimePoint fetched_at) {
-    SQLite::Statement q(*db_, "INSERT OR REPLACE INTO chain_cache (server, answer, fetched_at) VALUES (?, ?, ?)");
+void StateDb::cache_chains(const std::string& server, const CachedChains& chains) {
+    SQLite::Statement q(*db_, "INSERT OR REPLACE INTO chain_lists (server, answer, fetched_at, instance) VALUES (?, ?, ?, ?)");
     q.bind(1, server);
-    q.bind(2, answer);
-    q.bind(3, to_millis(fetched_at));
+    q.bind(2, chains.answer);
+    q.bind(3, to_millis(chains.fetched_at));
+    q.bind(4, chains.instance);
+    q.exec();
+}
+
+std::optional<std::string> StateDb::login_server(const std::string& profile) {
+    SQLite::Statement q(*db_, "SELECT server FROM login_servers WHERE profile = ?");
+    q.bind(1, profile);
+    if (!q.executeStep()) return std::nullopt;
+    return q.getColumn(0).getString();
+}
+
+void StateDb::remember_login_server(const std::string& profile, const std::string& server) {
+    SQLite::Statement q(*db_, "INSERT OR REPLACE INTO login_servers (profile, server) VALUES (?, ?)");
+    q.bind(1, profile);
+    q.bind(2, server);
     q.exec();
 }
 

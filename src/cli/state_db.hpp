@@ -1,7 +1,7 @@
 #pragma once
 // The command line's own state (DESIGN.md §5): $XDG_STATE_HOME/abcictl/state.db,
-// SQLite, mode 0600 in a 0700 directory. One session per (profile, server)
-// and a cached chain list per server.
+// SQLite, mode 0600 in a 0700 directory. One session per (profile, server),
+// the server each profile last logged in to, and a cached chain list per server.
 
 #include <chrono>
 #include <filesystem>
@@ -26,8 +26,17 @@ struct Session {
     TimePoint expires_at;
 };
 
+/// A server's chain list as last fetched.
+struct CachedChains {
+    std::string answer;  // the API's answer, JSON text
+    TimePoint fetched_at;
+    std::string instance;  // the server's X-Abci-Instance then ("" when it sent none)
+};
+
 class StateDb {
 public:
+    /// default_path() when that file exists, else nothing (for readers that must not create it).
+    [[nodiscard]] static std::optional<std::filesystem::path> existing_path();
     /// $XDG_STATE_HOME/abcictl/state.db (or ~/.local/state/…). Error(invalid_input) when no home is known.
     [[nodiscard]] static std::filesystem::path default_path();
 
@@ -45,9 +54,13 @@ public:
     /// False when there was none.
     bool remove_session(const std::string& profile, const std::string& server);
 
-    /// The chain list (the API's answer, JSON text) cached for `server`, with when it was fetched.
-    [[nodiscard]] std::optional<std::pair<std::string, TimePoint>> cached_chains(const std::string& server);
-    void cache_chains(const std::string& server, const std::string& answer, TimePoint fetched_at);
+    /// The chain list cached for `server`.
+    [[nodiscard]] std::optional<CachedChains> cached_chains(const std::string& server);
+    void cache_chains(const std::string& server, const CachedChains& chains);
+
+    /// The server `profile` last logged in to.
+    [[nodiscard]] std::optional<std::string> login_server(const std::string& profile);
+    void remember_login_server(const std::string& profile, const std::string& server);
 
 private:
     std::unique_ptr<SQLite::Database> db_;

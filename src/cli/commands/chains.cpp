@@ -1,41 +1,52 @@
 // `abcictl chains list|status`: the server's networks. The list is cached in
-// state.db for five minutes (also for completing chain ids); --refresh skips it.
+// state.db for five minutes (also for completing chain ids), says so with its
+// age when shown from there, and is fetched again when the server restarted
+// since (its X-Abci-Instance changed) or with --refresh.
 
 #include <CLI/CLI.hpp>
 
 #include "cli/api_call.hpp"
+#include "cli/chain_list.hpp"
 #include "cli/commands/commands.hpp"
 #include "cli/context.hpp"
-#include "cli/session.hpp"
 
 namespace abci::cli {
 namespace {
 
-constexpr auto kChainCacheTtl = std::chrono::minutes(5);
-
-nlohmann::json chain_list(Context& ctx, bool refresh) {
-    StateDb state(StateDb::default_path());
-    auto client = authenticated_client(ctx.options, state);
-    const auto now = std::chrono::system_clock::now();
-    if (!refresh)
-        if (const auto cached = state.cached_chains(client->base_url()); cached && now - cached->second < kChainCacheTtl)
-            return nlohmann::json::parse(cached->first);
-    auto answer = client->call("GET", "/abci/blockchains/list");
-    state.cache_chains(client->base_url(), answer.dump(), now);
-    return answer;
-}
-
 void list(Context& ctx, bool refresh) {
-    const auto answer = chain_list(ctx, refresh);
+    const auto [answer, cached] = chain_list(ctx, refresh);
     std::vector<std::vector<std::string>> rows;
     for (const auto& c : answer.at("data"))
         rows.push_back({cell(c["id"]), cell(c["name"]), cell(c["chainId"]), cell(c["network"]), cell(c["status"]),
                         cell(c["contractAddress"]), cell(c["rpcUrl"])});
     ctx.print_table({"ID", "NAME", "CHAIN ID", "NETWORK", "STATUS", "CONTRACT", "RPC"}, rows, data_and_metadata(answer));
+    if (!cached.empty()) ctx.note("(" + cached + "; abcictl chains list --refresh asks the server)");
+}
+
+// A fact the server could not learn (its node did not answer) is "unknown", never a guess.
+std::string known(const nlohmann::json& value, const std::string& unit = "") {
+    return value.is_null() ? "unknown" : cell(value) + unit;
+}
+
+std::string contract_text(const nlohmann::json& contract) {
+    if (contract["address"].is_null()) return "none configured";
+    const auto& deployed = contract["deployed"];
+    if (deployed.is_null()) return cell(contract["address"]) + " (unknown: the node did not answer)";
+    return cell(contract["address"]) + (deployed.get<bool>() ? " v" + cell(contract["version"]) : " (not deployed)");
+}
+
+std::string rpc_text(const nlohmann::json& connectivity) {
+    if (connectivity == "wrong-chain") return "wrong chain: the node serves another chain id than configured (see abcictl health)";
+    return cell(connectivity);
 }
 
 void status(Context& ctx, const std::string& id) {
-    const auto answer = api_call(ctx, "GET", "/abci/blockchains/" + id + "/status");
+    nlohmann::json answer;
+    try {
+        answer = api_call(ctx, "GET", "/abci/blockchains/" + id + "/status");
+    } catch (const Error& e) {
+        throw naming_chains(e);
+    }
     const auto& d = answer.at("data");
     const auto& contract = d.at("contractStatus");
     const auto& gas = d.at("gasPrice");
@@ -44,12 +55,12 @@ void status(Context& ctx, const std::string& id) {
     record.fields = {{"id", cell(d["id"])},
                      {"name", cell(d["name"])},
                      {"status", cell(d["status"])},
-                     {"latestBlock", cell(d["latestBlock"])},
-                     {"blockTime", cell(d["blockTime"]) + " s"},
-                     {"gasPrice", cell(gas["current"]) + " wei"},
-                     {"contract", cell(contract["address"]) + (contract.value("deployed", false) ? " v" + cell(contract["version"]) : " (not deployed)")},
-                     {"lastUpgrade", cell(contract["lastUpgrade"])},
-                     {"rpc", cell(d["health"]["rpcConnectivity"])},
+                     {"latestBlock", known(d["latestBlock"])},
+                     {"blockTime", known(d["blockTime"], " s")},
+                     {"gasPrice", known(gas["current"], " wei")},
+                     {"contract", contract_text(contract)},
+                     {"lastUpgrade", contract["deployed"].is_null() ? "unknown" : cell(contract["lastUpgrade"])},
+                     {"rpc", rpc_text(d["health"]["rpcConnectivity"])},
                      {"contractAccess", cell(d["health"]["contractAccessible"])}};
     ctx.print(record, data_and_metadata(answer));
 }

@@ -409,12 +409,12 @@ complete -c abcictl -f
 /// when there is no state.db (it is not created) or no cache for that server.
 std::vector<std::string> cached_chain_ids(GlobalOptions& options) {
     apply_config_file(options);
-    const auto path = StateDb::default_path();
-    if (std::error_code ec; !std::filesystem::exists(path, ec)) return {};
-    StateDb state(path);
+    const auto path = StateDb::existing_path();
+    if (!path) return {};
+    StateDb state(*path);
     const auto cached = state.cached_chains(ApiClient(options.server).base_url());
     if (!cached) return {};
-    const auto answer = nlohmann::json::parse(cached->first);
+    const auto answer = nlohmann::json::parse(cached->answer);
     std::vector<std::string> ids;
     for (const auto& chain : answer.at("data"))
         if (chain.contains("id") && chain["id"].is_string()) ids.push_back(chain["id"].get<std::string>());
