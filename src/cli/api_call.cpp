@@ -2,6 +2,7 @@
 
 #include "cli/context.hpp"
 #include "cli/session.hpp"
+#include "core/abci/tokens.hpp"
 
 namespace abci::cli {
 
@@ -16,6 +17,21 @@ nlohmann::json api_call(Context& ctx, const std::string& method, const std::stri
 nlohmann::json data_and_metadata(const nlohmann::json& envelope) {
     return {{"data", envelope.value("data", nlohmann::json(nullptr))},
             {"metadata", envelope.value("metadata", nlohmann::json(nullptr))}};
+}
+
+Error with_next_step(const Error& error, const std::string& step) {
+    return Error(error.kind(), std::string(error.what()) + ": " + step, error.details());
+}
+
+Error naming_chains(const Error& error) {
+    return error.kind() == ErrorKind::not_found ? with_next_step(error, "the server's chains are in abcictl chains list")
+                                                : error;
+}
+
+std::string token_id_argument(const std::string& text) {
+    if (const auto kind = service::role_token(text)) return std::to_string(kind->id);
+    if (const auto kind = service::entity_token(text)) return std::to_string(kind->id);
+    return text;
 }
 
 std::string cell(const nlohmann::json& value) {

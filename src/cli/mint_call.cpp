@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/advice.hpp"
+#include "cli/api_call.hpp"
 #include "cli/api_client.hpp"
 #include "cli/context.hpp"
 #include "cli/progress.hpp"
@@ -105,7 +106,7 @@ nlohmann::json send_mint(Context& ctx, const std::string& path, const nlohmann::
     if (answer.is_object() && answer.contains("mintId") && answer["mintId"].is_string())
         throw unsettled(ctx, error, key, answer["mintId"].get<std::string>(),
                         answer.value("transactionHashes", nlohmann::json::array()));
-    throw error;
+    throw naming_chains(error);
 }
 
 }  // namespace abci::cli

@@ -1,15 +1,18 @@
 #include "cli/mint_output.hpp"
 
 #include "cli/api_call.hpp"
+#include "cli/chain_list.hpp"
 
 namespace abci::cli {
 
-Record mint_record(const nlohmann::json& answer) {
+Record mint_record(const nlohmann::json& answer, const std::string& explorer) {
     const auto& data = answer.at("data");
     const auto& metadata = answer.at("metadata");
     Record record;
     record.essential = cell(data.value("transactionHash", nlohmann::json(nullptr)));
     for (const auto& [key, value] : data.items()) record.fields.emplace_back(key, cell(value));
+    if (!explorer.empty() && data.contains("transactionHash") && data["transactionHash"].is_string())
+        record.fields.emplace_back("explorer", explorer + "/tx/" + data["transactionHash"].get<std::string>());
     if (metadata.contains("blockchain"))
         record.fields.emplace_back("blockchain", cell(metadata["blockchain"].value("name", nlohmann::json(nullptr))) + " (chain id " +
                                                      cell(metadata["blockchain"].value("chainId", nlohmann::json(nullptr))) + ")");
@@ -21,6 +24,20 @@ Record mint_record(const nlohmann::json& answer) {
     return record;
 }
 
-void print_mint(const Context& ctx, const nlohmann::json& answer) { ctx.print(mint_record(answer), data_and_metadata(answer)); }
+std::string explorer_of(Context& ctx, const std::string& blockchain_id) {
+    // Only the human form shows the link: --json is the API's answer, -q the hash.
+    if (ctx.options.json || ctx.options.quiet) return {};
+    try {
+        return block_explorer(ctx, blockchain_id);
+    } catch (const Error& e) {
+        // The mint is done: a link is not worth failing its answer for.
+        if (ctx.options.verbosity > 0) ctx.note("no block-explorer link: " + std::string(e.what()));
+        return {};
+    }
+}
+
+void print_mint(Context& ctx, const nlohmann::json& answer, const std::string& blockchain_id) {
+    ctx.print(mint_record(answer, explorer_of(ctx, blockchain_id)), data_and_metadata(answer));
+}
 
 }  // namespace abci::cli

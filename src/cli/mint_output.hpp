@@ -2,6 +2,8 @@
 // The printing of a mint's answer, shared by mint-role, mint-entity and
 // `mint status` (which shows the same once the mint is mined).
 
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "cli/context.hpp"
@@ -9,10 +11,16 @@
 namespace abci::cli {
 
 /// A mint's 200 answer ({success, data, metadata}) as a record: its data's
-/// fields, then the blockchain, contract and entity from its metadata; -q
-/// gives the transaction hash.
-[[nodiscard]] Record mint_record(const nlohmann::json& answer);
-/// Prints a mint answer: mint_record(), --json {data, metadata}, -q the transaction hash.
-void print_mint(const Context& ctx, const nlohmann::json& answer);
+/// fields, the transaction on the block explorer at `explorer` (a base URL;
+/// none when empty), then the blockchain, contract and entity from its
+/// metadata; -q gives the transaction hash.
+[[nodiscard]] Record mint_record(const nlohmann::json& answer, const std::string& explorer = "");
+/// The block-explorer base URL of the chain for a mint's human output; "" with
+/// --json or -q, when the chain has none, or when the chain list cannot be had
+/// (said with -v).
+[[nodiscard]] std::string explorer_of(Context& ctx, const std::string& blockchain_id);
+/// Prints a mint answer on `blockchain_id`: mint_record() with its explorer
+/// link, --json {data, metadata}, -q the transaction hash.
+void print_mint(Context& ctx, const nlohmann::json& answer, const std::string& blockchain_id);
 
 }  // namespace abci::cli

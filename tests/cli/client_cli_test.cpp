@@ -30,11 +30,6 @@ namespace fs = std::filesystem;
 
 const Env kLightKeystore{{"ABCICTL_KEYSTORE_SCRYPT_N", "4096"}};
 
-std::string lower(std::string text) {
-    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
-    return text;
-}
-
 unsigned mode_of(const std::string& path) {
     struct stat st {};
     REQUIRE(::stat(path.c_str(), &st) == 0);

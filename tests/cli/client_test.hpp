@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -101,6 +103,12 @@ inline std::string field(const std::string& record, const std::string& key) {
             return value == std::string::npos ? "" : line.substr(value);
         }
     return {};
+}
+
+/// `text` in lower case (ASCII), e.g. an address as the store keeps it.
+inline std::string lower(std::string text) {
+    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+    return text;
 }
 
 /// The whole content of a file (binary), "" when it cannot be read.

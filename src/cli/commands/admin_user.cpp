@@ -35,7 +35,8 @@ const std::vector<std::string> kUserHeaders{"ID", "EMAIL", "ROLE", "VERIFIED", "
 
 std::vector<std::string> user_cells(const store::User& user, const std::vector<std::string>& wallets) {
     std::string joined;
-    for (const auto& wallet : wallets) joined += (joined.empty() ? "" : ",") + wallet;
+    // Shown as EIP-55, the form wallets and explorers print; JSON keeps the stored lower case.
+    for (const auto& wallet : wallets) joined += (joined.empty() ? "" : ",") + eth::Address::parse(wallet).checksummed();
     return {user.id,
             user.email,
             user.role,

@@ -3,6 +3,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <iostream>
+
 #include "cli/api_call.hpp"
 #include "cli/commands/commands.hpp"
 #include "cli/context.hpp"
@@ -19,7 +21,7 @@ struct BalanceSettings {
 void balance(Context& ctx, const BalanceSettings& s) {
     if (!s.token.empty()) {
         const auto answer = api_call(ctx, "GET", "/abci/contracts/token-balance",
-                                     {{"userAddress", s.address}, {"tokenId", s.token}, {"blockchainId", s.chain}});
+                                     {{"userAddress", s.address}, {"tokenId", token_id_argument(s.token)}, {"blockchainId", s.chain}});
         const auto& d = answer.at("data");
         Record record;
         record.essential = cell(d["balance"]);
@@ -29,14 +31,22 @@ void balance(Context& ctx, const BalanceSettings& s) {
         ctx.print(record, data_and_metadata(answer));
         return;
     }
-    const auto answer = api_call(ctx, "GET", "/abci/tokens/user-balance", {{"userAddress", s.address}, {"blockchainId", s.chain}});
+    nlohmann::json answer;
+    try {
+        answer = api_call(ctx, "GET", "/abci/tokens/user-balance", {{"userAddress", s.address}, {"blockchainId", s.chain}});
+    } catch (const Error& e) {
+        throw naming_chains(e);
+    }
     std::vector<std::vector<std::string>> rows;
     for (const auto& b : answer.at("data").at("balances")) {
         const auto& minted = b.contains("mintedAt") ? b["mintedAt"] : b.value("lastMinted", nlohmann::json(nullptr));
         rows.push_back({cell(b["tokenId"]), cell(b["name"]), cell(b["tokenType"]), cell(b["category"]), cell(b["balance"]),
                         b.value("isSoulbound", false) ? "yes" : "no", cell(minted)});
     }
-    ctx.print_table({"TOKEN", "NAME", "TYPE", "CATEGORY", "BALANCE", "SOULBOUND", "MINTED"}, rows, data_and_metadata(answer));
+    if (rows.empty() && !ctx.options.json && !ctx.options.quiet)
+        std::cout << "no tokens: " << s.address << " holds none on " << s.chain << "\n";
+    else
+        ctx.print_table({"TOKEN", "NAME", "TYPE", "CATEGORY", "BALANCE", "SOULBOUND", "MINTED"}, rows, data_and_metadata(answer));
     if (!ctx.options.json && !ctx.options.quiet)
         ctx.note("synced with the chain at " + cell(answer["metadata"].value("lastSynced", nlohmann::json(nullptr))));
 }
@@ -49,7 +59,7 @@ void add_balance_command(CLI::App& app, Context& ctx) {
         auto s = std::make_shared<BalanceSettings>();
         cmd.add_option("--address", s->address, "Wallet (0x…)")->required();
         cmd.add_option("--chain", s->chain, "Blockchain id (see: abcictl chains list)")->required();
-        cmd.add_option("--token", s->token, "Only this token id (e.g. 10000 for producer)");
+        cmd.add_option("--token", s->token, "Only this token: its id (10000) or name (producer, report…)");
         cmd.callback([s, &ctx] { balance(ctx, *s); });
     });
 }

@@ -1,7 +1,8 @@
 // `abcictl health`: GET /abci/health as a monitoring check. Exit codes follow
 // the monitoring-plugin convention (Nagios, Icinga, Sensu): 0 OK, 1 WARNING
-// (healthy, but a node answered slowly), 2 CRITICAL (degraded: HTTP 503),
-// 3 UNKNOWN (no answer, bad arguments, refused credentials). Works with
+// (healthy, but a node answered slowly), 2 CRITICAL (degraded: HTTP 503; or
+// the server cannot be reached, as check_http says), 3 UNKNOWN (bad
+// arguments, refused credentials, an answer that is no health report). Works with
 // ABCICTL_TOKEN (an API key with abci:health) so a cron line needs no login.
 
 #include <CLI/CLI.hpp>
@@ -29,7 +30,7 @@ struct HealthSettings {
 struct Verdict {
     int code = kUnknown;
     nlohmann::json body;  // the server's health body, when it answered
-    std::string problem;  // why UNKNOWN
+    std::string problem;  // why there is no body: UNKNOWN, or CRITICAL when the server is unreachable
 };
 
 Verdict check(Context& ctx, const HealthSettings& s) {
@@ -49,21 +50,27 @@ Verdict check(Context& ctx, const HealthSettings& s) {
         for (const auto& [name, c] : answer.body["checks"].items())
             if (c.value("latencyMs", 0L) > s.warn_latency_ms) v.code = kWarning;
     } catch (const Error& e) {
-        v.code = kUnknown;
+        // A server that does not answer is down for whoever relies on it (check_http: CRITICAL); UNKNOWN
+        // is for a check that could not be made (a refused credential, a bad answer).
+        const bool unreachable = e.kind() == ErrorKind::unavailable || e.kind() == ErrorKind::timeout;
+        v.code = unreachable ? kCritical : kUnknown;
         v.problem = e.what();
     }
     return v;
 }
 
+// A check that failed has no latency worth reading: a refused connection takes 0 ms.
+bool has_latency(const nlohmann::json& check) { return check.contains("latencyMs") && check.value("healthy", false); }
+
 void print_text(const Context& ctx, const Verdict& v) {
-    if (v.code == kUnknown) {
-        std::cout << ctx.bold("UNKNOWN") << ": " << v.problem << "\n";
+    if (!v.problem.empty()) {
+        std::cout << ctx.bold(kStateNames[v.code]) << ": " << v.problem << "\n";
         return;
     }
     std::cout << ctx.bold(kStateNames[v.code]) << ": " << v.body.value("status", "") << "\n";
     for (const auto& [name, c] : v.body["checks"].items()) {
         std::cout << "  " << name << ": " << (c.value("healthy", false) ? "healthy" : "unhealthy");
-        if (c.contains("latencyMs")) std::cout << ", " << c["latencyMs"].get<long>() << " ms";
+        if (has_latency(c)) std::cout << ", " << c["latencyMs"].get<long>() << " ms";
         if (c.contains("message") && !c["message"].get<std::string>().empty()) std::cout << " (" << c["message"].get<std::string>() << ")";
         std::cout << "\n";
     }
@@ -71,8 +78,8 @@ void print_text(const Context& ctx, const Verdict& v) {
 
 // One line: status text, then perfdata after '|' (label=value[UOM];warn;crit;min;max).
 void print_nagios(const Verdict& v, const HealthSettings& s) {
-    if (v.code == kUnknown) {
-        std::cout << "ABCI UNKNOWN - " << v.problem << "\n";
+    if (!v.problem.empty()) {
+        std::cout << "ABCI " << kStateNames[v.code] << " - " << v.problem << "\n";
         return;
     }
     int total = 0, unhealthy = 0;
@@ -83,7 +90,7 @@ void print_nagios(const Verdict& v, const HealthSettings& s) {
             ++unhealthy;
             failing += (failing.empty() ? "" : ", ") + name;
         }
-        if (c.contains("latencyMs")) {
+        if (has_latency(c)) {
             std::string label = name;
             for (char& ch : label)
                 if (ch == ':') ch = '_';
@@ -111,9 +118,11 @@ void add_health_command(CLI::App& app, Context& ctx) {
             ->check(CLI::PositiveNumber);
         cmd.callback([s, &ctx] {
             const Verdict v = check(ctx, *s);
-            const auto unknown = [&v] { return nlohmann::json{{"status", "unknown"}, {"message", v.problem}}; };
+            const auto no_report = [&v] {
+                return nlohmann::json{{"status", v.code == kCritical ? "unreachable" : "unknown"}, {"message", v.problem}};
+            };
             if (ctx.options.json || s->format == "json")
-                std::cout << (v.code == kUnknown ? unknown() : v.body).dump(2) << "\n";
+                std::cout << (v.problem.empty() ? v.body : no_report()).dump(2) << "\n";
             else if (s->format == "nagios")
                 print_nagios(v, *s);
             else if (ctx.options.quiet)

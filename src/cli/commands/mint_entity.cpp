@@ -1,10 +1,13 @@
 // `abcictl mint-entity`: POST /abci/contracts/mint-entity-token. The metadata
-// comes from a JSON file, from stdin (`--metadata -`), or from flags; the
-// request is checked with the server's own rules before it is sent, and sent
-// so that a retry is safe (cli/mint_call.hpp).
+// comes from a JSON file, from stdin (`--metadata -`), from flags, or from a
+// file with flags over it; the request is checked with the server's own rules
+// before it is sent, and sent so that a retry is safe (cli/mint_call.hpp).
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -39,7 +42,9 @@ nlohmann::json read_metadata_file(const std::string& path) {
         text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
     } else {
         std::ifstream in(path, std::ios::binary);
-        if (!in) throw Error(ErrorKind::not_found, "cannot read the metadata file " + path);
+        if (!in)
+            throw Error(ErrorKind::not_found, "cannot read the metadata file " + path + " (" + std::strerror(errno) +
+                                                  "): check the path, or give - to read the metadata from stdin");
         text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     }
     auto metadata = nlohmann::json::parse(text, nullptr, false);
@@ -59,14 +64,26 @@ nlohmann::json attribute(const std::string& text) {
     return {{"trait_type", text.substr(0, eq)}, {"value", number.is_number() ? number : nlohmann::json(value)}};
 }
 
-nlohmann::json metadata_from_flags(const MintEntitySettings& s) {
-    nlohmann::json metadata = {{"name", s.name}};
-    if (!s.description.empty()) metadata["description"] = s.description;
-    if (!s.image.empty()) metadata["image"] = s.image;
-    if (!s.external_url.empty()) metadata["external_url"] = s.external_url;
-    if (!s.attributes.empty()) {
-        metadata["attributes"] = nlohmann::json::array();
-        for (const auto& a : s.attributes) metadata["attributes"].push_back(attribute(a));
+// The flags over the file's metadata (or over nothing): a field given on the
+// command line replaces the file's, an --attr replaces the file's attribute of
+// that trait_type and is added otherwise, so no flag is ever dropped.
+nlohmann::json merged_metadata(const MintEntitySettings& s) {
+    nlohmann::json metadata = s.metadata_file.empty() ? nlohmann::json::object() : read_metadata_file(s.metadata_file);
+    for (const auto& [key, value] : {std::pair{"name", &s.name}, std::pair{"description", &s.description},
+                                     std::pair{"image", &s.image}, std::pair{"external_url", &s.external_url}})
+        if (!value->empty()) metadata[key] = *value;
+    if (s.attributes.empty()) return metadata;
+    if (!metadata.contains("attributes") || !metadata["attributes"].is_array()) metadata["attributes"] = nlohmann::json::array();
+    auto& attributes = metadata["attributes"];
+    for (const auto& text : s.attributes) {
+        auto added = attribute(text);
+        const auto same = std::find_if(attributes.begin(), attributes.end(), [&](const nlohmann::json& a) {
+            return a.is_object() && a.value("trait_type", nlohmann::json(nullptr)) == added["trait_type"];
+        });
+        if (same != attributes.end())
+            *same = std::move(added);
+        else
+            attributes.push_back(std::move(added));
     }
     return metadata;
 }
@@ -79,11 +96,12 @@ void mint_entity(Context& ctx, const MintEntitySettings& s) {
                            {"entityId", s.entity_id},
                            {"blockchainId", s.chain},
                            {"amount", s.amount},
-                           {"metadata", s.metadata_file.empty() ? metadata_from_flags(s) : read_metadata_file(s.metadata_file)}};
+                           {"metadata", merged_metadata(s)}};
     (void)service::parse_mint_entity(body);
     print_mint(ctx, send_mint(ctx, "/abci/contracts/mint-entity-token", body, s.call,
                               "minting " + std::to_string(s.amount) + " " + s.type + " token(s) on " + s.chain +
-                                  ", waiting for the receipt"));
+                                  ", waiting for the receipt"),
+               s.chain);
 }
 
 }  // namespace
@@ -99,13 +117,13 @@ void add_mint_entity_command(CLI::App& app, Context& ctx) {
         cmd.add_option("--entity-id", s->entity_id, "The platform's id of the entity")->required();
         cmd.add_option("--chain", s->chain, "Blockchain id (see: abcictl chains list)")->required();
         cmd.add_option("--amount", s->amount, "How many tokens (default 1)")->check(CLI::PositiveNumber);
-        auto* file = cmd.add_option("--metadata", s->metadata_file, "Metadata JSON file, or - for stdin");
-        auto* name = cmd.add_option("--name", s->name, "Metadata: name");
+        cmd.add_option("--metadata", s->metadata_file,
+                       "Metadata JSON file, or - for stdin (the flags below replace or add to its fields)");
+        cmd.add_option("--name", s->name, "Metadata: name");
         cmd.add_option("--description", s->description, "Metadata: description");
         cmd.add_option("--image", s->image, "Metadata: image URL");
         cmd.add_option("--external-url", s->external_url, "Metadata: external URL");
         cmd.add_option("--attr", s->attributes, "Metadata attribute KEY=VALUE (repeatable)")->allow_extra_args(false);
-        file->excludes(name);
         add_mint_call_options(cmd, s->call);
         cmd.callback([s, &ctx] { mint_entity(ctx, *s); });
     });

@@ -29,8 +29,10 @@ void mint_role(Context& ctx, const MintRoleSettings& s) {
     if (!s.note.empty()) metadata["notes"] = s.note;
     if (!metadata.empty()) body["metadata"] = metadata;
     (void)service::parse_mint_role(body);
-    print_mint(ctx, send_mint(ctx, "/abci/contracts/mint-role-token", body, s.call,
-                              "minting the " + s.role + " role token on " + s.chain + ", waiting for the receipt"));
+    print_mint(ctx,
+               send_mint(ctx, "/abci/contracts/mint-role-token", body, s.call,
+                         "minting the " + s.role + " role token on " + s.chain + ", waiting for the receipt"),
+               s.chain);
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ struct MintStatusSettings {
     std::string idempotency_key;
 };
 
-Record status_record(const nlohmann::json& data) {
+Record status_record(const nlohmann::json& data, const std::string& explorer) {
     const std::string state = cell(data["state"]);
     Record record;
     record.essential = state;
@@ -42,7 +42,7 @@ Record status_record(const nlohmann::json& data) {
                                                 cell(error.value("kind", nlohmann::json(nullptr))) + ")");
     if (const auto& result = data["result"]; result.is_object()) {
         // Once mined: what the mint command printed, -q its transaction hash.
-        const Record mint = mint_record(result);
+        const Record mint = mint_record(result, explorer);
         record.essential = mint.essential;
         record.fields.insert(record.fields.end(), mint.fields.begin(), mint.fields.end());
     }
@@ -57,7 +57,8 @@ void mint_status(Context& ctx, const MintStatusSettings& s) {
     const auto answer = s.id.empty() ? api_call(ctx, "GET", "/abci/contracts/mints", {{"idempotencyKey", s.idempotency_key}})
                                      : api_call(ctx, "GET", "/abci/contracts/mints/" + s.id);
     const auto& data = answer.at("data");
-    ctx.print(status_record(data), data_and_metadata(answer));
+    const bool mined = data["result"].is_object();
+    ctx.print(status_record(data, mined ? explorer_of(ctx, cell(data["blockchainId"])) : ""), data_and_metadata(answer));
     if (data.value("state", "") == "failed") ctx.exit_code = kExitError;
 }
 

@@ -20,7 +20,7 @@ void metadata(Context& ctx, const MetadataSettings& s) {
     QueryParams query{{"blockchainId", s.chain}};
     if (!s.entity_id.empty()) query.emplace_back("entityId", s.entity_id);
     if (!s.address.empty()) query.emplace_back("userAddress", s.address);
-    const auto answer = api_call(ctx, "GET", "/abci/tokens/metadata/" + s.token, query);
+    const auto answer = api_call(ctx, "GET", "/abci/tokens/metadata/" + token_id_argument(s.token), query);
     const auto& d = answer.at("data");
     const auto& p = d.at("properties");
     std::string attributes;
@@ -52,7 +52,7 @@ void add_tokens_command(CLI::App& app, Context& ctx) {
         tokens.require_subcommand(1);
         auto s = std::make_shared<MetadataSettings>();
         auto* cmd = tokens.add_subcommand("metadata", "A token's metadata (-q: its IPFS hash)");
-        cmd->add_option("TOKEN_ID", s->token, "Token id, e.g. 10000 (producer) or 1000 (report)")->required();
+        cmd->add_option("TOKEN_ID", s->token, "Token id or name: 10000 or producer, 1000 or report…")->required();
         cmd->add_option("--chain", s->chain, "Blockchain id")->required();
         cmd->add_option("--entity-id", s->entity_id, "For an entity token: this entity instead of the latest");
         cmd->add_option("--address", s->address, "For a role token: this holder");

@@ -5,6 +5,7 @@
 #include "cli/commands/commands.hpp"
 #include "cli/context.hpp"
 #include "cli/session.hpp"
+#include "core/eth/address.hpp"
 
 namespace abci::cli {
 
@@ -17,7 +18,7 @@ void add_whoami_command(CLI::App& app, Context& ctx) {
             const auto& user = answer.at("user");
             std::string wallets;
             for (const auto& w : user.value("wallets", nlohmann::json::array()))
-                wallets += (wallets.empty() ? "" : ", ") + w.get<std::string>();
+                wallets += (wallets.empty() ? "" : ", ") + eth::Address::parse(w.get<std::string>()).checksummed();
             ctx.print({{{"server", client->base_url()},
                         {"profile", ctx.options.profile},
                         {"id", user.value("id", "")},
