@@ -5,7 +5,7 @@
 
 # The subcommands of each command.
 declare -gA _abcictl_commands=(
-    ["abcictl"]="version keystore admin serve login logout whoami mint-role mint-entity mint balance chains tokens health completion"
+    ["abcictl"]="version keystore admin serve login logout whoami mint-role mint-entity mint balance chains tokens health role-requests completion"
     ["abcictl keystore"]="new import list address"
     ["abcictl admin"]="contract user apikey audit journal"
     ["abcictl admin contract"]="deploy"
@@ -15,6 +15,7 @@ declare -gA _abcictl_commands=(
     ["abcictl mint"]="status"
     ["abcictl chains"]="list status"
     ["abcictl tokens"]="metadata"
+    ["abcictl role-requests"]="list approve reject"
 )
 
 # <command> <option>, and <command> #<n> for its n-th positional argument:
@@ -117,6 +118,10 @@ declare -gA _abcictl_args=(
     ["abcictl admin audit --data-dir"]="directory"
     ["abcictl admin audit --since"]="text"
     ["abcictl admin audit --limit"]="text"
+    ["abcictl admin audit --oldest-first"]="-"
+    ["abcictl admin audit --actor"]="text"
+    ["abcictl admin audit --status"]="text"
+    ["abcictl admin audit --path"]="text"
     ["abcictl admin journal -h"]="-"
     ["abcictl admin journal --help"]="-"
     ["abcictl admin journal list -h"]="-"
@@ -214,6 +219,17 @@ declare -gA _abcictl_args=(
     ["abcictl health --format"]="choice:text json nagios"
     ["abcictl health --timeout"]="text"
     ["abcictl health --warn-latency"]="text"
+    ["abcictl role-requests -h"]="-"
+    ["abcictl role-requests --help"]="-"
+    ["abcictl role-requests list -h"]="-"
+    ["abcictl role-requests list --help"]="-"
+    ["abcictl role-requests list --status"]="choice:pending approved minted rejected"
+    ["abcictl role-requests approve -h"]="-"
+    ["abcictl role-requests approve --help"]="-"
+    ["abcictl role-requests approve #0"]="text"
+    ["abcictl role-requests reject -h"]="-"
+    ["abcictl role-requests reject --help"]="-"
+    ["abcictl role-requests reject #0"]="text"
     ["abcictl completion -h"]="-"
     ["abcictl completion --help"]="-"
     ["abcictl completion #0"]="choice:bash zsh fish"
