@@ -82,7 +82,8 @@ TEST_CASE("client chains status says what is known: a node of another chain, a n
     CHECK(json::parse(admin.run({"health", "--format", "json"}).out)["status"] == "unreachable");
 }
 
-TEST_CASE("client off the happy path: metadata flags merged, explorer links, EIP-55, role names, no tokens, cache age",
+TEST_CASE("client off the happy path: metadata flags merged, explorer links, EIP-55, role names, no tokens, "
+          "role-requests, cache age",
           "[client][offpath]") {
     Fixture f;
     auto& admin = f.admin;
@@ -123,47 +124,14 @@ TEST_CASE("client off the happy path: metadata flags merged, explorer links, EIP
     (void)admin.ok(with({"-q"}, "mint-role", "--address", f.holder, "--role", "producer", "--chain", "devnet"));
     CHECK(admin.ok({"-q", "balance", "--address", f.holder, "--chain", "devnet", "--token", "producer"}) == "1\n");
 
-    // The chain list: fetched, then shown from the cache with its age…
-    (void)admin.ok({"chains", "list", "--refresh"});
-    const auto cached = admin.run({"chains", "list"});
-    CHECK(cached.exit_code == 0);
-    CHECK(std::regex_search(cached.err, std::regex(R"(\(cached \d+ s ago; abcictl chains list --refresh asks the server\))")));
-    // …until the server restarts (a new devnet may have other chains): asked again.
-    f.chain.server().restart();
-    const auto after_restart = admin.run({"chains", "list"});
-    CHECK(after_restart.exit_code == 0);
-    CHECK(after_restart.err.find("cached") == std::string::npos);
-    CHECK(admin.run({"chains", "list"}).err.find("cached") != std::string::npos);
-}
-
-TEST_CASE("client login remembers its server: the next command without --server talks to it", "[client][offpath]") {
-    Server server;
-    const CleanHome home;
-    const auto env = home.env();  // no ABCICTL_SERVER: the default would be 127.0.0.1:8080
-    const auto login = run_abcictl({"--server", server.url(), "login", "--email", Server::admin_email, "--password-stdin"},
-                                   std::string(Server::admin_password) + "\n", env);
-    INFO(login.err);
-    REQUIRE(login.exit_code == 0);
-    const auto whoami = run_abcictl({"whoami"}, {}, env);
-    INFO(whoami.err);
-    CHECK(whoami.exit_code == 0);
-    CHECK(field(whoami.out, "server") == server.url());
-    CHECK(field(whoami.out, "email") == Server::admin_email);
-    // A flag still wins: another server is asked, and says it has no session.
-    const auto elsewhere = run_abcictl({"--server", "http://127.0.0.1:9", "whoami"}, {}, env);
-    CHECK(elsewhere.exit_code == 4);
-}
-
-TEST_CASE("client role-requests list, approve and reject: the workflow without curl", "[client][offpath]") {
-    Fixture f;
-    auto& admin = f.admin;
+    // role-requests list, approve and reject: the workflow without curl.
     const auto& server = f.chain.server();
-    const auto farmer = server.login("producer@example.org", "producer pass 1234");
+    const auto requester = server.login("producer@example.org", "producer pass 1234");
     const auto request = [&](const std::string& role) {
         const auto r = server.http().post("/v1/role-requests",
                                           {{"roleType", role}, {"walletAddress", f.holder}, {"blockchainId", "devnet"},
                                            {"note", "field work"}},
-                                          farmer.token);
+                                          requester.token);
         INFO(r.body);
         REQUIRE(r.status == 201);
         return r.json["data"]["id"].get<std::string>();
@@ -202,9 +170,39 @@ TEST_CASE("client role-requests list, approve and reject: the workflow without c
     REQUIRE(listed["data"].size() == 2);
 
     // Not an admin: 4; not an id: 2 before anything is sent.
-    (void)one_line_failure(f.farmer.run({"role-requests", "list"}), 4);
+    (void)one_line_failure(farmer.run({"role-requests", "list"}), 4);
     (void)one_line_failure(admin.run({"role-requests", "approve", "../users"}), 2);
     CHECK(admin.ok({"role-requests", "list", "--status", "approved"}) == "no role requests with status approved\n");
+
+    // The chain list: fetched, then shown from the cache with its age…
+    (void)admin.ok({"chains", "list", "--refresh"});
+    const auto cached = admin.run({"chains", "list"});
+    CHECK(cached.exit_code == 0);
+    CHECK(std::regex_search(cached.err, std::regex(R"(\(cached \d+ s ago; abcictl chains list --refresh asks the server\))")));
+    // …until the server restarts (a new devnet may have other chains): asked again.
+    f.chain.server().restart();
+    const auto after_restart = admin.run({"chains", "list"});
+    CHECK(after_restart.exit_code == 0);
+    CHECK(after_restart.err.find("cached") == std::string::npos);
+    CHECK(admin.run({"chains", "list"}).err.find("cached") != std::string::npos);
+}
+
+TEST_CASE("client login remembers its server: the next command without --server talks to it", "[client][offpath]") {
+    Server server;
+    const CleanHome home;
+    const auto env = home.env();  // no ABCICTL_SERVER: the default would be 127.0.0.1:8080
+    const auto login = run_abcictl({"--server", server.url(), "login", "--email", Server::admin_email, "--password-stdin"},
+                                   std::string(Server::admin_password) + "\n", env);
+    INFO(login.err);
+    REQUIRE(login.exit_code == 0);
+    const auto whoami = run_abcictl({"whoami"}, {}, env);
+    INFO(whoami.err);
+    CHECK(whoami.exit_code == 0);
+    CHECK(field(whoami.out, "server") == server.url());
+    CHECK(field(whoami.out, "email") == Server::admin_email);
+    // A flag still wins: another server is asked, and says it has no session.
+    const auto elsewhere = run_abcictl({"--server", "http://127.0.0.1:9", "whoami"}, {}, env);
+    CHECK(elsewhere.exit_code == 4);
 }
 
 }  // namespace abci::test::client
