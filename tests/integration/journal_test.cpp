@@ -184,39 +184,53 @@ struct CrashedMint {
     eth::Bytes metadata;
 };
 
-// Leaves a certificate mint of `recipient` with `nonce` as a crash after `stage` would.
-CrashedMint crash_mint(Node& node, const eth::Address& recipient, std::uint64_t nonce, const chain::Fees& fees,
-                       CrashAfter stage, const std::string& name) {
-    CrashedMint c{name, "key-" + name, "", "", bytes_of(json{{"name", "Certificate " + name}}.dump())};
-    c.cid = node.content->put(c.metadata).to_string();
-
+// Signs a call of the token with `calldata` and `nonce` and journals it with
+// `purpose`, linked to `mint_id`, as the sender does before broadcast.
+store::JournalEntry journal_signed(Node& node, std::uint64_t nonce, const chain::Fees& fees, eth::Bytes calldata,
+                                   const json& purpose, const std::string& mint_id) {
     eth::Transaction tx;
     tx.chain_id = node.anvil.chain_id();
     tx.nonce = nonce;
     tx.max_fee_per_gas = fees.max_fee_per_gas;
     tx.max_priority_fee_per_gas = fees.max_priority_fee_per_gas;
-    tx.gas_limit = 500'000;
+    tx.gas_limit = 500'000;  // given: a call that reverts is not refused by an estimate
     tx.to = node.network.contract().address();
-    tx.data = chain::TokenContract::mint_calldata(recipient, kCertificateToken, 1, bytes_of(c.cid));
+    tx.data = std::move(calldata);
     const auto signed_tx = eth::sign_transaction(tx, node.key);
-    c.hash = eth::to_hex(signed_tx.hash);
-
-    REQUIRE_FALSE(node.store->begin_mint(entity_mint_request(c.key)));
     store::JournalEntry entry;
-    entry.hash = c.hash;
+    entry.hash = eth::to_hex(signed_tx.hash);
     entry.blockchain_id = kChain;
     entry.sender = node.signer();
     entry.nonce = nonce;
     entry.raw = eth::to_hex(signed_tx.raw);
-    entry.purpose = entity_mint_purpose(recipient, c.entity_id, c.cid, c.key).dump();
-    entry.mint_ids = {entity_mint_request(c.key).id};
+    entry.purpose = purpose.dump();
+    entry.mint_ids = {mint_id};
     node.store->journal_add({entry});
+    return entry;
+}
+
+// Sends a journaled transaction (anvil mines it at once); its block, once its
+// receipt shows `status` ("0x1" or "0x0").
+std::uint64_t publish(Node& node, const store::JournalEntry& entry, const std::string& status) {
+    REQUIRE(node.cast_rpc({"publish", "--async", entry.raw}) == entry.hash);
+    const auto receipt = json::parse(node.cast_rpc({"receipt", entry.hash, "--json"}));
+    REQUIRE(receipt["status"] == status);
+    return rpc::quantity_to_u64(receipt["blockNumber"], "block");
+}
+
+// Leaves a certificate mint of `recipient` with `nonce` as a crash after `stage` would.
+CrashedMint crash_mint(Node& node, const eth::Address& recipient, std::uint64_t nonce, const chain::Fees& fees,
+                       CrashAfter stage, const std::string& name) {
+    CrashedMint c{name, "key-" + name, "", "", bytes_of(json{{"name", "Certificate " + name}}.dump())};
+    c.cid = node.content->put(c.metadata).to_string();
+    REQUIRE_FALSE(node.store->begin_mint(entity_mint_request(c.key)));
+    const auto entry =
+        journal_signed(node, nonce, fees, chain::TokenContract::mint_calldata(recipient, kCertificateToken, 1, bytes_of(c.cid)),
+                       entity_mint_purpose(recipient, c.entity_id, c.cid, c.key), entity_mint_request(c.key).id);
+    c.hash = entry.hash;
     if (stage == CrashAfter::journal) return c;
 
-    REQUIRE(node.cast_rpc({"publish", "--async", entry.raw}) == c.hash);
-    const auto receipt = json::parse(node.cast_rpc({"receipt", c.hash, "--json"}));
-    REQUIRE(receipt["status"] == "0x1");
-    const auto block = rpc::quantity_to_u64(receipt["blockNumber"], "block");
+    const auto block = publish(node, entry, "0x1");
     if (stage == CrashAfter::broadcast) return c;
 
     node.store->journal_settle({{c.hash, "mined", block}});
@@ -477,6 +491,51 @@ TEST_CASE("journal: reconcile() after a crash in the middle of a mint's bookkeep
     REQUIRE(eventually([&] { return node.store->pending_mints().empty(); }));
     require_finished(node, c, recipient);
     CHECK(node.store->find_token_balance(kChain, recipient.lower(), kCertificateToken)->balance == "1");
+}
+
+
+// A mint that went out in a batch that reverted (another of its mints was
+// refused) and then alone, mined: what a crash after both were settled leaves.
+// The batch is journaled first, the mint's own transaction after it.
+TEST_CASE("journal: reconcile() of a mint whose batch reverted and whose own transaction was mined answers the mined "
+          "one",
+          "[journal][anvil]") {
+    Node node;
+    auto& client = node.network.client();
+    const auto recipient = eth::Address::parse(test::Anvil::dev_accounts()[7].address);
+    const auto other = eth::Address::parse(test::Anvil::dev_accounts()[8].address);
+    const auto nonce = client.pending_nonce(node.key.address());
+    const auto fees = client.fee_tiers().standard;
+    const std::string key = "batch-then-alone";
+    const auto cid = node.content->put(bytes_of(R"({"name":"Certificate batch-then-alone"})")).to_string();
+    REQUIRE_FALSE(node.store->begin_mint(entity_mint_request(key)));
+    const auto purpose = entity_mint_purpose(recipient, "batch-then-alone", cid, key);
+    // Token id 7 does not exist: the contract reverts the whole batch.
+    const auto batch_calldata = eth::from_hex(
+        test::cast({"calldata", "mintMany(address[],uint256[],uint256[],bytes[])",
+                    "[" + recipient.lower() + "," + other.lower() + "]", "[1300,7]", "[1,1]",
+                    "[" + eth::to_hex(bytes_of(cid)) + ",0x]"}),
+        "calldata");
+    json refused = purpose;
+    refused["mintId"] = "another-mint";
+    const auto batch = journal_signed(node, nonce, fees, batch_calldata,
+                                      {{"op", "mintMany"}, {"items", json::array({purpose, refused})}},
+                                      entity_mint_request(key).id);
+    node.store->journal_settle({{batch.hash, "reverted", publish(node, batch, "0x0")}});
+    const auto alone = journal_signed(node, nonce + 1, fees,
+                                      chain::TokenContract::mint_calldata(recipient, kCertificateToken, 1, bytes_of(cid)),
+                                      purpose, entity_mint_request(key).id);
+    node.store->journal_settle({{alone.hash, "mined", publish(node, alone, "0x1")}});
+
+    service::AbciService abci(*node.store, node.registry, *node.content);
+    abci.reconcile();
+    const auto answered = node.store->begin_mint(entity_mint_request(key));
+    REQUIRE(answered);
+    INFO(answered->answer);
+    CHECK(answered->state == "done");
+    CHECK(json::parse(answered->answer)["data"]["transactionHash"] == alone.hash);
+    CHECK(node.entities_of(alone.hash) == 1);
+    CHECK(node.network.contract().balance_of(recipient, kCertificateToken) == eth::U256(1));
 }
 
 }  // namespace abci::journal_tests
