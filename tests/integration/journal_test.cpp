@@ -241,9 +241,9 @@ CrashedMint crash_mint(Node& node, const eth::Address& recipient, std::uint64_t 
     CrashedMint c{name, "key-" + name, "", "", bytes_of(json{{"name", "Certificate " + name}}.dump())};
     c.cid = node.content->put(c.metadata).to_string();
     REQUIRE_FALSE(node.store->begin_mint(entity_mint_request(c.key)));
-    const auto entry =
-        journal_signed(node, nonce, fees, chain::TokenContract::mint_calldata(recipient, kCertificateToken, 1, bytes_of(c.cid)),
-                       entity_mint_purpose(recipient, c.entity_id, c.cid, c.key), entity_mint_request(c.key).id);
+    const auto calldata = chain::TokenContract::mint_calldata(recipient, kCertificateToken, 1, bytes_of(c.cid));
+    const auto purpose = entity_mint_purpose(recipient, c.entity_id, c.cid, c.key);
+    const auto entry = journal_signed(node, nonce, fees, calldata, purpose, entity_mint_request(c.key).id);
     c.hash = entry.hash;
     if (stage == CrashAfter::journal) return c;
 
@@ -539,9 +539,8 @@ TEST_CASE("journal: reconcile() of a mint whose batch reverted and whose own tra
                                       {{"op", "mintMany"}, {"items", json::array({purpose, refused})}},
                                       entity_mint_request(key).id);
     node.store->journal_settle({{batch.hash, "reverted", publish(node, batch, "0x0")}});
-    const auto alone = journal_signed(node, nonce + 1, fees,
-                                      chain::TokenContract::mint_calldata(recipient, kCertificateToken, 1, bytes_of(cid)),
-                                      purpose, entity_mint_request(key).id);
+    const auto alone_calldata = chain::TokenContract::mint_calldata(recipient, kCertificateToken, 1, bytes_of(cid));
+    const auto alone = journal_signed(node, nonce + 1, fees, alone_calldata, purpose, entity_mint_request(key).id);
     node.store->journal_settle({{alone.hash, "mined", publish(node, alone, "0x1")}});
 
     service::AbciService abci(*node.store, node.registry, *node.content);
@@ -632,9 +631,9 @@ TEST_CASE("journal: reconcile() releases a mint whose nonce someone else used an
     // Token id 7 does not exist: mined, and reverted.
     const std::string key = "reverts";
     REQUIRE_FALSE(node.store->begin_mint(entity_mint_request(key)));
-    const auto reverting = journal_signed(node, nonce + 1, fees,
-                                          chain::TokenContract::mint_calldata(recipient, 7, 1, bytes_of("bafk")),
-                                          entity_mint_purpose(recipient, key, "bafk", key), entity_mint_request(key).id);
+    const auto reverting =
+        journal_signed(node, nonce + 1, fees, chain::TokenContract::mint_calldata(recipient, 7, 1, bytes_of("bafk")),
+                       entity_mint_purpose(recipient, key, "bafk", key), entity_mint_request(key).id);
 
     service::AbciService abci(*node.store, node.registry, *node.content);
     abci.reconcile();
