@@ -142,10 +142,13 @@ public:
     Miner(const Miner&) = delete;
     Miner& operator=(const Miner&) = delete;
 
-    void start_reorgs(std::uint64_t floor_block) {
+    /// Reorgs for `span` from now: they end by themselves, so that a burst's
+    /// mints can reach their confirmations however slowly the blocks come.
+    void start_reorgs(std::uint64_t floor_block, std::chrono::milliseconds span) {
         std::lock_guard lock(mutex_);
         floor_ = floor_block;
         reorging_ = true;
+        reorgs_until_ = Clock::now() + span;
         next_reorg_ = Clock::now() + std::chrono::milliseconds(random_.below(600));
         reorgs_ = 0;
     }
@@ -178,7 +181,7 @@ private:
     void loop() {
         std::unique_lock lock(mutex_);
         while (!stop_) {
-            if (reorging_ && Clock::now() >= next_reorg_) {
+            if (reorging_ && Clock::now() >= next_reorg_ && Clock::now() < reorgs_until_) {
                 const auto depth = 1 + random_.below(max_depth_);
                 const auto floor = floor_;
                 next_reorg_ = Clock::now() + pause();
@@ -210,6 +213,7 @@ private:
     bool reorging_ = false;
     std::uint64_t floor_ = 0;
     Clock::time_point next_reorg_{};
+    Clock::time_point reorgs_until_{};
     unsigned reorgs_ = 0;
     std::string failure_;
     std::thread thread_;
@@ -312,13 +316,14 @@ TEST_CASE("reorgs of 1 to confirmations+1 blocks at random moments of mint burst
         Clock::time_point began{};
         run(
             chain, std::move(row),
+            // For 5 s, so that a short burst meets some too, and some come
+            // after answers, deeper than the confirmations; not longer, or
+            // on a slow machine they may undo blocks as fast as they come.
             [&](Random&, const BurstStart& start) {
                 began = start.time;
-                miner.start_reorgs(start.chain.block);
+                miner.start_reorgs(start.chain.block, 5s);
             },
             [&](Figures& figures) {
-                // For 5 s at least, so that a short burst meets some too, and
-                // some come after answers, deeper than the confirmations.
                 std::this_thread::sleep_until(began + 5s);
                 figures.reorgs = miner.stop_reorgs();
                 // Blocks go on: a reorg after the last answer (deeper than the
