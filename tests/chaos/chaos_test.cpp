@@ -4,9 +4,12 @@
 // the calls between serve and anvil, while anvil is stopped and restarted
 // with its state, while blocks are rolled back (reorgs), while the chain is
 // reset to genesis and while the signer has no funds; and mints without keys
-// under SIGKILL, whose outcomes can only be learned by mint id. The chain is
-// the oracle (oracle.hpp). The size comes from the environment
-// (figures.hpp); `make chaos` runs the full one.
+// under SIGKILL, whose outcomes can only be learned by mint id. Each scenario
+// runs with every mint its own transaction, then again with the server's
+// batching mode on, where one kill, fault, reorg or reset meets mintMany
+// transactions carrying many mints. The chain is the oracle (oracle.hpp).
+// The size comes from the environment (figures.hpp); `make chaos` runs the
+// full one.
 
 #include <atomic>
 #include <condition_variable>
@@ -89,6 +92,19 @@ void run(ChainServer& chain, Figures figures, const std::function<void(Random&, 
     require_exactly_once(figures);
 }
 
+// The runs of a scenario, each with its seed: `runs` with every mint its own
+// transaction, then scale().batched(runs) with the server restarted with
+// [mint_batching] on.
+void each_run(ChainServer& chain, unsigned runs, const Figures& row, const std::function<void(Figures)>& one) {
+    for (unsigned i = 0; i < runs + scale().batched(runs); ++i) {
+        Figures figures = row;
+        figures.seed = base_seed() + i;
+        if (i >= runs) figures.scenario += "+batch";
+        if (i == runs) chain.restart_server("[mint_batching]\nenabled = true\n");
+        one(std::move(figures));
+    }
+}
+
 // Where a chain just reset starts for the oracle: the block of the signer's
 // first transaction (nonce 0, the token's deployment; anvil may have mined
 // an empty block before it), with the signer's nonce there.
@@ -126,10 +142,13 @@ public:
     Miner(const Miner&) = delete;
     Miner& operator=(const Miner&) = delete;
 
-    void start_reorgs(std::uint64_t floor_block) {
+    /// Reorgs for `span` from now: they end by themselves, so that a burst's
+    /// mints can reach their confirmations however slowly the blocks come.
+    void start_reorgs(std::uint64_t floor_block, std::chrono::milliseconds span) {
         std::lock_guard lock(mutex_);
         floor_ = floor_block;
         reorging_ = true;
+        reorgs_until_ = Clock::now() + span;
         next_reorg_ = Clock::now() + std::chrono::milliseconds(random_.below(600));
         reorgs_ = 0;
     }
@@ -162,7 +181,7 @@ private:
     void loop() {
         std::unique_lock lock(mutex_);
         while (!stop_) {
-            if (reorging_ && Clock::now() >= next_reorg_) {
+            if (reorging_ && Clock::now() >= next_reorg_ && Clock::now() < reorgs_until_) {
                 const auto depth = 1 + random_.below(max_depth_);
                 const auto floor = floor_;
                 next_reorg_ = Clock::now() + pause();
@@ -194,6 +213,7 @@ private:
     bool reorging_ = false;
     std::uint64_t floor_ = 0;
     Clock::time_point next_reorg_{};
+    Clock::time_point reorgs_until_{};
     unsigned reorgs_ = 0;
     std::string failure_;
     std::thread thread_;
@@ -204,13 +224,13 @@ private:
 TEST_CASE("kill -9 of serve at random points of mint bursts, restart, every key settles to its one mint",
           "[chaos][kill]") {
     ChainServer chain(one_second_blocks());
-    for (unsigned i = 0; i < scale().kill_runs; ++i)
-        run(chain, {.scenario = "kill-9", .seed = base_seed() + i, .kills = 1},
-            [&](Random& random, const BurstStart& start) {
-                reach_random_point(chain, random, start);
-                chain.kill_server();
-                chain.server().restart();
-            });
+    each_run(chain, scale().kill_runs, {.scenario = "kill-9", .kills = 1}, [&](Figures figures) {
+        run(chain, std::move(figures), [&](Random& random, const BurstStart& start) {
+            reach_random_point(chain, random, start);
+            chain.kill_server();
+            chain.server().restart();
+        });
+    });
 }
 
 TEST_CASE("every kind of JSON-RPC fault between serve and anvil during mint bursts, every key settles to its "
@@ -222,11 +242,11 @@ TEST_CASE("every kind of JSON-RPC fault between serve and anvil during mint burs
     options.fault_proxy = FaultProxy::Options{.seed = base_seed(), .hang_for = 2s, .slow_by = 300ms};
     ChainServer chain(options);
     auto& proxy = chain.proxy();
-    for (unsigned i = 0; i < scale().fault_runs; ++i) {
+    each_run(chain, scale().fault_runs, {.scenario = "rpc-faults"}, [&](Figures row) {
         std::array<std::uint64_t, kFaultKinds> before{};
         for (const auto fault : kAllFaults) before[static_cast<std::size_t>(fault)] = proxy.injected(fault);
         run(
-            chain, {.scenario = "rpc-faults", .seed = base_seed() + i},
+            chain, std::move(row),
             // 5 % of requests each, three in ten faulty: the server batches and
             // coalesces its calls into few requests, so that a lower rate
             // leaves some kinds unmet in a burst.
@@ -238,7 +258,7 @@ TEST_CASE("every kind of JSON-RPC fault between serve and anvil during mint burs
                     figures.faults[kind] = proxy.injected(fault) - before[kind];
                 }
             });
-    }
+    });
 }
 
 TEST_CASE("anvil stopped and restarted with its state in the middle of mint bursts, every key settles to its "
@@ -249,16 +269,17 @@ TEST_CASE("anvil stopped and restarted with its state in the middle of mint burs
     // transactions is lost, as a real node's may be: the journal must carry them.
     options.anvil.persist_state = true;
     ChainServer chain(options);
-    for (unsigned i = 0; i < scale().node_restart_runs; ++i)
-        run(chain, {.scenario = "anvil-restart", .seed = base_seed() + i, .node_restarts = 1},
-            [&](Random& random, const BurstStart& start) {
-                reach_random_point(chain, random, start);
-                const auto down = std::chrono::milliseconds(500 + random.below(2501));
-                chain.anvil().stop();
-                std::this_thread::sleep_for(down);
-                chain.anvil().start();
-                std::cout << fmt::format("chaos: anvil down for {} ms\n", down.count());
-            });
+    const Figures row{.scenario = "anvil-restart", .node_restarts = 1};
+    each_run(chain, scale().node_restart_runs, row, [&](Figures figures) {
+        run(chain, std::move(figures), [&](Random& random, const BurstStart& start) {
+            reach_random_point(chain, random, start);
+            const auto down = std::chrono::milliseconds(500 + random.below(2501));
+            chain.anvil().stop();
+            std::this_thread::sleep_for(down);
+            chain.anvil().start();
+            std::cout << fmt::format("chaos: anvil down for {} ms\n", down.count());
+        });
+    });
 }
 
 TEST_CASE("kill -9 of serve during bursts of mints without keys, outcomes learned by mint id, none minted twice",
@@ -271,15 +292,16 @@ TEST_CASE("kill -9 of serve during bursts of mints without keys, outcomes learne
     options.anvil.block_time = 2000ms;
     options.devnet_keys = "receiptTimeoutMs = 1000\n";
     ChainServer chain(options);
-    for (unsigned i = 0; i < scale().keyless_runs; ++i)
+    each_run(chain, scale().keyless_runs, {.scenario = "keyless", .kills = 1}, [&](Figures figures) {
         run(
-            chain, {.scenario = "keyless", .seed = base_seed() + i, .kills = 1},
+            chain, std::move(figures),
             [&](Random& random, const BurstStart& start) {
                 reach_random_point(chain, random, start, 2500ms);
                 chain.kill_server();
                 chain.server().restart();
             },
             {}, false);
+    });
 }
 
 TEST_CASE("reorgs of 1 to confirmations+1 blocks at random moments of mint bursts, every key settles to its one "
@@ -290,17 +312,18 @@ TEST_CASE("reorgs of 1 to confirmations+1 blocks at random moments of mint burst
     options.devnet_keys = fmt::format("confirmations = {}\n", kConfirmations);
     ChainServer chain(options);
     Miner miner(chain, kConfirmations, base_seed());
-    for (unsigned i = 0; i < scale().reorg_runs; ++i) {
+    each_run(chain, scale().reorg_runs, {.scenario = "reorg"}, [&](Figures row) {
         Clock::time_point began{};
         run(
-            chain, {.scenario = "reorg", .seed = base_seed() + i},
+            chain, std::move(row),
+            // For 5 s, so that a short burst meets some too, and some come
+            // after answers, deeper than the confirmations; not longer, or
+            // on a slow machine they may undo blocks as fast as they come.
             [&](Random&, const BurstStart& start) {
                 began = start.time;
-                miner.start_reorgs(start.chain.block);
+                miner.start_reorgs(start.chain.block, 5s);
             },
             [&](Figures& figures) {
-                // For 5 s at least, so that a short burst meets some too, and
-                // some come after answers, deeper than the confirmations.
                 std::this_thread::sleep_until(began + 5s);
                 figures.reorgs = miner.stop_reorgs();
                 // Blocks go on: a reorg after the last answer (deeper than the
@@ -309,7 +332,7 @@ TEST_CASE("reorgs of 1 to confirmations+1 blocks at random moments of mint burst
                 INFO("the miner: " << miner.failure());
                 CHECK(miner.failure().empty());
             });
-    }
+    });
 }
 
 TEST_CASE("a chain reset in the middle of mint bursts, every key retried until answered, none twice on the new "
@@ -325,36 +348,36 @@ TEST_CASE("a chain reset in the middle of mint bursts, every key retried until a
     // back at its address.
     options.fault_proxy = FaultProxy::Options{.seed = base_seed()};
     ChainServer chain(options);
-    for (unsigned i = 0; i < scale().reset_runs; ++i)
-        run(chain, {.scenario = "reset", .seed = base_seed() + i, .resets = 1},
-            [&](Random& random, BurstStart& start) {
-                // Mostly with mints in flight: before the first block (the
-                // reset takes a few hundred ms), now and then after it.
-                reach_random_point(chain, random, start, 800ms);
-                chain.proxy().set_rate(Fault::drop_before, 1.0);
-                chain.reset_chain();
-                chain.proxy().set_rate(Fault::drop_before, 0.0);
-                start.circumstances.chain_reset_done = Clock::now();
-                start.chain = reset_chain_start(chain);
-                (void)chain.node_rpc("evm_setIntervalMining", {"1"});  // 1 s blocks again, as before
-            });
+    each_run(chain, scale().reset_runs, {.scenario = "reset", .resets = 1}, [&](Figures figures) {
+        run(chain, std::move(figures), [&](Random& random, BurstStart& start) {
+            // Mostly with mints in flight: before the first block (the
+            // reset takes a few hundred ms), now and then after it.
+            reach_random_point(chain, random, start, 800ms);
+            chain.proxy().set_rate(Fault::drop_before, 1.0);
+            chain.reset_chain();
+            chain.proxy().set_rate(Fault::drop_before, 0.0);
+            start.circumstances.chain_reset_done = Clock::now();
+            start.chain = reset_chain_start(chain);
+            (void)chain.node_rpc("evm_setIntervalMining", {"1"});  // 1 s blocks again, as before
+        });
+    });
 }
 
 TEST_CASE("the signer out of funds for a second in the middle of mint bursts, every key settles to its one mint",
           "[chaos][unfunded]") {
     ChainServer chain(one_second_blocks());
     const auto url = chain.anvil().url();
-    for (unsigned i = 0; i < scale().funds_runs; ++i)
-        run(chain, {.scenario = "unfunded", .seed = base_seed() + i, .unfunded = 1},
-            [&](Random& random, const BurstStart& start) {
-                // While mints are being signed, or wait in the pool: the
-                // next block comes while the signer cannot pay.
-                reach_random_point(chain, random, start, 500ms);
-                const auto balance = cast({"balance", ChainServer::signer(), "--rpc-url", url});
-                (void)chain.node_rpc("anvil_setBalance", {ChainServer::signer(), "0x0"});
-                std::this_thread::sleep_for(1s);
-                (void)chain.node_rpc("anvil_setBalance", {ChainServer::signer(), cast({"to-hex", balance})});
-            });
+    each_run(chain, scale().funds_runs, {.scenario = "unfunded", .unfunded = 1}, [&](Figures figures) {
+        run(chain, std::move(figures), [&](Random& random, const BurstStart& start) {
+            // While mints are being signed, or wait in the pool: the
+            // next block comes while the signer cannot pay.
+            reach_random_point(chain, random, start, 500ms);
+            const auto balance = cast({"balance", ChainServer::signer(), "--rpc-url", url});
+            (void)chain.node_rpc("anvil_setBalance", {ChainServer::signer(), "0x0"});
+            std::this_thread::sleep_for(1s);
+            (void)chain.node_rpc("anvil_setBalance", {ChainServer::signer(), cast({"to-hex", balance})});
+        });
+    });
 }
 
 }  // namespace abci::test::chaos

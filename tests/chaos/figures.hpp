@@ -24,6 +24,10 @@ struct Scale {
     unsigned reset_runs;
     unsigned funds_runs;
     std::size_t mints_per_burst;
+    bool full;
+    /// How many runs of a scenario of `runs` repeat it with the server's
+    /// batching mode on: half as many at full size, one reduced.
+    [[nodiscard]] unsigned batched(unsigned runs) const { return full ? (runs + 1) / 2 : 1; }
 };
 [[nodiscard]] const Scale& scale();
 
@@ -33,7 +37,7 @@ struct Scale {
 [[nodiscard]] std::uint64_t base_seed();
 
 struct Figures {
-    std::string scenario;
+    std::string scenario;  // "+batch" at its end: with [mint_batching] on
     std::uint64_t seed = 0;
     unsigned kills = 0;          // kill -9 of serve
     unsigned node_restarts = 0;  // anvil stopped and started with its state

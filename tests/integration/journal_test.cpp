@@ -53,8 +53,10 @@ std::string deploy_token(const test::Anvil& anvil) {
     return chain::TokenContract::deploy(sender, sender.address(), "ipfs://").token.address().checksummed();
 }
 
-service::NetworkConfig network_config(const test::Anvil& anvil, const std::string& contract) {
+service::NetworkConfig network_config(const test::Anvil& anvil, const std::string& contract,
+                                      std::chrono::milliseconds rpc_timeout) {
     service::NetworkConfig config;
+    config.rpc_timeout = rpc_timeout;
     config.id = kChain;
     config.name = "Anvil devnet";
     config.chain_id = anvil.chain_id();
@@ -67,16 +69,19 @@ service::NetworkConfig network_config(const test::Anvil& anvil, const std::strin
 
 // A server's chain side without its HTTP front: store, content, registry, service.
 struct Node {
-    explicit Node(test::Anvil::Options options = {}) : anvil(options) {}
+    // `rpc_timeout`: how long a JSON-RPC call (retries included) may take.
+    explicit Node(test::Anvil::Options options = {}, std::chrono::milliseconds rpc_timeout = 30s)
+        : anvil(options), rpc_timeout(rpc_timeout) {}
 
     test::Anvil anvil;
+    std::chrono::milliseconds rpc_timeout;
     test::TempDir dir;
     std::string contract = deploy_token(anvil);
     std::unique_ptr<store::Store> store = store::open_sqlite_store(dir / "abci.db");
     std::unique_ptr<content::ContentStore> content =
         content::make_content_store({.backend = "local", .data_dir = dir.path()});
     eth::PrivateKey key = signer_key();
-    service::Registry registry{{network_config(anvil, contract)}, &key, *store};
+    service::Registry registry{{network_config(anvil, contract, rpc_timeout)}, &key, *store};
     service::Network& network = registry.find(kChain);
 
     [[nodiscard]] std::string signer() const { return key.address().lower(); }
@@ -110,6 +115,18 @@ struct Node {
     [[nodiscard]] std::string cast_rpc(std::vector<std::string> args) const {
         args.insert(args.end(), {"--rpc-url", anvil.url()});
         return test::cast(args);
+    }
+
+    // A transfer of 0 from the signer's account to itself with `nonce`, sent
+    // by anvil on the account's behalf (not by the sender under test) at 100
+    // gwei: someone else using the signer's nonce.
+    void send_foreign(std::uint64_t nonce) const {
+        (void)cast_rpc({"send", "--async", "--unlocked", "--from", signer(), "--nonce", std::to_string(nonce),
+                        "--gas-price", "100gwei", "--priority-gas-price", "100gwei", signer()});
+    }
+
+    [[nodiscard]] std::uint64_t pending_nonce() const {
+        return std::stoull(cast_rpc({"nonce", signer(), "--block", "pending"}));
     }
 };
 
@@ -184,39 +201,53 @@ struct CrashedMint {
     eth::Bytes metadata;
 };
 
-// Leaves a certificate mint of `recipient` with `nonce` as a crash after `stage` would.
-CrashedMint crash_mint(Node& node, const eth::Address& recipient, std::uint64_t nonce, const chain::Fees& fees,
-                       CrashAfter stage, const std::string& name) {
-    CrashedMint c{name, "key-" + name, "", "", bytes_of(json{{"name", "Certificate " + name}}.dump())};
-    c.cid = node.content->put(c.metadata).to_string();
-
+// Signs a call of the token with `calldata` and `nonce` and journals it with
+// `purpose`, linked to `mint_id`, as the sender does before broadcast.
+store::JournalEntry journal_signed(Node& node, std::uint64_t nonce, const chain::Fees& fees, eth::Bytes calldata,
+                                   const json& purpose, const std::string& mint_id) {
     eth::Transaction tx;
     tx.chain_id = node.anvil.chain_id();
     tx.nonce = nonce;
     tx.max_fee_per_gas = fees.max_fee_per_gas;
     tx.max_priority_fee_per_gas = fees.max_priority_fee_per_gas;
-    tx.gas_limit = 500'000;
+    tx.gas_limit = 500'000;  // given: a call that reverts is not refused by an estimate
     tx.to = node.network.contract().address();
-    tx.data = chain::TokenContract::mint_calldata(recipient, kCertificateToken, 1, bytes_of(c.cid));
+    tx.data = std::move(calldata);
     const auto signed_tx = eth::sign_transaction(tx, node.key);
-    c.hash = eth::to_hex(signed_tx.hash);
-
-    REQUIRE_FALSE(node.store->begin_mint(entity_mint_request(c.key)));
     store::JournalEntry entry;
-    entry.hash = c.hash;
+    entry.hash = eth::to_hex(signed_tx.hash);
     entry.blockchain_id = kChain;
     entry.sender = node.signer();
     entry.nonce = nonce;
     entry.raw = eth::to_hex(signed_tx.raw);
-    entry.purpose = entity_mint_purpose(recipient, c.entity_id, c.cid, c.key).dump();
-    entry.mint_ids = {entity_mint_request(c.key).id};
+    entry.purpose = purpose.dump();
+    entry.mint_ids = {mint_id};
     node.store->journal_add({entry});
+    return entry;
+}
+
+// Sends a journaled transaction (anvil mines it at once); its block, once its
+// receipt shows `status` ("0x1" or "0x0").
+std::uint64_t publish(Node& node, const store::JournalEntry& entry, const std::string& status) {
+    REQUIRE(node.cast_rpc({"publish", "--async", entry.raw}) == entry.hash);
+    const auto receipt = json::parse(node.cast_rpc({"receipt", entry.hash, "--json"}));
+    REQUIRE(receipt["status"] == status);
+    return rpc::quantity_to_u64(receipt["blockNumber"], "block");
+}
+
+// Leaves a certificate mint of `recipient` with `nonce` as a crash after `stage` would.
+CrashedMint crash_mint(Node& node, const eth::Address& recipient, std::uint64_t nonce, const chain::Fees& fees,
+                       CrashAfter stage, const std::string& name) {
+    CrashedMint c{name, "key-" + name, "", "", bytes_of(json{{"name", "Certificate " + name}}.dump())};
+    c.cid = node.content->put(c.metadata).to_string();
+    REQUIRE_FALSE(node.store->begin_mint(entity_mint_request(c.key)));
+    const auto calldata = chain::TokenContract::mint_calldata(recipient, kCertificateToken, 1, bytes_of(c.cid));
+    const auto purpose = entity_mint_purpose(recipient, c.entity_id, c.cid, c.key);
+    const auto entry = journal_signed(node, nonce, fees, calldata, purpose, entity_mint_request(c.key).id);
+    c.hash = entry.hash;
     if (stage == CrashAfter::journal) return c;
 
-    REQUIRE(node.cast_rpc({"publish", "--async", entry.raw}) == c.hash);
-    const auto receipt = json::parse(node.cast_rpc({"receipt", c.hash, "--json"}));
-    REQUIRE(receipt["status"] == "0x1");
-    const auto block = rpc::quantity_to_u64(receipt["blockNumber"], "block");
+    const auto block = publish(node, entry, "0x1");
     if (stage == CrashAfter::broadcast) return c;
 
     node.store->journal_settle({{c.hash, "mined", block}});
@@ -477,6 +508,173 @@ TEST_CASE("journal: reconcile() after a crash in the middle of a mint's bookkeep
     REQUIRE(eventually([&] { return node.store->pending_mints().empty(); }));
     require_finished(node, c, recipient);
     CHECK(node.store->find_token_balance(kChain, recipient.lower(), kCertificateToken)->balance == "1");
+}
+
+
+// A mint that went out in a batch that reverted (another of its mints was
+// refused) and then alone, mined: what a crash after both were settled leaves.
+// The batch is journaled first, the mint's own transaction after it.
+TEST_CASE("journal: reconcile() of a mint whose batch reverted and whose own transaction was mined answers the mined "
+          "one",
+          "[journal][anvil]") {
+    Node node;
+    auto& client = node.network.client();
+    const auto recipient = eth::Address::parse(test::Anvil::dev_accounts()[7].address);
+    const auto other = eth::Address::parse(test::Anvil::dev_accounts()[8].address);
+    const auto nonce = client.pending_nonce(node.key.address());
+    const auto fees = client.fee_tiers().standard;
+    const std::string key = "batch-then-alone";
+    const auto cid = node.content->put(bytes_of(R"({"name":"Certificate batch-then-alone"})")).to_string();
+    REQUIRE_FALSE(node.store->begin_mint(entity_mint_request(key)));
+    const auto purpose = entity_mint_purpose(recipient, "batch-then-alone", cid, key);
+    // Token id 7 does not exist: the contract reverts the whole batch.
+    const auto batch_calldata = eth::from_hex(
+        test::cast({"calldata", "mintMany(address[],uint256[],uint256[],bytes[])",
+                    "[" + recipient.lower() + "," + other.lower() + "]", "[1300,7]", "[1,1]",
+                    "[" + eth::to_hex(bytes_of(cid)) + ",0x]"}),
+        "calldata");
+    json refused = purpose;
+    refused["mintId"] = "another-mint";
+    const auto batch = journal_signed(node, nonce, fees, batch_calldata,
+                                      {{"op", "mintMany"}, {"items", json::array({purpose, refused})}},
+                                      entity_mint_request(key).id);
+    node.store->journal_settle({{batch.hash, "reverted", publish(node, batch, "0x0")}});
+    const auto alone_calldata = chain::TokenContract::mint_calldata(recipient, kCertificateToken, 1, bytes_of(cid));
+    const auto alone = journal_signed(node, nonce + 1, fees, alone_calldata, purpose, entity_mint_request(key).id);
+    node.store->journal_settle({{alone.hash, "mined", publish(node, alone, "0x1")}});
+
+    service::AbciService abci(*node.store, node.registry, *node.content);
+    abci.reconcile();
+    const auto answered = node.store->begin_mint(entity_mint_request(key));
+    REQUIRE(answered);
+    INFO(answered->answer);
+    CHECK(answered->state == "done");
+    CHECK(json::parse(answered->answer)["data"]["transactionHash"] == alone.hash);
+    CHECK(node.entities_of(alone.hash) == 1);
+    CHECK(node.network.contract().balance_of(recipient, kCertificateToken) == eth::U256(1));
+}
+
+// A journal that cannot take a write (a trigger of the test's refuses every
+// insert): the signed transaction waits unsent, and goes out once it is journaled.
+TEST_CASE("journal: a transaction whose journal write fails is not broadcast until the journal takes it",
+          "[journal][anvil]") {
+    Node node;
+    auto& sender = node.network.sender();
+    const auto nonce = node.pending_nonce();
+    {
+        SQLite::Database db(node.dir / "abci.db", SQLite::OPEN_READWRITE);
+        db.exec("CREATE TRIGGER refuse BEFORE INSERT ON tx_journal BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END");
+    }
+    const std::string purpose = R"({"op":"test","what":"journaled late"})";
+    auto mint = node.network.contract().mint(sender, eth::Address::parse(test::Anvil::dev_accounts()[3].address),
+                                             kReportToken, 1, {}, purpose);
+    // Past a maintenance round (500 ms) that tried again: still nothing on the node.
+    std::this_thread::sleep_for(1200ms);
+    CHECK(node.pending_nonce() == nonce);
+    CHECK(node.journaled(purpose).empty());
+    CHECK(sender.in_flight() == 1);
+    {
+        SQLite::Database db(node.dir / "abci.db", SQLite::OPEN_READWRITE);
+        db.exec("DROP TRIGGER refuse");
+    }
+    const auto receipt = mint.get();
+    CHECK(receipt.success);
+    CHECK(receipt.nonce == nonce);
+    const auto hashes = node.journaled(purpose);
+    REQUIRE(hashes.size() == 1);
+    CHECK(hashes[0] == eth::to_hex(receipt.transaction_hash));
+    CHECK(node.store->journal_find(hashes[0])->status == "mined");
+}
+
+// Someone else's transaction takes the nonce of ours while it waits in the
+// pool: the chain proves ours can never be mined (the nonce consumed, no
+// receipt), so it is signed again with the next nonce for the same caller.
+TEST_CASE("journal: a waiting transaction whose nonce someone else used is dropped and signed again with a new one",
+          "[journal][anvil]") {
+    Node node;
+    auto& sender = node.network.sender();
+    const auto nonce = node.pending_nonce();
+    (void)node.cast_rpc({"rpc", "evm_setAutomine", "false"});
+    const std::string purpose = R"({"op":"test","what":"nonce taken"})";
+    auto mint = node.network.contract().mint(sender, eth::Address::parse(test::Anvil::dev_accounts()[3].address),
+                                             kReportToken, 1, {}, purpose);
+    REQUIRE(eventually([&] { return node.pending_nonce() == nonce + 1; }));
+    node.send_foreign(nonce);  // replaces ours in the pool: a higher fee
+    (void)node.cast_rpc({"rpc", "evm_mine"});
+    (void)node.cast_rpc({"rpc", "evm_setAutomine", "true"});
+
+    const auto receipt = mint.get();
+    CHECK(receipt.success);
+    CHECK(receipt.nonce == nonce + 1);
+    const auto hashes = node.journaled(purpose);
+    REQUIRE(hashes.size() == 2);
+    CHECK(node.store->journal_find(hashes[0])->status == "dropped");
+    CHECK(node.store->journal_find(hashes[0])->nonce == nonce);
+    CHECK(hashes[1] == eth::to_hex(receipt.transaction_hash));
+    CHECK(node.store->journal_find(hashes[1])->status == "mined");
+    CHECK(node.network.contract().balance_of(eth::Address::parse(test::Anvil::dev_accounts()[3].address),
+                                             kReportToken) == eth::U256(1));
+}
+
+// What a crash left journaled and unsent meets the chain at start: its nonce
+// taken by someone else (the mint is released: nothing of it can be mined),
+// or its call reverting (the mint fails for good).
+TEST_CASE("journal: reconcile() releases a mint whose nonce someone else used and fails one that reverted",
+          "[journal][anvil]") {
+    Node node;
+    auto& client = node.network.client();
+    const auto nonce = node.pending_nonce();
+    const auto fees = client.fee_tiers().standard;
+    const auto recipient = eth::Address::parse(test::Anvil::dev_accounts()[9].address);
+    const auto taken = crash_mint(node, recipient, nonce, fees, CrashAfter::journal, "nonce-taken");
+    node.send_foreign(nonce);
+    // Token id 7 does not exist: mined, and reverted.
+    const std::string key = "reverts";
+    REQUIRE_FALSE(node.store->begin_mint(entity_mint_request(key)));
+    const auto reverting =
+        journal_signed(node, nonce + 1, fees, chain::TokenContract::mint_calldata(recipient, 7, 1, bytes_of("bafk")),
+                       entity_mint_purpose(recipient, key, "bafk", key), entity_mint_request(key).id);
+
+    service::AbciService abci(*node.store, node.registry, *node.content);
+    abci.reconcile();
+    REQUIRE(eventually([&] { return node.store->pending_mints().empty(); }));
+    CHECK(node.store->journal_find(taken.hash)->status == "dropped");
+    CHECK(node.store->journal_find(reverting.hash)->status == "reverted");
+    // The released key starts a new mint; the failed one replays its failure.
+    auto retry = entity_mint_request(taken.key);
+    retry.id += "-retry";
+    CHECK_FALSE(node.store->begin_mint(retry));
+    const auto failed = node.store->begin_mint(entity_mint_request(key));
+    REQUIRE(failed);
+    CHECK(failed->state == "failed");
+    INFO(failed->answer);
+    CHECK(json::parse(failed->answer)["kind"] == "chain_rejected");
+    CHECK(node.network.contract().balance_of(recipient, kCertificateToken) == eth::U256(0));
+    CHECK(node.pending_nonce() == nonce + 2);
+}
+
+// The node unreachable when a transaction is to be signed: it waits in the
+// queue, unsigned, until its deadline, and its caller learns that nothing was sent.
+TEST_CASE("journal: a transaction that cannot be signed before its deadline is answered as never sent",
+          "[journal][anvil]") {
+    Node node({}, 300ms);
+    auto& sender = node.network.sender();
+    node.anvil.stop();
+    chain::TxRequest request;
+    request.to = eth::Address::parse(test::Anvil::dev_accounts()[4].address);
+    request.gas_limit = 21'000;  // nothing to estimate: the caller is not refused at once
+    request.timeout = 1s;
+    request.purpose = R"({"op":"test","what":"node down"})";
+    auto transfer = sender.submit(request);
+    try {
+        (void)transfer.get();
+        FAIL("a transaction was mined with the node down");
+    } catch (const chain::NeverMined& e) {
+        CHECK(e.kind() == ErrorKind::timeout);
+        CHECK(std::string(e.what()).find("not sent within 1 s") != std::string::npos);
+    }
+    CHECK(sender.in_flight() == 0);
+    CHECK(node.journaled(request.purpose).empty());
 }
 
 }  // namespace abci::journal_tests

@@ -309,6 +309,52 @@ TEST_CASE("abci mint batching: a role mint repeating one of an earlier batch sti
     for (const auto& balance : chain.chain_balances(wallets, 10100)) CHECK(balance == "1");
 }
 
+TEST_CASE("abci mint batching: a batch reverted after its callers stopped waiting frees its other mints' keys",
+          "[serve][abci]") {
+    ChainServer::Options options;
+    // Answers 504 after a second; a wide window, so that the two mints below share one batch.
+    options.devnet_keys = "receiptTimeoutMs = 1000\n";
+    options.extra_config = "[mint_batching]\nenabled = true\nwindowMs = 300\n";
+    ChainServer chain(options);
+    const auto http = chain.http();
+    const auto token = chain.server().login_admin().token;
+    Random random(65);
+    const auto wallet = random_wallets(random, 1).front();
+    link_wallets(chain.server(), {wallet});
+    const Request role{kRoleRoute, role_mint_body(wallet, "verifier"), {{"Idempotency-Key", "role-first"}}};
+    const Request repeat{kRoleRoute, role_mint_body(wallet, "verifier"), {{"Idempotency-Key", "role-repeat"}}};
+    const Request entity{kEntityRoute, entity_mint_body(random.address().checksummed(), "report", "INNOCENT"),
+                         {{"Idempotency-Key", "innocent"}}};
+
+    // Nothing is mined until told: the role mint alone, then a batch repeating
+    // it with an entity mint, both in the pool; the batch reverts once mined
+    // after the first (the role is held by then), when no caller waits any more.
+    (void)chain.node_rpc("evm_setAutomine", {"false"});
+    const auto nonce = chain.nonce(ChainServer::signer());
+    auto first = post_all(http, token, {role});
+    await_sent(chain, nonce);
+    auto batch = post_all(http, token, {repeat, entity});
+    for (auto* f : {&first[0], &batch[0], &batch[1]}) {
+        const auto r = f->get();
+        INFO(r.status << " " << r.body);
+        CHECK(r.status == 504);
+    }
+    REQUIRE(chain.nonce(ChainServer::signer(), true) == nonce + 2);
+    (void)chain.node_rpc("evm_mine");
+    (void)chain.node_rpc("evm_setAutomine", {"true"});
+
+    (void)require_role_answer(post_until_settled(http, token, role), 10100, chain.contract());
+    // The entity mint did not fail with the batch: its key sends it again, alone.
+    const auto minted = post_until_settled(http, token, entity);
+    (void)require_entity_minted(minted, entity.body);
+    CHECK_FALSE(is_mint_many(chain, minted.json["data"]["transactionHash"].get<std::string>()));
+    // The repeat is what it would have been alone: the 409 of a held role.
+    require_error(http.post(repeat.route, repeat.body, token, repeat.headers), 409, "conflict");
+    CHECK(chain.chain_balance(wallet, 10100) == "1");
+    CHECK(chain.chain_balance(entity.body["userAddress"].get<std::string>(), 1000) == "1");
+    CHECK(chain.nonce(ChainServer::signer()) == nonce + 3);
+}
+
 TEST_CASE("abci mint batching through kill -9: after the restart each Idempotency-Key gets its one mint",
           "[serve][abci]") {
     BatchingServer fixture("", 2000ms);

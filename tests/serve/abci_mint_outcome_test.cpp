@@ -337,3 +337,39 @@ TEST_CASE("abci mint: an unfunded signer is refused in one line, health names it
 }
 
 }  // namespace abci::test::abci_outcome_tests
+
+namespace abci::test::abci_outcome_tests {
+
+// Two role mints of one wallet while the first is unmined: the second passes
+// the pre-flight and the estimate (nothing is held yet) and reverts once mined
+// after the first. The contract is the final guard: its caller gets the 409
+// of a held role, as if the pre-flight had seen it, and its key replays that.
+TEST_CASE("abci mint: a role mint repeating one still unmined reverts on chain and answers the 409 of a held role",
+          "[serve][abci]") {
+    Devnet devnet("", 66);
+    auto& [chain, http, admin, random] = devnet;
+    const auto wallet = random.address().checksummed();
+    chain.server().link_wallet(Server::admin_email, wallet);
+    const auto body = role_mint_body(wallet, "certifier");
+    (void)chain.node_rpc("evm_setAutomine", {"false"});
+    const auto nonce = chain.nonce(ChainServer::signer());
+    const auto mint = [&](const std::string& key) {
+        return http.post("/abci/contracts/mint-role-token", body, admin.token, key_header(key));
+    };
+    auto first = std::async(std::launch::async, mint, "role-1");
+    REQUIRE(eventually([&] { return chain.nonce(ChainServer::signer(), true) == nonce + 1; }));
+    auto second = std::async(std::launch::async, mint, "role-2");
+    REQUIRE(eventually([&] { return chain.nonce(ChainServer::signer(), true) == nonce + 2; }));
+    (void)chain.node_rpc("evm_mine");
+    (void)chain.node_rpc("evm_setAutomine", {"true"});
+
+    const auto hash = require_role_answer(first.get(), 10300, chain.contract());
+    CHECK(chain.receipt(hash)["status"] == "0x1");
+    const auto refused = second.get();
+    require_error(refused, 409, "conflict");
+    require_error(mint("role-2"), 409, "conflict");
+    CHECK(chain.chain_balance(wallet, 10300) == "1");
+    CHECK(chain.nonce(ChainServer::signer()) == nonce + 2);  // the reverted mint was mined
+}
+
+}  // namespace abci::test::abci_outcome_tests

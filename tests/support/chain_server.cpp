@@ -83,8 +83,10 @@ ChainServer::ChainServer(Options options)
     : anvil_(options.anvil),
       contract_(deploy_token(anvil_)),
       proxy_(options.fault_proxy ? std::make_unique<FaultProxy>(anvil_.port(), *options.fault_proxy) : nullptr),
-      server_(Server::Options{server_config(options, anvil_, proxy_ ? proxy_->url() : anvil_.url(), contract_), 0,
-                              options.env}) {}
+      config_(server_config(options, anvil_, proxy_ ? proxy_->url() : anvil_.url(), contract_)),
+      server_(Server::Options{config_, 0, options.env}) {}
+
+void ChainServer::restart_server(const std::string& more_config) { server_.restart(config_ + more_config); }
 
 FaultProxy& ChainServer::proxy() {
     REQUIRE(proxy_);

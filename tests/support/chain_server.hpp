@@ -78,6 +78,10 @@ public:
     /// transactions: `pending`), by cast.
     [[nodiscard]] std::uint64_t nonce(const std::string& who, bool pending = false) const;
 
+    /// The server stopped and started again with `more_config` (TOML, as
+    /// Options::extra_config) after the config it was first given.
+    void restart_server(const std::string& more_config);
+
     /// SIGKILL to the server, as a crash: nothing of it runs on. restart() brings it back.
     void kill_server();
 
@@ -92,6 +96,7 @@ private:
     Anvil anvil_;
     std::string contract_;
     std::unique_ptr<FaultProxy> proxy_;  // before server_: it must outlive the server's calls
+    std::string config_;                 // the server's first
     Server server_;
 };
 

@@ -167,6 +167,11 @@ void Server::restart() {
     if (!launch()) FAIL("abcictl serve did not restart on port " << port_ << "; log:\n" << log_tail());
 }
 
+void Server::restart(std::string config) {
+    options_.config = std::move(config);
+    restart();
+}
+
 Session Server::login(const std::string& email, const std::string& password) const {
     const auto r = http().post("/api/auth/login-email-password", {{"email", email}, {"password", password}});
     INFO("login " << email << ": " << r.status << " " << r.body);

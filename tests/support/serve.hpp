@@ -109,6 +109,8 @@ public:
     int stop();
     /// Starts it again on the same port and data directory.
     void restart();
+    /// The same with `config` (Options::config) from now on.
+    void restart(std::string config);
 
     /// POST /api/auth/login-email-password; fails the test unless it answers 200.
     [[nodiscard]] Session login(const std::string& email, const std::string& password) const;

@@ -264,13 +264,21 @@ Error AbciService::reverted(const chain::Receipt& receipt) {
                                                 " reverted in block " + std::to_string(receipt.block_number));
 }
 
+void AbciService::settle_reverted(const std::string& mint_id, const chain::Receipt& receipt, bool batched) {
+    if (!batched) return store_.finish_mint(mint_id, "failed", failure_answer(reverted(receipt)));
+    store_.release_mint(mint_id, failure_answer(Error(ErrorKind::unavailable,
+                                                      "the mint was not made: the batch carrying it reverted in block " +
+                                                          std::to_string(receipt.block_number) + "; send it again")));
+}
+
 void AbciService::settle_unwaited(Network& network, const chain::Unwaited& fate) {
-    for (const auto& purpose : chain::mint_purposes(fate.purpose)) {
+    const auto purposes = chain::mint_purposes(fate.purpose);
+    for (const auto& purpose : purposes) {
         const std::string mint_id = purpose.value("mintId", "");
         if (mint_id.empty()) continue;  // journaled by a release without mint records: the next start settles it
         switch (fate.status) {
         case chain::TxStatus::mined: (void)finish(network, mint_id, purpose, *fate.receipt); break;
-        case chain::TxStatus::reverted: store_.finish_mint(mint_id, "failed", failure_answer(reverted(*fate.receipt))); break;
+        case chain::TxStatus::reverted: settle_reverted(mint_id, *fate.receipt, purposes.size() > 1); break;
         default:
             // Nothing signed for it can be mined any more: a retry mints anew.
             store_.release_mint(mint_id, failure_answer(Error(ErrorKind::unavailable,
@@ -770,8 +778,10 @@ void AbciService::reconcile(const store::MintRequest& mint) {
         return release(mint.id, Error(ErrorKind::unavailable, "the server stopped before the mint was sent; send it again"));
     const auto pending = std::any_of(txs.begin(), txs.end(), [](const auto& tx) { return tx.status == "pending"; });
     if (pending) return;  // adopted by its sender: settle_unwaited() finishes it
-    const auto landed = std::find_if(txs.begin(), txs.end(),
-                                     [](const auto& tx) { return tx.status == "mined" || tx.status == "reverted"; });
+    // A mined one first: a mint whose batch reverted may have been mined alone after it.
+    auto landed = std::find_if(txs.begin(), txs.end(), [](const auto& tx) { return tx.status == "mined"; });
+    if (landed == txs.end())
+        landed = std::find_if(txs.begin(), txs.end(), [](const auto& tx) { return tx.status == "reverted"; });
     if (landed == txs.end())
         return release(mint.id, Error(ErrorKind::unavailable, "the mint was not made: its transaction was " +
                                                                   txs.back().status + "; send it again"));
@@ -779,7 +789,8 @@ void AbciService::reconcile(const store::MintRequest& mint) {
     Network& network = registry_.find(landed->blockchain_id);
     const auto receipt = fetch_receipt(network, landed->hash);
     if (!receipt) throw Error(ErrorKind::unavailable, "the node has no receipt for " + landed->hash);
-    for (const auto& purpose : chain::mint_purposes(landed->purpose)) {
+    const auto purposes = chain::mint_purposes(landed->purpose);
+    for (const auto& purpose : purposes) {
         const bool ours = purpose.value("mintId", "") == mint.id ||
                           (purpose.value("mintId", "").empty() && !mint.idempotency_key.empty() &&
                            purpose.value("key", "") == mint.idempotency_key && purpose.value("actor", "") == mint.actor &&
@@ -788,7 +799,7 @@ void AbciService::reconcile(const store::MintRequest& mint) {
         if (receipt->success)
             (void)finish(network, mint.id, purpose, *receipt);
         else
-            store_.finish_mint(mint.id, "failed", failure_answer(reverted(*receipt)));
+            settle_reverted(mint.id, *receipt, purposes.size() > 1);
     }
 }
 

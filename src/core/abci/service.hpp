@@ -132,6 +132,11 @@ private:
     [[nodiscard]] nlohmann::json prepare(Network& network, const Mint& mint, const MintOptions& options,
                                          const std::string& mint_id);
     [[nodiscard]] static Error reverted(const chain::Receipt& receipt);
+    // A mint whose transaction reverted with nobody waiting: final when it
+    // went alone; `batched`, nothing of it was minted and the revert may be
+    // another mint's of the batch (a waiting caller's mint is then sent
+    // alone), so its key is freed for a retry to send it anew.
+    void settle_reverted(const std::string& mint_id, const chain::Receipt& receipt, bool batched);
     // The bookkeeping of a mined mint, from its journaled purpose: records,
     // the mint's answer, role request. Returns the answer.
     Answer finish(Network& network, const std::string& mint_id, const nlohmann::json& purpose,
