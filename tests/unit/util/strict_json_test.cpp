@@ -33,7 +33,7 @@ TEST_CASE("parse_strict_json refuses members named twice at any depth, and says 
 TEST_CASE("parse_strict_json explains broken text in plain words, with where", "[strict_json]") {
     CHECK(refusal(R"({"a": })") == "the body is not valid JSON: unexpected character '}' at line 1, column 7 (byte 7)");
     CHECK(refusal("{\"a\":1,\n\"b\":\x01}") ==
-          "the body is not valid JSON: unexpected byte 0x01 at line 2, column 5 (byte 12)");
+          "the body is not valid JSON: unexpected byte 0x01 at line 2, column 5 (byte 13)");
     CHECK(refusal(R"({"a":)") == "the body is not valid JSON: it ends before the JSON is complete (after byte 5)");
     CHECK(refusal("") == "the body is empty; send a JSON object");
     CHECK(refusal("[[[[1]]]]", 3) == "the body is nested deeper than 3 levels");
