@@ -5,7 +5,7 @@
 
 #include "serve/expect.hpp"
 
-namespace abci::test {
+namespace abci::test::strict_input_tests {
 namespace {
 
 constexpr const char* kLogin = "/api/auth/login-email-password";
@@ -66,4 +66,4 @@ TEST_CASE("strict input: a body that is not JSON is explained in plain words, wi
     require_explained(http.send("POST", "/api/auth/refresh", ""), {"empty"});
 }
 
-}  // namespace abci::test
+}  // namespace abci::test::strict_input_tests
