@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/crypto/encoding.hpp"
+#include "core/util/strict_json.hpp"
 #include "serve/log.hpp"
 
 namespace abci::serve {
@@ -92,19 +93,7 @@ RequestContext::RequestContext(const httplib::Request& request_, httplib::Respon
 }
 
 nlohmann::json RequestContext::json_body() const {
-    const int max_depth = services.settings.max_json_depth;
-    const nlohmann::json::parser_callback_t limit_depth = [max_depth](int depth, nlohmann::json::parse_event_t,
-                                                                     nlohmann::json&) {
-        if (depth > max_depth)
-            throw Error(ErrorKind::invalid_input, "the JSON body is nested deeper than " + std::to_string(max_depth) + " levels");
-        return true;
-    };
-    nlohmann::json body;
-    try {
-        body = nlohmann::json::parse(request.body, limit_depth);
-    } catch (const nlohmann::json::parse_error& e) {
-        throw Error(ErrorKind::invalid_input, "the body is not valid JSON", {std::string("malformed JSON: ") + e.what()});
-    }
+    auto body = util::parse_strict_json(request.body, static_cast<std::size_t>(services.settings.max_json_depth));
     if (!body.is_object()) throw Error(ErrorKind::invalid_input, "the body must be a JSON object");
     return body;
 }

@@ -238,10 +238,12 @@ void apply_file(const std::string& path, Settings& settings, std::string& listen
     const auto rate = top.sub("rate_limit");
     rate.get_rate("abci", settings.abci_rate);
     rate.get_rate("api", settings.api_rate);
-    limits::RateLimit login = settings.auth.login_per_account;
+    limits::RateLimit login = settings.auth.login_per_account_address;
     rate.get_rate("login", login);
-    settings.auth.login_per_account = login;
+    settings.auth.login_per_account_address = login;
     settings.auth.login_per_address = limits::RateLimit{login.limit * 5, login.window};
+    settings.auth.login_account_backoff.threshold = login.limit * 5;
+    settings.auth.login_account_backoff.window = login.window;
 
     const auto auth = top.sub("auth");
     auth.get_duration("tokenLifetime", settings.auth.jwt.lifetime, 1, 24 * 3600);

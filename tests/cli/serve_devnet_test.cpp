@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -59,6 +60,7 @@ public:
 
     [[nodiscard]] std::string log() const { return read_file(log_); }
     [[nodiscard]] abci::test::Http http() const { return abci::test::Http("http://127.0.0.1:" + std::to_string(port_)); }
+    [[nodiscard]] pid_t pid() const noexcept { return process_->pid(); }
     /// SIGTERM; the exit status.
     int stop() { return process_->stop(std::chrono::seconds(15)); }
     /// SIGKILL: nothing of abcictl's own cleanup runs.
@@ -103,6 +105,39 @@ DevnetConfig read_config(const std::string& data_dir) {
 
 bool deployed(const DevnetConfig& config) {
     return abci::test::cast({"code", config.contract, "--rpc-url", config.rpc_url}).size() > 1000;
+}
+
+/// The processes whose parent is `parent`, from /proc/<pid>/stat.
+std::vector<pid_t> children_of(pid_t parent) {
+    std::vector<pid_t> children;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+        const auto name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        const auto stat = read_file(entry.path() / "stat");
+        // "pid (comm) state ppid …": comm may hold spaces and parentheses.
+        const auto after_comm = stat.rfind(')');
+        if (after_comm == std::string::npos) continue;
+        std::istringstream rest(stat.substr(after_comm + 1));
+        std::string state;
+        pid_t ppid = 0;
+        if (rest >> state >> ppid && ppid == parent) children.push_back(std::stoi(name));
+    }
+    return children;
+}
+
+/// NAME → value of a process's environment, from /proc/<pid>/environ.
+std::map<std::string, std::string> environment_of(pid_t pid) {
+    const auto text = read_file("/proc/" + std::to_string(pid) + "/environ");
+    std::map<std::string, std::string> env;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        auto end = text.find('\0', start);
+        if (end == std::string::npos) end = text.size();
+        const auto entry = text.substr(start, end - start);
+        env.emplace(entry.substr(0, entry.find('=')), entry.substr(entry.find('=') + 1));
+        start = end + 1;
+    }
+    return env;
 }
 
 int login_status(const DevnetRun& run, const std::string& email, const std::string& password) {
@@ -160,6 +195,32 @@ private:
     std::string state_;
     pid_t pid_ = 0;
 };
+
+TEST_CASE("serve --devnet: anvil's environment holds none of the server's secrets", "[serve-cli][devnet]") {
+    CleanHome home;
+    auto env = admin_env();
+    env["ABCI_SIGNER_PASSWORD"] = "signer password never for anvil";
+    env["ABCI_DEVNET_TEST_SECRET"] = "any variable at all 7d1c";
+    env["LC_TIME"] = "C.UTF-8";
+    DevnetRun run(home, home / "data", env, "serve");
+    const auto children = children_of(run.pid());
+    REQUIRE(children.size() == 1);
+    auto anvil = environment_of(children.front());
+    INFO("anvil's environment has " << anvil.size() << " variables");
+    for (const auto& [name, value] : anvil) {
+        INFO(name);
+        CHECK(!name.starts_with("ABCI"));
+        for (const auto* secret : {kAdminPassword, "signer password never for anvil", "any variable at all 7d1c"})
+            CHECK(value.find(secret) == std::string::npos);
+    }
+    // What it needs is still there: where programs and its home are, and the locale.
+    CHECK(anvil.count("PATH") == 1);
+    CHECK(anvil.count("HOME") == 1);
+    CHECK(anvil["LC_TIME"] == "C.UTF-8");
+    // The server's own environment did hold them: the test is not vacuous.
+    CHECK(environment_of(run.pid())["ABCI_SIGNER_PASSWORD"] == env["ABCI_SIGNER_PASSWORD"]);
+    CHECK(login_status(run, kAdminEmail, kAdminPassword) == 200);
+}
 
 TEST_CASE("serve --devnet after a kill -9 stops the anvil left behind and keeps its chain", "[serve-cli][devnet]") {
     CleanHome home;

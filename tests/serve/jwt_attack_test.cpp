@@ -122,6 +122,25 @@ TEST_CASE("JWT attacks on protected routes are 401 INVALID_TOKEN", "[serve][jwt]
                              hs256, ""));
     }
 
+    {  // any header member besides alg and typ, even on a token signed with the server's own secret
+        for (const auto& [name, value] : std::vector<std::pair<std::string, nlohmann::json>>{
+                 {"kid", "key-1"},
+                 {"kid", ""},
+                 {"cty", "JWT"},
+                 {"x5t", "dGh1bWJwcmludA"},
+                 {"x5u", "https://127.0.0.1:9/cert.pem"},
+                 {"crit", nlohmann::json::array({"exp"})},
+                 {"b64", false},
+                 {"zip", "DEF"},
+                 {"x-custom", 1},
+             }) {
+            INFO(name << " = " << value.dump());
+            auto header = real.header;
+            header[name] = value;
+            require_refused(sign(header, real.payload, hs256, secret));
+        }
+    }
+
     {  // a tampered payload, a wrong key, a broken shape
         auto payload = real.payload;
         payload["role"] = "admin";

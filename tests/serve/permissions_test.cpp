@@ -190,6 +190,7 @@ TEST_CASE("SQL metacharacters and unicode in every stored field are stored and r
     const std::string odd_email = "o'brien+%_--1=1@example.org";
     const std::string password = "pass'; DROP TABLE credentials; --";
     server.add_user(odd_email, "farmer", password);
+    server.link_wallet(odd_email, "0x70997970C51812dc3A010C7d01b50e0d17dc79C8");  // role requests name a wallet of theirs
     const auto farmer = server.login(odd_email, password);
     CHECK(farmer.user["email"] == odd_email);
     const auto admin = server.login_admin();

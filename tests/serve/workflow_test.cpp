@@ -8,6 +8,8 @@
 #include <cctype>
 #include <future>
 
+#include <SQLiteCpp/SQLiteCpp.h>
+
 #include "core/content/cid.hpp"
 #include "core/eth/address.hpp"
 #include "core/eth/bytes.hpp"
@@ -122,7 +124,83 @@ std::string platform_role(const Http& http, const Session& user) {
     return r.json["user"]["role"].get<std::string>();
 }
 
+// Moves `wallet` to the user with `email` straight in the server's database.
+// No route or command moves a wallet today; this stands for any way a link
+// can change after a request was filed (including requests filed before the
+// check at filing existed).
+void relink_wallet(const Server& server, const std::string& wallet, const std::string& email) {
+    SQLite::Database db(server.data_dir() + "/abci.db", SQLite::OPEN_READWRITE);
+    db.setBusyTimeout(5000);
+    SQLite::Statement update(db, "UPDATE wallets SET user_id = (SELECT id FROM users WHERE email = ?) WHERE address = ?");
+    update.bind(1, email);
+    update.bind(2, lower(wallet));
+    REQUIRE(update.exec() == 1);
+}
+
+nlohmann::json verifier_request_body(const std::string& wallet) {
+    return {{"roleType", "verifier"}, {"walletAddress", wallet}, {"blockchainId", ChainServer::blockchain_id}};
+}
+
 }  // namespace
+
+TEST_CASE("workflow role requests: only for a wallet linked to the requester, else 422 and nothing filed",
+          "[serve][workflow]") {
+    Server server;
+    const auto http = server.http();
+    const auto farmer_wallet = Anvil::dev_accounts()[4].address;
+    const auto nobodys_wallet = Anvil::dev_accounts()[9].address;
+    const auto users = add_users(server, farmer_wallet);
+
+    // Someone else's wallet (the escalation: the token would go to the
+    // farmer, the verifier role to the requester), and a wallet of nobody's;
+    // the same answer for both, so a requester learns nothing of others' wallets.
+    std::vector<std::string> messages;
+    for (const auto& [requester, wallet] : {std::pair(&users.other, farmer_wallet), std::pair(&users.other, nobodys_wallet),
+                                            std::pair(&users.farmer, nobodys_wallet)}) {
+        const auto r = http.post("/v1/role-requests", verifier_request_body(wallet), requester->token);
+        require_error(r, 422, "unprocessable");
+        if (r.json.is_object()) messages.push_back(r.json.value("message", ""));
+    }
+    REQUIRE(messages.size() == 3);
+    CHECK(messages[0].find("not linked to your account") != std::string::npos);
+    CHECK(messages[1].substr(messages[1].find(" is ")) == messages[0].substr(messages[0].find(" is ")));
+    const auto pending = http.get("/v1/admin/role-requests?status=pending", users.admin.token);
+    INFO(pending.body);
+    CHECK(pending.json["data"] == nlohmann::json::array());
+
+    // Its owner files for it; validation still comes first.
+    (void)request_verifier_role(http, users.farmer, lower(farmer_wallet));
+    auto bad = verifier_request_body("0x1234");
+    require_invalid_request(http.post("/v1/role-requests", bad, users.other.token));
+}
+
+TEST_CASE("workflow role approval: a wallet linked to another user by then is 422, nothing minted, no role changes",
+          "[serve][workflow]") {
+    ChainServer chain;
+    const auto http = chain.http();
+    const auto wallet = Anvil::dev_accounts()[4].address;
+    const auto users = add_users(chain.server(), wallet);
+    const auto id = request_verifier_role(http, users.farmer, wallet)["id"].get<std::string>();
+    relink_wallet(chain.server(), wallet, kOtherEmail);
+
+    const auto nonce = chain.nonce(ChainServer::signer());
+    const auto refused = approve(http, id, users.admin.token);
+    require_error(refused, 422, "unprocessable");
+    INFO(refused.body);
+    CHECK(refused.json.value("message", "").find("no longer linked") != std::string::npos);
+    CHECK(chain.nonce(ChainServer::signer()) == nonce);
+    CHECK(chain.chain_balance(wallet, kVerifierToken) == "0");
+    CHECK(platform_role(http, users.farmer) == "farmer");
+    CHECK(platform_role(http, users.other) == "farmer");
+    CHECK(listed_request(http, users.admin, id, "pending").is_object());  // no approval recorded
+
+    // Linked back to its requester, the same request goes through, for the requester alone.
+    relink_wallet(chain.server(), wallet, kFarmerEmail);
+    (void)require_approved_and_minted(chain, approve(http, id, users.admin.token), users.admin, id);
+    CHECK(chain.chain_balance(wallet, kVerifierToken) == "1");
+    CHECK(platform_role(http, users.farmer) == "verifier");
+    CHECK(platform_role(http, users.other) == "farmer");
+}
 
 TEST_CASE("workflow role approval: pending → minted on chain → verifier, a repeat mints nothing", "[serve][workflow]") {
     ChainServer chain;

@@ -124,7 +124,11 @@ nlohmann::json idp_login(ApiClient& client, const LoginSettings& s) {
     std::cerr << "Open this URL in a browser to sign in:\n  " << url << "\n" << std::flush;
     if (!s.no_browser) {
         try {
-            (void)os::run_command({"xdg-open", url}, "", std::chrono::seconds(5));
+            // The opener finds the user's desktop session and browser through these.
+            (void)os::run_command({"xdg-open", url}, "", std::chrono::seconds(5),
+                                  os::inherited_env({"DISPLAY", "WAYLAND_DISPLAY", "XDG_RUNTIME_DIR",
+                                                     "DBUS_SESSION_BUS_ADDRESS", "XDG_CURRENT_DESKTOP",
+                                                     "XDG_DATA_DIRS", "XDG_CONFIG_DIRS", "BROWSER"}));
         } catch (const Error&) {
             // No browser opener here (a server, a container): the printed URL is enough.
         }

@@ -1,5 +1,6 @@
 #include "core/abci/workflows.hpp"
 
+#include "core/abci/tokens.hpp"
 #include "core/error.hpp"
 #include "core/eth/address.hpp"
 #include "core/util/fields.hpp"
@@ -14,10 +15,29 @@ namespace {
 
 // The platform role that goes with an on-chain role, where one exists
 // (spec 5.4): a verifier token makes a farmer a verifier; nothing is ever
-// taken away, and admins and developers keep their role.
-void update_user_role(store::Store& store, const store::RoleRequest& request) {
-    const auto user = store.find_user_by_id(request.user_id);
-    if (user && request.role_type == "verifier" && user->role == "farmer") store.set_user_role(user->id, "verifier");
+// taken away, and admins and developers keep their role. `holder` is the
+// user the token's wallet is linked to.
+void update_user_role(store::Store& store, const store::User& holder, const store::RoleRequest& request) {
+    if (request.role_type == "verifier" && holder.role == "farmer") store.set_user_role(holder.id, "verifier");
+}
+
+// The user `wallet` (lower-case) is linked to, when that is `user_id`.
+std::optional<store::User> linked_to(store::Store& store, const std::string& wallet, const std::string& user_id) {
+    auto holder = store.find_user_by_wallet(wallet);
+    if (!holder || holder->id != user_id) return std::nullopt;
+    return holder;
+}
+
+// The address field `name` holds as `text` (empty when missing, which
+// `fields` has recorded already); a problem recorded when it is no address.
+std::optional<eth::Address> address_field(util::Fields& fields, const std::string& name, const std::string& text) {
+    if (text.empty()) return std::nullopt;
+    try {
+        return eth::Address::parse(text);
+    } catch (const Error& e) {
+        fields.check(false, name + ": " + e.what());
+    }
+    return std::nullopt;
 }
 
 store::RoleRequest load(store::Store& store, const std::string& id) {
@@ -28,9 +48,36 @@ store::RoleRequest load(store::Store& store, const std::string& id) {
 
 }  // namespace
 
+store::RoleRequest Workflows::file_role_request(const std::string& user_id, const json& body) {
+    util::Fields fields(body);
+    const auto role_type = fields.required_string("roleType", 32);
+    const auto wallet = fields.required_string("walletAddress", 42);
+    const auto blockchain_id = fields.required_string("blockchainId", 64);
+    const auto note = fields.optional_string("note", 2000).value_or("");
+    fields.check(role_type.empty() || role_token(role_type).has_value(),
+                 "roleType must be one of producer, verifier, valuator, certifier");
+    const auto address = address_field(fields, "walletAddress", wallet);
+    fields.done();
+    // One message whether the wallet is someone else's or nobody's: a
+    // requester learns nothing about other users' wallets.
+    if (!linked_to(store_, address->lower(), user_id))
+        throw Error(ErrorKind::unprocessable, "the wallet " + address->checksummed() +
+                                                  " is not linked to your account; ask an admin to link it to you, "
+                                                  "then file the request again");
+    return store_.create_role_request(store::NewRoleRequest{user_id, role_type, address->lower(), blockchain_id, note});
+}
+
 json Workflows::approve_role_request(const std::string& id, const std::string& admin_id) {
     auto request = load(store_, id);
     if (request.status == "rejected") throw Error(ErrorKind::conflict, "role request " + id + " was rejected");
+    // Checked again: the link may have changed since the request was filed
+    // (or the request predates the check at filing).
+    const auto holder = linked_to(store_, request.wallet_address, request.user_id);
+    if (!holder)
+        throw Error(ErrorKind::unprocessable, "the wallet " + eth::Address::parse(request.wallet_address).checksummed() +
+                                                  " of role request " + id +
+                                                  " is no longer linked to the user who filed it; this approval "
+                                                  "mints nothing, and the user may file a new request for a wallet of theirs");
     if (request.status == "pending") {
         // Of two admins approving at once, one records the approval; both go on to the same idempotent mint.
         (void)store_.transition_role_request(id, "pending", "approved", admin_id);
@@ -53,7 +100,7 @@ json Workflows::approve_role_request(const std::string& id, const std::string& a
         mint = abci_.mint_role(body, options).body;
         request = load(store_, id);  // the mint marked it minted
     }
-    update_user_role(store_, request);
+    update_user_role(store_, *holder, request);
     return {{"roleRequest", role_request_view(request)}, {"mint", mint}};
 }
 
@@ -73,14 +120,7 @@ json Workflows::issue_certificate(const std::string& user_id, const json& body) 
     const auto description = fields.optional_string("description", 4096).value_or("");
     const auto recipient_text = fields.required_string("recipientAddress", 64);
     const auto blockchain_id = fields.required_string("blockchainId", 64);
-    std::optional<eth::Address> recipient;
-    if (!recipient_text.empty()) {
-        try {
-            recipient = eth::Address::parse(recipient_text);
-        } catch (const Error& e) {
-            fields.check(false, std::string("recipientAddress: ") + e.what());
-        }
-    }
+    const auto recipient = address_field(fields, "recipientAddress", recipient_text);
     fields.done();
 
     // The caller's wallet that holds the certifier role token, as the chain says.

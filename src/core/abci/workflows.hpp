@@ -21,10 +21,19 @@ public:
     /// Both must outlive this object.
     Workflows(store::Store& store, AbciService& abci) : store_(store), abci_(abci) {}
 
+    /// Files a role request of user `user_id` (spec §1). `body`: roleType,
+    /// walletAddress, blockchainId (strings), optional note. The wallet must
+    /// be linked to the requester: the token goes to the wallet and the
+    /// platform role to the user, so they must be one person
+    /// (Error(unprocessable) otherwise, whoever the wallet belongs to).
+    [[nodiscard]] store::RoleRequest file_role_request(const std::string& user_id, const nlohmann::json& body);
+
     /// Approves role request `id` on behalf of admin `admin_id` and carries it
     /// through to "minted". Returns the request and the mint's answer (null
     /// data when the request was already minted earlier). Error(not_found) for
-    /// an unknown request; Error(conflict) when it was rejected, or its mint is
+    /// an unknown request; Error(unprocessable) when its wallet is no longer
+    /// linked to its requester (nothing is recorded or minted then);
+    /// Error(conflict) when it was rejected, or its mint is
     /// still running (retry later), or the wallet already holds the role by
     /// another way; the mint's own errors otherwise (the request then stays
     /// approved, and a retry continues from there).

@@ -48,8 +48,9 @@ AuthService::AuthService(store::Store& store, eth::ByteView jwt_secret, AuthSett
     : store_(store),
       jwt_(jwt_secret, settings.jwt),
       settings_(std::move(settings)),
-      per_account_(settings_.login_per_account),
-      per_address_(settings_.login_per_address) {
+      per_account_address_(settings_.login_per_account_address),
+      per_address_(settings_.login_per_address),
+      account_backoff_(settings_.login_account_backoff) {
     if (settings_.idp) idp_ = std::make_unique<OidcClient>(*settings_.idp);
 }
 
@@ -69,12 +70,17 @@ LoginResult AuthService::start_session(const store::User& user) { return issue_t
 LoginResult AuthService::login_password(std::string_view email, std::string_view password,
                                          std::string_view client_address) {
     const auto account_key = lower(email);
-    const auto by_account = per_account_.hit(account_key);
+    // '\x1f' occurs in no client address: no two pairs share a key.
+    const auto by_pair = per_account_address_.hit(std::string(client_address) + '\x1f' + account_key);
     const auto by_address = per_address_.hit(client_address);
-    if (!by_account.allowed || !by_address.allowed)
+    if (!by_pair.allowed || !by_address.allowed)
         throw limits::RateLimitExceeded("too many login attempts; try again later",
-                                        std::max(by_account.allowed ? std::chrono::seconds(0) : by_account.reset,
+                                        std::max(by_pair.allowed ? std::chrono::seconds(0) : by_pair.reset,
                                                  by_address.allowed ? std::chrono::seconds(0) : by_address.reset));
+    if (const auto wait = account_backoff_.wait(account_key); wait.count() > 0)
+        throw limits::RateLimitExceeded("this account has had many failed logins; try again in " +
+                                            std::to_string(wait.count()) + " s",
+                                        wait);
 
     std::optional<store::User> user;
     std::optional<std::string> hash;
@@ -82,11 +88,11 @@ LoginResult AuthService::login_password(std::string_view email, std::string_view
         user = store_.find_user_by_email(account_key);
         if (user) hash = store_.password_hash(user->id);
     }
-    if (!hash) {
-        spend_password_verification_time(password.substr(0, 1024));
+    if (!hash) spend_password_verification_time(password.substr(0, 1024));
+    if (!hash || !verify_password(password, *hash)) {
+        account_backoff_.failed(account_key);
         throw refused("invalid e-mail or password");
     }
-    if (!verify_password(password, *hash)) throw refused("invalid e-mail or password");
     return start_session(*user);
 }
 

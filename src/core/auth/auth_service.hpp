@@ -20,6 +20,7 @@
 #include "core/auth/jwt.hpp"
 #include "core/auth/oidc.hpp"
 #include "core/auth/roles.hpp"
+#include "core/limits/backoff.hpp"
 #include "core/limits/rate_limiter.hpp"
 #include "core/store/store.hpp"
 
@@ -61,8 +62,13 @@ struct WalletLoginSettings {
 struct AuthSettings {
     JwtSettings jwt;
     std::chrono::seconds refresh_lifetime{std::chrono::hours(24 * 30)};
-    limits::RateLimit login_per_account{10, std::chrono::seconds(300)};
+    // Password logins (issue 13): an account is locked for one client address
+    // at a time, so an attacker cannot lock its owner out from elsewhere; an
+    // address has a budget over all accounts; and failures on one account from
+    // everywhere slow its logins down (limits::Backoff) without locking them.
+    limits::RateLimit login_per_account_address{10, std::chrono::seconds(300)};
     limits::RateLimit login_per_address{50, std::chrono::seconds(300)};
+    limits::BackoffPolicy login_account_backoff{50, std::chrono::seconds(300)};
     WalletLoginSettings wallet;
     std::optional<OidcProviderSettings> idp;
     bool idp_auto_register = false;  // unknown identities with a verified e-mail become farmers
@@ -86,8 +92,9 @@ public:
     [[nodiscard]] const AuthSettings& settings() const noexcept { return settings_; }
 
     /// E-mail and password. An unknown e-mail or a user without a password
-    /// costs the same time as a wrong password. Counted against the account
-    /// and the client address before any hashing.
+    /// costs the same time as a wrong password. Counted against the (account,
+    /// client address) pair and the address, and held back while the
+    /// account's back-off lasts, before any hashing (Error(rate_limited)).
     [[nodiscard]] LoginResult login_password(std::string_view email, std::string_view password,
                                              std::string_view client_address);
 
@@ -138,8 +145,9 @@ private:
     store::Store& store_;
     JwtCodec jwt_;
     AuthSettings settings_;
-    limits::RateLimiter per_account_;
+    limits::RateLimiter per_account_address_;
     limits::RateLimiter per_address_;
+    limits::Backoff account_backoff_;
     std::unique_ptr<OidcClient> idp_;
 };
 

@@ -7,13 +7,13 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
-#include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "core/crypto/encoding.hpp"
 #include "core/error.hpp"
 #include "core/os/fd.hpp"
+#include "core/util/strict_json.hpp"
 
 namespace abci::auth {
 namespace {
@@ -26,33 +26,27 @@ constexpr std::size_t kMaxSecretFileSize = 4096;
 // Far above any token we issue; bounds the work an unauthenticated caller can cause.
 constexpr std::size_t kMaxTokenLength = 8192;
 constexpr std::size_t kMaxRememberedTokens = 4096;
+// Our header and claims are flat; a little room for a future nested claim.
+constexpr std::size_t kMaxSegmentDepth = 4;
 constexpr std::string_view kHeader = R"({"alg":"HS256","typ":"at+jwt"})";
 // 9999-12-31T23:59:59Z: keeps time arithmetic far from overflow.
 constexpr std::int64_t kMaxEpochSeconds = 253402300799;
 
 [[noreturn]] void reject(const std::string& reason) { throw Error(ErrorKind::unauthenticated, reason); }
 
-// A JSON object from base64url text, or nothing when it is not one. Duplicate
-// member names are refused at every depth: parsers disagree on which of two
-// wins, and a check must see what every later reader sees.
-std::optional<json> decode_object(std::string_view part) {
-    eth::Bytes text;
+// The JSON object a base64url segment holds; the token is refused as
+// malformed when it holds anything else (duplicate member names at any depth
+// included: see util::parse_strict_json).
+json decode_object(std::string_view part) {
+    json doc;
     try {
-        text = crypto::base64url_decode(part);
+        const auto text = crypto::base64url_decode(part);
+        doc = util::parse_strict_json(std::string_view(reinterpret_cast<const char*>(text.data()), text.size()),
+                                      kMaxSegmentDepth, "the token segment");
     } catch (const Error&) {
-        return std::nullopt;
+        reject("token is malformed");
     }
-    bool duplicate = false;
-    std::vector<std::set<std::string>> open_objects;
-    const json::parser_callback_t note_keys = [&](int, json::parse_event_t event, json& value) {
-        if (event == json::parse_event_t::object_start) open_objects.emplace_back();
-        if (event == json::parse_event_t::object_end) open_objects.pop_back();
-        if (event == json::parse_event_t::key && !open_objects.back().insert(value.get<std::string>()).second)
-            duplicate = true;
-        return true;
-    };
-    json doc = json::parse(text.begin(), text.end(), note_keys, /*allow_exceptions=*/false);
-    if (doc.is_discarded() || duplicate || !doc.is_object()) return std::nullopt;
+    if (!doc.is_object()) reject("token is malformed");
     return doc;
 }
 
@@ -61,9 +55,10 @@ void check_header(const json& header) {
     if (alg == header.end() || !alg->is_string() || *alg != "HS256") reject("token algorithm not accepted");
     const auto typ = header.find("typ");
     if (typ == header.end() || !typ->is_string() || *typ != "at+jwt") reject("token type not accepted");
-    // Members that point at other keys or demand extensions we do not implement (RFC 7515 4.1).
-    for (const char* name : {"crit", "jku", "jwk", "x5u", "x5c"})
-        if (header.contains(name)) reject("token header not accepted");
+    // We issue exactly these two members: any other (kid, jku, x5u, cty,
+    // crit…) would ask for a key, a content type or an extension we do not
+    // use, so a token carrying one is not ours (RFC 8725 3.1, 3.10).
+    if (header.size() != 2) reject("token header not accepted");
 }
 
 [[noreturn]] void bad_claim(std::string_view name) {
@@ -231,9 +226,7 @@ AccessClaims JwtCodec::verify_untimed(std::string_view token) const {
         reject("token is malformed");
 
     // The header decides everything before any signature work (RFC 8725 3.1).
-    const auto header = decode_object(token.substr(0, first));
-    if (!header) reject("token is malformed");
-    check_header(*header);
+    check_header(decode_object(token.substr(0, first)));
 
     const std::string expected = signature_of(secret_, token.substr(0, second));
     // Comparing the canonical base64url text is comparing the bytes: the
@@ -242,21 +235,20 @@ AccessClaims JwtCodec::verify_untimed(std::string_view token) const {
         reject("token signature is invalid");
 
     const auto payload = decode_object(token.substr(first + 1, second - first - 1));
-    if (!payload) reject("token is malformed");
-    const auto issuer = payload->find("iss");
-    if (issuer == payload->end() || !issuer->is_string()) bad_claim("iss");
+    const auto issuer = payload.find("iss");
+    if (issuer == payload.end() || !issuer->is_string()) bad_claim("iss");
     if (*issuer != settings_.issuer) reject("token issuer not accepted");
-    check_audience(*payload, settings_.audience);
+    check_audience(payload, settings_.audience);
 
     AccessClaims claims;
-    claims.subject = string_claim(*payload, "sub");
-    claims.role = string_claim(*payload, "role");
-    claims.jti = string_claim(*payload, "jti");
-    claims.session_id = string_claim(*payload, "sid");
-    claims.issued_at = time_claim(*payload, "iat");
-    claims.not_before = time_claim(*payload, "nbf");
-    claims.expires_at = time_claim(*payload, "exp");
-    if (const auto email = payload->find("email"); email != payload->end()) {
+    claims.subject = string_claim(payload, "sub");
+    claims.role = string_claim(payload, "role");
+    claims.jti = string_claim(payload, "jti");
+    claims.session_id = string_claim(payload, "sid");
+    claims.issued_at = time_claim(payload, "iat");
+    claims.not_before = time_claim(payload, "nbf");
+    claims.expires_at = time_claim(payload, "exp");
+    if (const auto email = payload.find("email"); email != payload.end()) {
         if (!email->is_string()) bad_claim("email");
         claims.email = email->get<std::string>();
     }

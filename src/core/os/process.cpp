@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -42,14 +43,22 @@ std::vector<char*> c_argv(const std::vector<std::string>& argv) {
     return out;
 }
 
-// This process's environment ("NAME=value" entries) with `extra` added, its
-// values replacing those of the same name.
+// The variables a child may inherit: where programs and home are, and how to
+// write times and text. Nothing of what they run for, nothing secret.
+bool inheritable(std::string_view name) {
+    for (const std::string_view allowed : {"PATH", "HOME", "TMPDIR", "TZ", "LANG", "LANGUAGE"})
+        if (name == allowed) return true;
+    return name.starts_with("LC_");
+}
+
+// The inheritable part of this process's environment ("NAME=value" entries)
+// with `extra` added, its values replacing those of the same name.
 std::vector<std::string> environment_with(const std::map<std::string, std::string>& extra) {
     std::vector<std::string> out;
     for (char** e = environ; *e; ++e) {
         std::string_view kv(*e);
         auto name = kv.substr(0, kv.find('='));
-        if (!extra.count(std::string(name))) out.emplace_back(kv);
+        if (inheritable(name) && !extra.count(std::string(name))) out.emplace_back(kv);
     }
     for (const auto& [k, v] : extra) out.push_back(k + "=" + v);
     return out;
@@ -82,6 +91,13 @@ pid_t spawn(const std::vector<std::string>& argv, posix_spawn_file_actions_t* ac
 }
 
 }  // namespace
+
+std::map<std::string, std::string> inherited_env(const std::vector<std::string>& names) {
+    std::map<std::string, std::string> out;
+    for (const auto& name : names)
+        if (const char* value = std::getenv(name.c_str())) out.emplace(name, value);
+    return out;
+}
 
 CommandResult run_command(const std::vector<std::string>& argv, std::string_view input,
                           std::chrono::milliseconds timeout, const std::map<std::string, std::string>& extra_env) {

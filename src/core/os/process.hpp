@@ -1,6 +1,12 @@
 #pragma once
 // Child processes: run-and-capture for one-shot tools, and an RAII handle for
 // long-running ones (an anvil node) that is always stopped and reaped.
+//
+// A child never inherits this process's environment wholesale: it gets only
+// PATH, HOME, TMPDIR, TZ, LANG, LANGUAGE and LC_* from it, plus what its
+// caller names in `extra_env`. The server's secrets may sit in its
+// environment (ABCI_ADMIN_PASSWORD, ABCI_SIGNER_PASSWORD…), and a child's
+// environment is readable wherever its /proc/<pid>/environ is.
 
 #include <sys/types.h>
 
@@ -13,6 +19,10 @@
 #include <vector>
 
 namespace abci::os {
+
+/// The variables among `names` that this process has, with their values: for
+/// a child that needs more of the environment than the allow-list above.
+[[nodiscard]] std::map<std::string, std::string> inherited_env(const std::vector<std::string>& names);
 
 struct CommandResult {
     int exit_code = -1;  // the child's exit status, or 128+signal when it was killed
@@ -33,9 +43,9 @@ struct CommandResult {
 class Process {
 public:
     /// Starts argv with stdout and stderr appended to `log_path` (or /dev/null
-    /// when empty), in this process's environment plus `extra_env` (which
-    /// overrides variables of the same name). Throws Error(unavailable) when
-    /// it cannot be started.
+    /// when empty), in the allowed part of this process's environment plus
+    /// `extra_env` (which overrides variables of the same name). Throws
+    /// Error(unavailable) when it cannot be started.
     Process(const std::vector<std::string>& argv, const std::string& log_path = {},
             const std::map<std::string, std::string>& extra_env = {});
     ~Process();

@@ -144,8 +144,12 @@ TEST_CASE("JwtCodec accepts only its pinned algorithm and type", "[jwt]") {
     jwt_test::check_rejected(codec, forge(with("jku", "https://attacker.example/jwks.json"), claims));
     jwt_test::check_rejected(codec, forge(with("jwk", {{"kty", "oct"}, {"k", "AAAA"}}), claims));
     jwt_test::check_rejected(codec, forge(with("x5u", "https://attacker.example/cert.pem"), claims));
-    // "kid" names nothing here: it is ignored.
-    CHECK_NOTHROW((void)codec.verify(forge(with("kid", "key-1"), claims), jwt_test::kNow));
+    // Any other member, even harmless-looking: we issue alg and typ only (RFC 8725 3.1).
+    for (const char* name : {"kid", "cty", "x5t", "x5t#S256", "zip", "b64", "enc", "iss", "custom"}) {
+        INFO(name);
+        jwt_test::check_rejected(codec, forge(with(name, "key-1"), claims));
+    }
+    jwt_test::check_rejected(codec, forge(with("kid", nullptr), claims));
 
     // A duplicated member: readers disagree on which one counts.
     jwt_test::check_rejected(

@@ -1,0 +1,47 @@
+#include "core/limits/backoff.hpp"
+
+#include <algorithm>
+
+namespace abci::limits {
+
+namespace {
+
+// As RateLimiter: sweeping every this many failures keeps the amortised cost constant.
+constexpr std::uint32_t kSweepEvery = 1024;
+// 2^kMaxDoublings · base is beyond any sensible cap; stops the shift overflowing.
+constexpr std::uint32_t kMaxDoublings = 20;
+
+}  // namespace
+
+std::chrono::seconds Backoff::wait(std::string_view key, Clock::time_point now) {
+    if (policy_.threshold == 0) return std::chrono::seconds(0);
+    std::lock_guard lock(mutex_);
+    const auto it = states_.find(std::string(key));
+    if (it == states_.end() || now >= it->second.next_attempt) return std::chrono::seconds(0);
+    // Rounded up: a client that waits the whole seconds it is told finds the way open.
+    const auto left = std::chrono::ceil<std::chrono::seconds>(it->second.next_attempt - now);
+    return std::max(left, std::chrono::seconds(1));
+}
+
+void Backoff::failed(std::string_view key, Clock::time_point now) {
+    if (policy_.threshold == 0) return;
+    std::lock_guard lock(mutex_);
+    if (++calls_since_sweep_ >= kSweepEvery) {
+        calls_since_sweep_ = 0;
+        std::erase_if(states_, [&](const auto& entry) {
+            return now - entry.second.window_start >= policy_.window && now >= entry.second.next_attempt;
+        });
+    }
+    auto [it, inserted] = states_.try_emplace(std::string(key), State{now, 0, now});
+    auto& state = it->second;
+    if (!inserted && now - state.window_start >= policy_.window) {
+        state.window_start = now;
+        state.failures = 0;
+    }
+    if (state.failures < UINT32_MAX) ++state.failures;
+    if (state.failures <= policy_.threshold) return;
+    const auto doublings = std::min(state.failures - policy_.threshold - 1, kMaxDoublings);
+    state.next_attempt = now + std::min(policy_.base * (std::int64_t{1} << doublings), policy_.cap);
+}
+
+}  // namespace abci::limits

@@ -1,0 +1,50 @@
+#pragma once
+// A back-off on failures per key (an account), for what must slow down but
+// never lock: up to `threshold` failures in a `window` cost nothing; past
+// it, each further failure makes the key wait `base`, doubled per failure,
+// at most `cap`, before its next attempt is let through. The window and the
+// wait both end by themselves, so the owner of the key gets in after at
+// most `cap`. Thread-safe; keys whose window and wait are over are dropped
+// as the back-off is used, so memory stays bounded by one window's keys.
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace abci::limits {
+
+struct BackoffPolicy {
+    std::uint32_t threshold = 0;  // 0 = never back off
+    std::chrono::seconds window{300};
+    std::chrono::seconds base{1};
+    std::chrono::seconds cap{30};
+};
+
+class Backoff {
+public:
+    using Clock = std::chrono::steady_clock;
+
+    explicit Backoff(BackoffPolicy policy) : policy_(policy) {}
+
+    /// How long `key` must wait before its next attempt; zero when it may go now.
+    [[nodiscard]] std::chrono::seconds wait(std::string_view key, Clock::time_point now = Clock::now());
+    /// Counts one failed attempt of `key` at `now`.
+    void failed(std::string_view key, Clock::time_point now = Clock::now());
+
+private:
+    struct State {
+        Clock::time_point window_start;
+        std::uint32_t failures = 0;
+        Clock::time_point next_attempt;
+    };
+
+    BackoffPolicy policy_;
+    std::mutex mutex_;
+    std::unordered_map<std::string, State> states_;
+    std::uint32_t calls_since_sweep_ = 0;
+};
+
+}  // namespace abci::limits

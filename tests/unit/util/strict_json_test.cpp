@@ -1,0 +1,43 @@
+#include <catch2/catch.hpp>
+
+#include "core/error.hpp"
+#include "core/util/strict_json.hpp"
+
+namespace abci {
+namespace {
+
+// The message of the Error(invalid_input) that parsing `text` raises.
+std::string refusal(std::string_view text, std::size_t max_depth = 8) {
+    try {
+        (void)util::parse_strict_json(text, max_depth);
+    } catch (const Error& e) {
+        CHECK(e.kind() == ErrorKind::invalid_input);
+        return e.what();
+    }
+    FAIL("parsed: " << text);
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("parse_strict_json refuses members named twice at any depth, and says which", "[strict_json]") {
+    CHECK(refusal(R"({"a":1,"a":1})") == R"(the body names the member "a" twice in one object; send each member once)");
+    CHECK(refusal(R"({"x":[{"b":{"c":1,"c":2}}]})").find(R"("c" twice)") != std::string::npos);
+    const std::string long_name(500, 'n');
+    const auto message = refusal("{\"" + long_name + "\":1,\"" + long_name + "\":2}");
+    CHECK(message.size() < 200);
+    // One name in sibling or nested objects is fine.
+    CHECK(util::parse_strict_json(R"({"a":{"a":1},"b":[{"a":1},{"a":2}]})", 8)["b"][1]["a"] == 2);
+}
+
+TEST_CASE("parse_strict_json explains broken text in plain words, with where", "[strict_json]") {
+    CHECK(refusal(R"({"a": })") == "the body is not valid JSON: unexpected character '}' at line 1, column 7 (byte 7)");
+    CHECK(refusal("{\"a\":1,\n\"b\":\x01}") ==
+          "the body is not valid JSON: unexpected byte 0x01 at line 2, column 5 (byte 13)");
+    CHECK(refusal(R"({"a":)") == "the body is not valid JSON: it ends before the JSON is complete (after byte 5)");
+    CHECK(refusal("") == "the body is empty; send a JSON object");
+    CHECK(refusal("[[[[1]]]]", 3) == "the body is nested deeper than 3 levels");
+    CHECK(util::parse_strict_json("[[[1]]]", 3) == nlohmann::json::parse("[[[1]]]"));
+}
+
+}  // namespace abci
