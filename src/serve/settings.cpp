@@ -289,6 +289,8 @@ void apply_file(const std::string& path, Settings& settings, std::string& listen
     limits.get_int("maxConnections", connections.max_connections, 2, 4095);
     limits.get_int("maxConnectionsPerClient", connections.max_per_client, 1, 4095);
     limits.get_int("connectionReserve", connections.reserve, 0, 4094);
+    limits.get_rate("walletNonceRate", settings.auth.wallet.nonces_per_address);
+    limits.get_int("maxPendingWalletNonces", settings.auth.wallet.max_pending_nonces, 1, 10000000);
     if (connections.max_connections >= settings.threads)
         throw bad_setting(limits.name("maxConnections"), "must be less than limits.threads (" +
                                                              std::to_string(settings.threads) +

@@ -4,10 +4,6 @@
 // spec's error body. Raw sockets, because the point is what a client that
 // does not play by the rules can do.
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -18,58 +14,10 @@
 #include <vector>
 
 #include "serve/expect.hpp"
+#include "serve/raw_http.hpp"
 
 namespace abci::test {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-/// A TCP connection from `source` (a loopback address) to 127.0.0.1:`port`;
-/// -1 when it cannot be made.
-int connect_from(const char* source, std::uint16_t port) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in local{};
-    local.sin_family = AF_INET;
-    ::inet_pton(AF_INET, source, &local.sin_addr);
-    sockaddr_in remote{};
-    remote.sin_family = AF_INET;
-    remote.sin_port = htons(port);
-    ::inet_pton(AF_INET, "127.0.0.1", &remote.sin_addr);
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof(local)) != 0 ||
-        ::connect(fd, reinterpret_cast<sockaddr*>(&remote), sizeof(remote)) != 0) {
-        ::close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-bool send_text(int fd, const std::string& text) {
-    return ::send(fd, text.data(), text.size(), MSG_NOSIGNAL | MSG_DONTWAIT) == static_cast<ssize_t>(text.size());
-}
-
-/// Everything the server sends until it closes the connection or `timeout` passes.
-std::string read_until_closed(int fd, std::chrono::milliseconds timeout) {
-    std::string out;
-    const auto end = Clock::now() + timeout;
-    for (;;) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now()).count();
-        pollfd ready{fd, POLLIN, 0};
-        if (left <= 0 || ::poll(&ready, 1, static_cast<int>(left)) <= 0) return out;
-        char buffer[4096];
-        const auto got = ::recv(fd, buffer, sizeof(buffer), 0);
-        if (got <= 0) return out;
-        out.append(buffer, static_cast<std::size_t>(got));
-    }
-}
-
-/// `text`'s status code ("HTTP/1.1 431 …"), 0 when it is not a response.
-int status_of(const std::string& text) { return text.rfind("HTTP/1.1 ", 0) == 0 ? std::stoi(text.substr(9, 3)) : 0; }
-
-/// The JSON body of a whole response.
-nlohmann::json body_of(const std::string& text) {
-    const auto start = text.find("\r\n\r\n");
-    return start == std::string::npos ? nlohmann::json() : nlohmann::json::parse(text.substr(start + 4), nullptr, false);
-}
 
 std::size_t open_descriptors(int pid) {
     std::size_t n = 0;
@@ -100,14 +48,14 @@ TEST_CASE("3000 slow sockets from one address: another address is answered in we
     std::atomic<std::size_t> replaced{0};
     std::thread flood([&] {
         while (flooding) {
-            const auto round = Clock::now();
+            const auto round = RawClock::now();
             for (auto& fd : slow) {
                 if (send_text(fd, "E")) continue;
                 ::close(fd);
                 fd = connect_from("127.0.0.1", server.port());
                 if (fd >= 0 && send_text(fd, "G")) ++replaced;
             }
-            while (flooding && Clock::now() - round < std::chrono::seconds(1))
+            while (flooding && RawClock::now() - round < std::chrono::seconds(1))
                 std::this_thread::sleep_for(std::chrono::milliseconds(20));
         }
     });
@@ -115,15 +63,15 @@ TEST_CASE("3000 slow sockets from one address: another address is answered in we
     std::size_t answered = 0;
     std::size_t most_descriptors = 0;
     auto slowest = std::chrono::milliseconds(0);
-    const auto until = Clock::now() + std::chrono::seconds(6);
-    while (Clock::now() < until) {
-        const auto started = Clock::now();
+    const auto until = RawClock::now() + std::chrono::seconds(6);
+    while (RawClock::now() < until) {
+        const auto started = RawClock::now();
         const int fd = connect_from("127.0.0.2", server.port());
         REQUIRE(fd >= 0);
         send_text(fd, "GET /api/auth/me HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
         const auto answer = read_until_closed(fd, std::chrono::seconds(5));
         ::close(fd);
-        const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
+        const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(RawClock::now() - started);
         INFO("answer after " << took.count() << " ms: " << answer.substr(0, 200));
         CHECK(status_of(answer) == 401);
         CHECK(took < std::chrono::seconds(1));
