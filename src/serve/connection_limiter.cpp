@@ -2,6 +2,8 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
+
 namespace abci::serve {
 
 void ConnectionLimiter::Closer::operator()(Slot* slot) const {
@@ -15,7 +17,8 @@ ConnectionLimiter::Ticket ConnectionLimiter::admit(const std::string& address, i
     if (in_reserve()) evict_oldest_idle();
     const auto it = per_address_.find(address);
     const std::size_t held = it == per_address_.end() ? 0 : it->second;
-    if (open_ >= limits_.max_connections || held >= limits_.max_per_client || (in_reserve() && held > 0))
+    const bool proxy = std::find(proxies_.begin(), proxies_.end(), address) != proxies_.end();
+    if (open_ >= limits_.max_connections || (!proxy && (held >= limits_.max_per_client || (in_reserve() && held > 0))))
         return Ticket();
     ++open_;
     ++per_address_[address];

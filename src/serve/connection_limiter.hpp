@@ -13,6 +13,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "serve/settings.hpp"
 
@@ -27,7 +28,10 @@ public:
     };
     using Ticket = std::unique_ptr<Slot, Closer>;
 
-    explicit ConnectionLimiter(const ConnectionLimits& limits) : limits_(limits) {}
+    /// `proxies` (trustedProxies) speak for many clients: only the total cap
+    /// applies to them.
+    explicit ConnectionLimiter(const ConnectionLimits& limits, std::vector<std::string> proxies = {})
+        : limits_(limits), proxies_(std::move(proxies)) {}
 
     /// A slot for a new connection on socket `fd` from `address`, or an empty
     /// ticket when the caps refuse it.
@@ -50,6 +54,7 @@ private:
     void forget(Slot& slot);
 
     const ConnectionLimits limits_;
+    const std::vector<std::string> proxies_;
     mutable std::mutex mutex_;
     std::size_t open_ = 0;
     std::unordered_map<std::string, std::size_t> per_address_;

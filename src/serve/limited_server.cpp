@@ -234,8 +234,10 @@ template <class Base>
 class LimitedServer final : public Base {
 public:
     template <class... Args>
-    explicit LimitedServer(const ConnectionLimits& limits, Args&&... args)
-        : Base(std::forward<Args>(args)...), limits_(limits), limiter_(limits) {}
+    explicit LimitedServer(const Settings& settings, Args&&... args)
+        : Base(std::forward<Args>(args)...),
+          limits_(settings.connections),
+          limiter_(settings.connections, settings.trusted_proxies) {}
 
 private:
     static constexpr bool kTls = std::is_same_v<Base, httplib::SSLServer>;
@@ -309,8 +311,8 @@ private:
 }  // namespace
 
 std::unique_ptr<httplib::Server> make_limited_server(const Settings& settings) {
-    if (!settings.tls()) return std::make_unique<LimitedServer<httplib::Server>>(settings.connections);
-    auto tls = std::make_unique<LimitedServer<httplib::SSLServer>>(settings.connections, settings.tls_cert.c_str(),
+    if (!settings.tls()) return std::make_unique<LimitedServer<httplib::Server>>(settings);
+    auto tls = std::make_unique<LimitedServer<httplib::SSLServer>>(settings, settings.tls_cert.c_str(),
                                                                    settings.tls_key.c_str());
     if (!tls->is_valid())
         throw Error(ErrorKind::invalid_input,
