@@ -38,6 +38,11 @@ bool ConnectionLimiter::busy(Slot& slot) {
     return slot.counted;
 }
 
+void ConnectionLimiter::close_idle() {
+    std::lock_guard lock(mutex_);
+    while (!idle_.empty()) evict_oldest_idle();
+}
+
 std::size_t ConnectionLimiter::open() const {
     std::lock_guard lock(mutex_);
     return open_;

@@ -43,6 +43,10 @@ public:
     /// room meanwhile (the caller then closes it).
     [[nodiscard]] bool busy(Slot& slot);
 
+    /// Closes every idle connection (the server stops): their threads end
+    /// now rather than when the keep-alive wait would.
+    void close_idle();
+
     /// Open connections (for tests and logs).
     [[nodiscard]] std::size_t open() const;
 

@@ -108,9 +108,12 @@ void render_status(httplib::Response& res) {
 
 std::string connection_refusal(int status, std::string_view message, int retry_after) {
     const auto body = nlohmann::json{{"error", error_name(status)}, {"message", message}}.dump();
+    const char* reason = status == 408   ? "Request Timeout"
+                         : status == 431 ? "Request Header Fields Too Large"
+                                         : "Service Unavailable";
     return fmt::format("HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{}"
                        "Connection: close\r\n\r\n{}",
-                       status, status == 408 ? "Request Timeout" : status == 431 ? "Request Header Fields Too Large" : "Service Unavailable", body.size(),
+                       status, reason, body.size(),
                        retry_after > 0 ? fmt::format("Retry-After: {}\r\n", retry_after) : "", body);
 }
 

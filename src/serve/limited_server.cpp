@@ -174,7 +174,8 @@ private:
         std::size_t sent = 0;
         while (sent < size) {
             if (ssl_) {
-                const int n = SSL_write(ssl_, data + sent, static_cast<int>(std::min<std::size_t>(size - sent, INT_MAX)));
+                const auto chunk = static_cast<int>(std::min<std::size_t>(size - sent, INT_MAX));
+                const int n = SSL_write(ssl_, data + sent, chunk);
                 if (n > 0) {
                     sent += static_cast<std::size_t>(n);
                 } else if (!wait_for_tls(SSL_get_error(ssl_, n), deadline)) {
@@ -230,14 +231,25 @@ private:
     SSL* ssl_;
 };
 
+/// What stop_limited_server() reaches through whichever LimitedServer it is.
+class IdleCloser {
+public:
+    virtual void close_idle() = 0;
+
+protected:
+    ~IdleCloser() = default;
+};
+
 template <class Base>
-class LimitedServer final : public Base {
+class LimitedServer final : public Base, public IdleCloser {
 public:
     template <class... Args>
     explicit LimitedServer(const Settings& settings, Args&&... args)
         : Base(std::forward<Args>(args)...),
           limits_(settings.connections),
           limiter_(settings.connections, settings.trusted_proxies) {}
+
+    void close_idle() override { limiter_.close_idle(); }
 
 private:
     static constexpr bool kTls = std::is_same_v<Base, httplib::SSLServer>;
@@ -257,6 +269,8 @@ private:
         int port = 0;
         endpoint(sock, true, address, port);
         const auto slot = limiter_.admit(address, sock);
+        // Over TLS a refusal would cost the server a handshake: a flood gets none.
+        if (!slot && kTls) return false;
 
         std::unique_ptr<Tls> tls;
         if constexpr (kTls) {
@@ -266,10 +280,7 @@ private:
         Connection connection(sock, tls ? tls->get() : nullptr, seconds(this->read_timeout_sec_),
                               seconds(this->write_timeout_sec_));
         if (!slot) {
-            // Over TLS the answer would cost a handshake: a flood gets none.
-            if (!tls)
-                connection.refuse(connection_refusal(503, "too many connections from this address or in all; retry later", 1),
-                                  std::chrono::milliseconds(0));
+            connection.refuse(connection_refusal(503, "too many connections; retry later", 1), std::chrono::milliseconds(0));
             return false;
         }
         auto deadline = accepted + limits_.head_timeout;
@@ -280,7 +291,10 @@ private:
         for (auto count = this->keep_alive_max_count_; count > 0 && this->svr_sock_ != INVALID_SOCKET; --count) {
             if (count != this->keep_alive_max_count_) {
                 limiter_.idle(*slot);
-                const bool next = connection.wait_for_request(Clock::now() + seconds(this->keep_alive_timeout_sec_));
+                // Looked at once idle: a stop either finds this connection
+                // idle (and closes it) or has been seen here.
+                const bool next = this->svr_sock_ != INVALID_SOCKET &&
+                                  connection.wait_for_request(Clock::now() + seconds(this->keep_alive_timeout_sec_));
                 if (!limiter_.busy(*slot) || !next) break;
                 deadline = Clock::now() + limits_.head_timeout;
             }
@@ -288,10 +302,11 @@ private:
             const auto head = connection.read_head(reader, deadline);
             if (head == Connection::Head::closed) break;
             if (head != Connection::Head::complete) {
-                connection.refuse(head == Connection::Head::timed_out
-                                      ? connection_refusal(408, "the request head did not arrive in time")
-                                      : connection_refusal(431, "the request has more header lines or bytes than the server accepts"),
-                                  std::chrono::seconds(1));
+                connection.refuse(
+                    head == Connection::Head::timed_out
+                        ? connection_refusal(408, "the request line and headers did not arrive in time")
+                        : connection_refusal(431, "the request has more header lines or bytes than the server accepts"),
+                    std::chrono::seconds(1));
                 return false;
             }
             bool closed = false;
@@ -318,6 +333,11 @@ std::unique_ptr<httplib::Server> make_limited_server(const Settings& settings) {
         throw Error(ErrorKind::invalid_input,
                     "cannot load the TLS certificate " + settings.tls_cert + " or key " + settings.tls_key);
     return tls;
+}
+
+void stop_limited_server(httplib::Server& server) {
+    server.stop();
+    if (auto* closer = dynamic_cast<IdleCloser*>(&server)) closer->close_idle();
 }
 
 }  // namespace abci::serve

@@ -27,4 +27,9 @@ namespace abci::serve {
 /// when the certificate or key cannot be loaded.
 [[nodiscard]] std::unique_ptr<httplib::Server> make_limited_server(const Settings& settings);
 
+/// httplib::Server::stop() for a server make_limited_server() made: stops
+/// accepting and closes the connections waiting between keep-alive requests,
+/// so that in-flight requests are all that the stop waits for.
+void stop_limited_server(httplib::Server& server);
+
 }  // namespace abci::serve

@@ -193,6 +193,6 @@ void Server::run() {
     log_line("info", "stopped", nlohmann::json::object());
 }
 
-void Server::stop() { state_->http->stop(); }
+void Server::stop() { stop_limited_server(*state_->http); }
 
 }  // namespace abci::serve

@@ -656,9 +656,9 @@ public:
 
     std::size_t count_tickets(const std::string& kind, TimePoint now) override {
         return run({}, [&](Database& db) {
-            return static_cast<std::size_t>(*query_one(db, "SELECT count(*) FROM tickets WHERE kind = ? AND expires_at > ?",
-                                                       [](const Statement& s) { return integer(s, 0); }, kind,
-                                                       to_millis(now)));
+            const auto count = query_one(db, "SELECT count(*) FROM tickets WHERE kind = ? AND expires_at > ?",
+                                         [](const Statement& s) { return integer(s, 0); }, kind, to_millis(now));
+            return static_cast<std::size_t>(count.value_or(0));
         });
     }
 
@@ -715,8 +715,8 @@ public:
             static_cast<std::int64_t>(std::min<std::size_t>(limit, std::numeric_limits<std::int64_t>::max()));
         return run({}, [&](Database& db) {
             return query_all(db,
-                             "SELECT id, time, actor, method, path, status, client_address, request_id, refused_window, count, "
-                             "last_time FROM audit_log WHERE time >= ? ORDER BY id LIMIT ?",
+                             "SELECT id, time, actor, method, path, status, client_address, request_id, "
+                             "refused_window, count, last_time FROM audit_log WHERE time >= ? ORDER BY id LIMIT ?",
                              read_audit, from, max_rows);
         });
     }
