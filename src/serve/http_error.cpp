@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/abci/service.hpp"
@@ -27,10 +28,12 @@ const char* error_name(int status) {
     case 403: return "forbidden";
     case 404: return "not_found";
     case 405: return "method_not_allowed";
+    case 408: return "request_timeout";
     case 409: return "conflict";
     case 413: return "payload_too_large";
     case 422: return "unprocessable";
     case 429: return "too_many_requests";
+    case 431: return "request_header_fields_too_large";
     case 503: return "unavailable";
     case 504: return "timeout";
     default: return status >= 500 ? "internal_error" : "invalid_request";
@@ -101,6 +104,17 @@ void render_status(httplib::Response& res) {
     else
         body["message"] = message;
     set_json(res, res.status, body);
+}
+
+std::string connection_refusal(int status, std::string_view message, int retry_after) {
+    const auto body = nlohmann::json{{"error", error_name(status)}, {"message", message}}.dump();
+    const char* reason = status == 408   ? "Request Timeout"
+                         : status == 431 ? "Request Header Fields Too Large"
+                                         : "Service Unavailable";
+    return fmt::format("HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{}"
+                       "Connection: close\r\n\r\n{}",
+                       status, reason, body.size(),
+                       retry_after > 0 ? fmt::format("Retry-After: {}\r\n", retry_after) : "", body);
 }
 
 }  // namespace abci::serve

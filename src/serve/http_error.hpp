@@ -2,6 +2,7 @@
 // The one place where core's error kinds become HTTP statuses and the spec's
 // error bodies (spec §7, docs/api.md).
 
+#include <string>
 #include <string_view>
 
 #include "core/error.hpp"
@@ -24,5 +25,11 @@ void render_error(httplib::Response& res, const Error& error, Unauthorized why);
 /// A body for a status the HTTP layer produced itself (unknown route, 413,
 /// malformed request): leaves `res` alone when a handler already wrote one.
 void render_status(httplib::Response& res);
+
+/// A whole HTTP/1.1 response, "Connection: close", with the spec's error body:
+/// for what the connection layer refuses before cpp-httplib parses anything
+/// (408 head too slow, 431 head too large, 503 too many connections).
+/// `retry_after` > 0 adds Retry-After.
+[[nodiscard]] std::string connection_refusal(int status, std::string_view message, int retry_after = 0);
 
 }  // namespace abci::serve

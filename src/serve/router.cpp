@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <regex>
 
 #include <fmt/format.h>
 
@@ -76,6 +77,20 @@ void check_rate(httplib::Response& response, limits::RateLimiter& limiter, const
                                         decision.reset);
 }
 
+/// A route's pattern as the audit log names it: each regex group becomes "*"
+/// ("/abci/blockchains/*/status", and "/abci*" for the fallback).
+std::string route_template(const std::string& pattern) {
+    static const std::regex group(R"(\([^()]*\)\??)");
+    return std::regex_replace(pattern, group, "*");
+}
+
+/// A request path as an audit row keeps it: at most 256 bytes of it (a
+/// request line may be 8 KiB).
+std::string bounded_path(const std::string& path) {
+    constexpr std::size_t kKept = 256;
+    return path.size() <= kKept ? path : path.substr(0, kKept) + "…";
+}
+
 Error internal_error(const RequestContext& ctx) {
     return Error(ErrorKind::internal, "internal error (request " + ctx.request_id + ")");
 }
@@ -112,8 +127,8 @@ void require(bool allowed, const std::string& message) {
 void Router::add(const std::string& method, const std::string& pattern, RouteOptions options, bool gated,
                  Handler handler) {
     // The router is gone once routes are registered: capture the services it points at.
-    auto wrapped = [&services_ = services_, options, gated, handler = std::move(handler)](const httplib::Request& request,
-                                                                                        httplib::Response& response) {
+    auto wrapped = [&services_ = services_, options, gated, route = route_template(pattern),
+                    handler = std::move(handler)](const httplib::Request& request, httplib::Response& response) {
         const auto started = std::chrono::steady_clock::now();
         RequestContext ctx(request, response, services_);
         auto why = Unauthorized::invalid_token;
@@ -178,11 +193,16 @@ void Router::add(const std::string& method, const std::string& pattern, RouteOpt
             log_line("error", "unexpected failure", {{"request_id", ctx.request_id}, {"error", e.what()}});
             render_error(response, internal_error(ctx), why);
         }
-        if (gated)
-            services_.store.append_audit(store::AuditEntry{0, std::chrono::system_clock::now(),
-                                                           ctx.principal ? ctx.principal->actor() : "", request.method,
-                                                           request.path, response.status, ctx.client_address,
-                                                           ctx.request_id});
+        if (gated) {
+            // Refused by the gate (no valid caller, or over the rate limit):
+            // counted per route into one row a minute (store.hpp), so the
+            // path the client chose is not what the row is keyed on.
+            const bool refused = response.status == 401 || response.status == 429;
+            services_.store.append_audit(store::AuditEntry{
+                0, std::chrono::system_clock::now(), ctx.principal ? ctx.principal->actor() : "", request.method,
+                refused ? route : bounded_path(request.path), response.status, ctx.client_address, ctx.request_id,
+                refused});
+        }
         const auto micros =
             std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count();
         response.set_header("Server-Timing", fmt::format("app;dur={:.3f}", static_cast<double>(micros) / 1000.0));

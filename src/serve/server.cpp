@@ -16,6 +16,7 @@
 #include "core/eth/bytes.hpp"
 #include "core/store/data_dir.hpp"
 #include "core/util/log.hpp"
+#include "serve/limited_server.hpp"
 #include "serve/log.hpp"
 #include "serve/router.hpp"
 #include "serve/worker_pool.hpp"
@@ -39,16 +40,7 @@ private:
 };
 
 std::unique_ptr<httplib::Server> make_http_server(const Settings& settings, std::shared_ptr<int> listen_socket) {
-    std::unique_ptr<httplib::Server> server;
-    if (settings.tls()) {
-        auto tls = std::make_unique<httplib::SSLServer>(settings.tls_cert.c_str(), settings.tls_key.c_str());
-        if (!tls->is_valid())
-            throw Error(ErrorKind::invalid_input, "cannot load the TLS certificate " + settings.tls_cert + " or key " +
-                                                      settings.tls_key);
-        server = std::move(tls);
-    } else {
-        server = std::make_unique<httplib::Server>();
-    }
+    auto server = make_limited_server(settings);
     // DESIGN.md §8: Nagle and a low keep-alive cap cost two orders of magnitude.
     server->set_tcp_nodelay(true);
     server->set_keep_alive_max_count(100000);
@@ -58,17 +50,17 @@ std::unique_ptr<httplib::Server> make_http_server(const Settings& settings, std:
     server->set_socket_options([listen_socket](socket_t sock) {
         const int yes = 1;
         ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-        // cpp-httplib waits for a request by polling every 10 ms with a 1 ms
-        // sleep in between, on the connection's own thread. Accepting a
-        // connection only once its request has arrived keeps a burst of new
-        // connections from costing a thread each spinning there: with 1000
-        // concurrent mints that spinning took 90% of the server's CPU.
+        // A connection holds a thread from accept on. Accepting one only once
+        // its request has arrived keeps a burst of new connections from
+        // holding a thread each while their requests are on their way (with
+        // cpp-httplib's own loop, which polled every 10 ms, that waiting took
+        // 90% of the server's CPU under 1000 concurrent mints).
         const int defer_seconds = 5;
         ::setsockopt(sock, IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer_seconds, sizeof(defer_seconds));
         *listen_socket = sock;
     });
-    // The same polling runs on an idle keep-alive connection until it times
-    // out: 2 s rather than 5 s, so a burst's connections stop spinning sooner
+    // An idle keep-alive connection holds its thread until it times out: 2 s
+    // rather than 5 s, so a burst's connections give theirs back sooner
     // (mint answers close theirs at once: routes/abci_routes.cpp). Not less: a
     // client that sends its next request just as the server gives up on the
     // connection gets a reset, which at 10 ms happened under wrk's load.
@@ -204,6 +196,6 @@ void Server::run() {
     log_line("info", "stopped", nlohmann::json::object());
 }
 
-void Server::stop() { state_->http->stop(); }
+void Server::stop() { stop_limited_server(*state_->http); }
 
 }  // namespace abci::serve

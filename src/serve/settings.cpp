@@ -285,6 +285,20 @@ void apply_file(const std::string& path, Settings& settings, std::string& listen
     limits.get_int("maxBodyBytes", settings.max_body_bytes, 1024, 64LL * 1024 * 1024);
     limits.get_int("maxJsonDepth", settings.max_json_depth, 2, 512);
     limits.get_int("threads", settings.threads, 4, 4096);
+    auto& connections = settings.connections;
+    limits.get_duration("headTimeout", connections.head_timeout, 1, 300);
+    limits.get_int("maxHeaderLines", connections.max_header_lines, 8, 1000);
+    limits.get_int("maxConnections", connections.max_connections, 2, 4095);
+    limits.get_int("maxConnectionsPerClient", connections.max_per_client, 1, 4095);
+    limits.get_int("connectionReserve", connections.reserve, 0, 4094);
+    limits.get_rate("walletNonceRate", settings.auth.wallet.nonces_per_address);
+    limits.get_int("maxPendingWalletNonces", settings.auth.wallet.max_pending_nonces, 1, 10000000);
+    if (connections.max_connections >= settings.threads)
+        throw bad_setting(limits.name("maxConnections"), "must be less than limits.threads (" +
+                                                             std::to_string(settings.threads) +
+                                                             "): the threads beyond it answer refused connections");
+    if (connections.reserve >= connections.max_connections)
+        throw bad_setting(limits.name("connectionReserve"), "must be less than limits.maxConnections");
 }
 
 std::string env_or(const std::map<std::string, std::string>& env, const char* name, const std::string& fallback) {

@@ -18,6 +18,17 @@
 
 namespace abci::serve {
 
+/// [limits] on connections and request heads, in front of every route
+/// (serve/limited_server.hpp). A connection holds a request thread from
+/// accept to close, so the caps are what keeps threads free for others.
+struct ConnectionLimits {
+    std::chrono::seconds head_timeout{10};  // the whole request line and headers, from accept or first byte
+    std::size_t max_header_lines = 100;     // more: 431
+    std::size_t max_connections = 1984;     // open at once; must stay below `threads`: the rest answer refusals
+    std::size_t max_per_client = 1536;      // open at once from one client address (1500 concurrent mints fit)
+    std::size_t reserve = 256;              // the last slots of max_connections: only for addresses with none open
+};
+
 /// What came from the command line (empty = not given).
 struct FlagSettings {
     std::string config_file;
@@ -51,6 +62,7 @@ struct Settings {
     std::size_t max_body_bytes = 1024 * 1024;
     int max_json_depth = 32;
     std::size_t threads = 2048;  // at most this many requests served at once (a mint holds its thread until mined)
+    ConnectionLimits connections;
 
     // First admin on an empty data directory (environment only: a password has no place in a file or a flag).
     std::string admin_email;

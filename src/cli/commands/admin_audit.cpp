@@ -102,7 +102,8 @@ void show_audit(const Context& ctx, store::Store& store, const AuditSettings& s)
                         {"path", entry.path},
                         {"status", entry.status},
                         {"clientAddress", entry.client_address},
-                        {"requestId", entry.request_id}});
+                        {"requestId", entry.request_id},
+                        {"count", entry.count}});
     }
     ctx.print_table({"TIME", "ACTOR", "METHOD", "PATH", "STATUS", "CLIENT", "REQUEST-ID"}, rows, json);
 }

@@ -50,7 +50,8 @@ AuthService::AuthService(store::Store& store, eth::ByteView jwt_secret, AuthSett
       settings_(std::move(settings)),
       per_account_address_(settings_.login_per_account_address),
       per_address_(settings_.login_per_address),
-      account_backoff_(settings_.login_account_backoff) {
+      account_backoff_(settings_.login_account_backoff),
+      nonces_per_address_(settings_.wallet.nonces_per_address) {
     if (settings_.idp) idp_ = std::make_unique<OidcClient>(*settings_.idp);
 }
 
@@ -96,7 +97,15 @@ LoginResult AuthService::login_password(std::string_view email, std::string_view
     return start_session(*user);
 }
 
-AuthService::WalletNonce AuthService::issue_wallet_nonce() {
+AuthService::WalletNonce AuthService::issue_wallet_nonce(std::string_view client_address) {
+    if (nonces_per_address_.limit().enabled()) {
+        const auto by_address = nonces_per_address_.hit(client_address);
+        if (!by_address.allowed)
+            throw limits::RateLimitExceeded("too many wallet nonces asked for from this address; try again later",
+                                            by_address.reset);
+    }
+    if (store_.count_tickets(kNonceTicket, Clock::now()) >= settings_.wallet.max_pending_nonces)
+        throw Error(ErrorKind::unavailable, "too many wallet logins are pending; try again in a few minutes");
     // SIWE nonces are alphanumeric: hex of 16 random bytes is 32 of them.
     auto nonce = eth::to_hex(crypto::random_bytes(16), false);
     const auto expires = Clock::now() + settings_.wallet.nonce_lifetime;

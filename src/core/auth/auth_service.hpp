@@ -57,6 +57,10 @@ struct WalletLoginSettings {
     std::vector<std::uint64_t> chain_ids;
     bool auto_register = false;  // unknown wallets become new farmer users
     std::chrono::seconds nonce_lifetime{300};
+    // Every nonce is a row until it is used or expires: an unauthenticated
+    // client must not be able to make rows without bound.
+    limits::RateLimit nonces_per_address{30, std::chrono::seconds(60)};
+    std::size_t max_pending_nonces = 10000;  // unexpired, unused, from all clients
 };
 
 struct AuthSettings {
@@ -102,8 +106,10 @@ public:
         std::string nonce;
         TimePoint expires_at;
     };
-    /// A fresh single-use nonce for a SIWE message.
-    [[nodiscard]] WalletNonce issue_wallet_nonce();
+    /// A fresh single-use nonce for a SIWE message. RateLimitExceeded when
+    /// `client_address` asked for too many; Error(unavailable) when too many
+    /// are pending in all.
+    [[nodiscard]] WalletNonce issue_wallet_nonce(std::string_view client_address);
     /// Verifies the SIWE message and signature, consumes its nonce, and logs in
     /// the user the wallet is linked to (or a new farmer with auto-registration).
     [[nodiscard]] LoginResult login_wallet(std::string_view address, std::string_view signature,
@@ -148,6 +154,7 @@ private:
     limits::RateLimiter per_account_address_;
     limits::RateLimiter per_address_;
     limits::Backoff account_backoff_;
+    limits::RateLimiter nonces_per_address_;
     std::unique_ptr<OidcClient> idp_;
 };
 

@@ -288,8 +288,19 @@ constexpr const char* kAuditByActor = R"sql(
 CREATE INDEX audit_log_by_actor ON audit_log(actor, time);
 )sql";
 
-constexpr std::array<const char*, 5> kMigrations = {kInitialSchema, kChainState, kEntityPerTransaction, kMintRecords,
-                                                    kAuditByActor};
+// Refused /abci requests are counted into one row per client, actor, method,
+// path and status per window (store.hpp AuditEntry::refused): the unique
+// index over the window's rows is what the counting upsert conflicts on.
+constexpr const char* kRefusedAuditRows = R"sql(
+ALTER TABLE audit_log ADD COLUMN refused_window INTEGER;
+ALTER TABLE audit_log ADD COLUMN count INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE audit_log ADD COLUMN last_time INTEGER;
+CREATE UNIQUE INDEX audit_log_refused ON audit_log(refused_window, client_address, actor, method, path, status)
+    WHERE refused_window IS NOT NULL;
+)sql";
+
+constexpr std::array<const char*, 6> kMigrations = {kInitialSchema, kChainState, kEntityPerTransaction, kMintRecords,
+                                                    kAuditByActor, kRefusedAuditRows};
 
 }  // namespace
 

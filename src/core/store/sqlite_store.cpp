@@ -153,9 +153,11 @@ ApiKey read_api_key(const Statement& s) {  // id, name, scopes, created_by, crea
                   optional_time_at(s, 5)};
 }
 
-AuditEntry read_audit(const Statement& s) {  // id, time, actor, method, path, status, client_address, request_id
+// id, time, actor, method, path, status, client_address, request_id, refused_window, count, last_time
+AuditEntry read_audit(const Statement& s) {
     return AuditEntry{integer(s, 0), time_at(s, 1), text(s, 2), text(s, 3), text(s, 4),
-                      static_cast<int>(integer(s, 5)), text(s, 6), text(s, 7)};
+                      static_cast<int>(integer(s, 5)), text(s, 6), text(s, 7), !s.isColumnNull(8), integer(s, 9),
+                      optional_time_at(s, 10)};
 }
 
 constexpr const char* kRoleRequestColumns =
@@ -339,12 +341,21 @@ class SqliteStore final : public Store {
     void write_audit(const std::vector<AuditEntry>& entries) {
         run({}, [&](Database& db) {
             SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
-            for (const auto& entry : entries)
+            constexpr auto window = std::chrono::duration_cast<std::chrono::milliseconds>(kRefusedAuditWindow).count();
+            for (const auto& entry : entries) {
+                const auto time = to_millis(entry.time);
+                const std::optional<std::int64_t> refused_window =
+                    entry.refused ? std::optional(time - time % window) : std::nullopt;
                 execute(db,
-                        "INSERT INTO audit_log (time, actor, method, path, status, client_address, request_id) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        to_millis(entry.time), entry.actor, entry.method, entry.path, entry.status,
-                        entry.client_address, entry.request_id);
+                        "INSERT INTO audit_log (time, actor, method, path, status, client_address, request_id, "
+                        "refused_window, count, last_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                        "ON CONFLICT (refused_window, client_address, actor, method, path, status) "
+                        "WHERE refused_window IS NOT NULL "
+                        "DO UPDATE SET count = count + excluded.count, last_time = max(last_time, excluded.last_time)",
+                        time, entry.actor, entry.method, entry.path, entry.status, entry.client_address,
+                        entry.request_id, refused_window, entry.count,
+                        entry.refused ? std::optional(time) : std::nullopt);
+            }
             tx.commit();
         });
     }
@@ -643,6 +654,14 @@ public:
         });
     }
 
+    std::size_t count_tickets(const std::string& kind, TimePoint now) override {
+        return run({}, [&](Database& db) {
+            const auto count = query_one(db, "SELECT count(*) FROM tickets WHERE kind = ? AND expires_at > ?",
+                                         [](const Statement& s) { return integer(s, 0); }, kind, to_millis(now));
+            return static_cast<std::size_t>(count.value_or(0));
+        });
+    }
+
     ApiKey create_api_key(const NewApiKey& key) override {
         ApiKey created{crypto::random_uuid(), key.name, key.scopes, key.created_by, now_millis(), std::nullopt};
         const std::string scopes = scopes_to_json(key.scopes);
@@ -696,8 +715,8 @@ public:
             static_cast<std::int64_t>(std::min<std::size_t>(limit, std::numeric_limits<std::int64_t>::max()));
         return run({}, [&](Database& db) {
             return query_all(db,
-                             "SELECT id, time, actor, method, path, status, client_address, request_id "
-                             "FROM audit_log WHERE time >= ? ORDER BY id LIMIT ?",
+                             "SELECT id, time, actor, method, path, status, client_address, request_id, "
+                             "refused_window, count, last_time FROM audit_log WHERE time >= ? ORDER BY id LIMIT ?",
                              read_audit, from, max_rows);
         });
     }

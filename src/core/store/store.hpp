@@ -76,6 +76,14 @@ struct AuditEntry {
     int status = 0;
     std::string client_address;
     std::string request_id;
+    /// Refused before the request was let in (no valid caller, or over the
+    /// rate limit): the client chose the volume, so such requests are
+    /// counted into one row per client address, actor, method, path and
+    /// status per minute (kRefusedAuditWindow) instead of a row each. The
+    /// row's time is the first request's; `count` and `last_time` grow.
+    bool refused = false;
+    std::int64_t count = 1;              // requests this row stands for
+    std::optional<TimePoint> last_time;  // refused rows: the latest request counted
 };
 
 /// Which audit entries to list (query_audit): each filter left empty matches all.
@@ -87,6 +95,9 @@ struct AuditQuery {
     int status_from = 0, status_to = 999;  // status within [from, to]
     std::string path_prefix;
 };
+
+/// The window of a refused-requests audit row.
+inline constexpr std::chrono::minutes kRefusedAuditWindow{1};
 
 struct RoleRequest {
     std::string id;  // UUID v4
@@ -337,6 +348,8 @@ public:
     /// concurrent callers. Expired tickets are purged on the way.
     [[nodiscard]] virtual std::optional<std::string> take_ticket(const std::string& kind, const std::string& key,
                                                                  TimePoint now) = 0;
+    /// How many tickets of `kind` have not expired at `now`.
+    [[nodiscard]] virtual std::size_t count_tickets(const std::string& kind, TimePoint now) = 0;
 
     // --- API keys --------------------------------------------------------------
     /// Error(conflict) when the hash exists.

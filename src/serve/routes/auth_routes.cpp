@@ -32,7 +32,7 @@ Reply wallet_nonce(RequestContext& ctx) {
     const auto& wallet = ctx.services.auth.settings().wallet;
     if (wallet.chain_ids.empty())
         throw Error(ErrorKind::not_found, "wallet login is not enabled: no chain ids are configured");
-    const auto nonce = ctx.services.auth.issue_wallet_nonce();
+    const auto nonce = ctx.services.auth.issue_wallet_nonce(ctx.client_address);
     return Reply::json(200, {{"success", true},
                              {"nonce", nonce.nonce},
                              {"expiresAt", util::format_iso8601_utc(nonce.expires_at)},

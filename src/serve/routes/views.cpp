@@ -56,7 +56,9 @@ nlohmann::json audit_view(const store::AuditEntry& entry) {
             {"path", entry.path},
             {"status", entry.status},
             {"clientAddress", entry.client_address},
-            {"requestId", entry.request_id}};
+            {"requestId", entry.request_id},
+            {"count", entry.count},
+            {"lastTime", entry.last_time ? nlohmann::json(iso(*entry.last_time)) : nlohmann::json(nullptr)}};
 }
 
 }  // namespace abci::serve

@@ -1,0 +1,343 @@
+#include "serve/limited_server.hpp"
+
+#include <httplib.h>
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "serve/connection_limiter.hpp"
+#include "serve/head_reader.hpp"
+#include "serve/http_error.hpp"
+
+namespace abci::serve {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The request line and each header line may be 8 KiB (cpp-httplib's own
+// caps); a whole head beyond 64 KiB is no client's but an attacker's.
+constexpr std::size_t kMaxHeadBytes = 64 * 1024;
+constexpr std::size_t kReadChunk = 16 * 1024;
+
+/// Waits until `fd` is ready for `events` (or has an error to report) or
+/// `deadline` passes; false then.
+bool wait_for(int fd, short events, Clock::time_point deadline) {
+    for (;;) {
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        if (left <= 0) return false;
+        pollfd ready{fd, events, 0};
+        const int n = ::poll(&ready, 1, static_cast<int>(std::min<long long>(left, INT_MAX)));
+        if (n > 0) return true;
+        if (n < 0 && errno != EINTR) return false;
+    }
+}
+
+void endpoint(int fd, bool peer, std::string& ip, int& port) {
+    sockaddr_storage address{};
+    socklen_t length = sizeof(address);
+    auto* raw = reinterpret_cast<sockaddr*>(&address);
+    if ((peer ? ::getpeername(fd, raw, &length) : ::getsockname(fd, raw, &length)) != 0) return;
+    char text[INET6_ADDRSTRLEN] = {};
+    if (address.ss_family == AF_INET6) {
+        const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&address);
+        ::inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof(text));
+        port = ntohs(v6->sin6_port);
+    } else {
+        const auto* v4 = reinterpret_cast<const sockaddr_in*>(&address);
+        ::inet_ntop(AF_INET, &v4->sin_addr, text, sizeof(text));
+        port = ntohs(v4->sin_port);
+    }
+    ip = text;
+}
+
+/// One connection's bytes, plain or over TLS, on a non-blocking socket: every
+/// wait is a poll(2) with a deadline. A request head is read into the buffer
+/// first (read_head); cpp-httplib then parses it from there.
+class Connection final : public httplib::Stream {
+public:
+    enum class Head { complete, closed, timed_out, too_large };
+
+    Connection(int fd, SSL* ssl, std::chrono::seconds read_timeout, std::chrono::seconds write_timeout)
+        : fd_(fd), ssl_(ssl), read_timeout_(read_timeout), write_timeout_(write_timeout) {}
+
+    /// The TLS handshake, by `deadline`.
+    bool handshake(Clock::time_point deadline) {
+        for (;;) {
+            const int done = SSL_accept(ssl_);
+            if (done == 1) return true;
+            if (!wait_for_tls(SSL_get_error(ssl_, done), deadline)) return false;
+        }
+    }
+
+    /// Reads until the buffer holds a whole request head, by `deadline`.
+    Head read_head(HeadReader& reader, Clock::time_point deadline) {
+        buffer_.erase(0, offset_);
+        offset_ = 0;
+        for (;;) {
+            switch (reader.feed(std::string_view(buffer_).substr(reader.scanned()))) {
+            case HeadReader::State::complete: return Head::complete;
+            case HeadReader::State::incomplete: break;
+            default: return Head::too_large;
+            }
+            const auto got = fill(deadline);
+            if (got == 0) return Head::closed;
+            if (got < 0) return Clock::now() >= deadline ? Head::timed_out : Head::closed;
+        }
+    }
+
+    /// Whether a next request starts by `deadline` (bytes already buffered count).
+    bool wait_for_request(Clock::time_point deadline) {
+        if (offset_ < buffer_.size() || (ssl_ && SSL_pending(ssl_) > 0)) return true;
+        return wait_for(fd_, POLLIN, deadline);
+    }
+
+    /// Answers `response` without reading the request, then reads and drops
+    /// what the client still sends for a moment, so that closing does not
+    /// reset the connection before the client has read the answer. `linger`
+    /// zero: only what has already arrived.
+    void refuse(const std::string& response, std::chrono::milliseconds linger) {
+        if (send_all(response.data(), response.size(), Clock::now() + std::chrono::seconds(1)) < 0) return;
+        if (!ssl_) ::shutdown(fd_, SHUT_WR);
+        const auto end = Clock::now() + linger;
+        char scratch[4096];
+        while (receive(scratch, sizeof(scratch), std::min(end, Clock::now() + std::chrono::milliseconds(100))) > 0) {
+        }
+    }
+
+    bool is_readable() const override {
+        return offset_ < buffer_.size() || (ssl_ && SSL_pending(ssl_) > 0) ||
+               wait_for(fd_, POLLIN, Clock::now() + read_timeout_);
+    }
+    bool is_writable() const override { return wait_for(fd_, POLLOUT, Clock::now() + write_timeout_); }
+
+    ssize_t read(char* ptr, std::size_t size) override {
+        if (offset_ == buffer_.size()) {
+            buffer_.clear();
+            offset_ = 0;
+            const auto got = fill(Clock::now() + read_timeout_);
+            if (got <= 0) return got;
+        }
+        const auto n = std::min(size, buffer_.size() - offset_);
+        std::memcpy(ptr, buffer_.data() + offset_, n);
+        offset_ += n;
+        return static_cast<ssize_t>(n);
+    }
+
+    ssize_t write(const char* ptr, std::size_t size) override {
+        return send_all(ptr, size, Clock::now() + write_timeout_);
+    }
+
+    void get_remote_ip_and_port(std::string& ip, int& port) const override { endpoint(fd_, true, ip, port); }
+    void get_local_ip_and_port(std::string& ip, int& port) const override { endpoint(fd_, false, ip, port); }
+    socket_t socket() const override { return fd_; }
+
+private:
+    /// Appends what arrives by `deadline`: bytes read, 0 at end of stream, -1 on timeout or error.
+    ssize_t fill(Clock::time_point deadline) {
+        const auto old_size = buffer_.size();
+        buffer_.resize(old_size + kReadChunk);
+        const auto got = receive(buffer_.data() + old_size, kReadChunk, deadline);
+        buffer_.resize(old_size + static_cast<std::size_t>(std::max<ssize_t>(got, 0)));
+        return got;
+    }
+
+    ssize_t receive(char* into, std::size_t size, Clock::time_point deadline) {
+        for (;;) {
+            if (ssl_) {
+                const int got = SSL_read(ssl_, into, static_cast<int>(size));
+                if (got > 0) return got;
+                const int error = SSL_get_error(ssl_, got);
+                if (error == SSL_ERROR_ZERO_RETURN) return 0;
+                if (!wait_for_tls(error, deadline)) return -1;
+            } else {
+                const auto got = ::recv(fd_, into, size, 0);
+                if (got >= 0) return got;
+                if (errno != EINTR && (errno != EAGAIN || !wait_for(fd_, POLLIN, deadline))) return -1;
+            }
+        }
+    }
+
+    /// Sends all of it by `deadline` (TLS retries a write with the same arguments, as OpenSSL requires).
+    ssize_t send_all(const char* data, std::size_t size, Clock::time_point deadline) {
+        std::size_t sent = 0;
+        while (sent < size) {
+            if (ssl_) {
+                const auto chunk = static_cast<int>(std::min<std::size_t>(size - sent, INT_MAX));
+                const int n = SSL_write(ssl_, data + sent, chunk);
+                if (n > 0) {
+                    sent += static_cast<std::size_t>(n);
+                } else if (!wait_for_tls(SSL_get_error(ssl_, n), deadline)) {
+                    return -1;
+                }
+            } else {
+                const auto n = ::send(fd_, data + sent, size - sent, MSG_NOSIGNAL);
+                if (n >= 0) {
+                    sent += static_cast<std::size_t>(n);
+                } else if (errno != EINTR && (errno != EAGAIN || !wait_for(fd_, POLLOUT, deadline))) {
+                    return -1;
+                }
+            }
+        }
+        return static_cast<ssize_t>(sent);
+    }
+
+    [[nodiscard]] bool wait_for_tls(int error, Clock::time_point deadline) const {
+        if (error == SSL_ERROR_WANT_READ) return wait_for(fd_, POLLIN, deadline);
+        if (error == SSL_ERROR_WANT_WRITE) return wait_for(fd_, POLLOUT, deadline);
+        return false;
+    }
+
+    int fd_;
+    SSL* ssl_;
+    std::chrono::seconds read_timeout_;
+    std::chrono::seconds write_timeout_;
+    std::string buffer_;
+    std::size_t offset_ = 0;  // what cpp-httplib has read of buffer_
+};
+
+/// An SSL for a connection, freed (after a close_notify when the exchange
+/// ended well) when it goes.
+class Tls {
+public:
+    Tls(SSL_CTX* context, int fd) : ssl_(SSL_new(context)) {
+        if (ssl_ && SSL_set_fd(ssl_, fd) != 1) {
+            SSL_free(ssl_);
+            ssl_ = nullptr;
+        }
+    }
+    ~Tls() {
+        if (!ssl_) return;
+        if (graceful) SSL_shutdown(ssl_);
+        SSL_free(ssl_);
+    }
+    Tls(const Tls&) = delete;
+    Tls& operator=(const Tls&) = delete;
+    [[nodiscard]] SSL* get() const noexcept { return ssl_; }
+    bool graceful = false;
+
+private:
+    SSL* ssl_;
+};
+
+/// What stop_limited_server() reaches through whichever LimitedServer it is.
+class IdleCloser {
+public:
+    virtual void close_idle() = 0;
+
+protected:
+    ~IdleCloser() = default;
+};
+
+template <class Base>
+class LimitedServer final : public Base, public IdleCloser {
+public:
+    template <class... Args>
+    explicit LimitedServer(const Settings& settings, Args&&... args)
+        : Base(std::forward<Args>(args)...),
+          limits_(settings.connections),
+          limiter_(settings.connections, settings.trusted_proxies) {}
+
+    void close_idle() override { limiter_.close_idle(); }
+
+private:
+    static constexpr bool kTls = std::is_same_v<Base, httplib::SSLServer>;
+
+    bool process_and_close_socket(socket_t sock) override {
+        const bool ok = serve(sock);
+        ::shutdown(sock, SHUT_RDWR);
+        ::close(sock);
+        return ok;
+    }
+
+    bool serve(int sock) {
+        const auto accepted = Clock::now();
+        const auto seconds = [](time_t s) { return std::chrono::seconds(s); };
+        ::fcntl(sock, F_SETFL, ::fcntl(sock, F_GETFL) | O_NONBLOCK);
+        std::string address;
+        int port = 0;
+        endpoint(sock, true, address, port);
+        const auto slot = limiter_.admit(address, sock);
+        // Over TLS a refusal would cost the server a handshake: a flood gets none.
+        if (!slot && kTls) return false;
+
+        std::unique_ptr<Tls> tls;
+        if constexpr (kTls) {
+            tls = std::make_unique<Tls>(this->ssl_context(), sock);
+            if (!tls->get()) return false;
+        }
+        Connection connection(sock, tls ? tls->get() : nullptr, seconds(this->read_timeout_sec_),
+                              seconds(this->write_timeout_sec_));
+        if (!slot) {
+            connection.refuse(connection_refusal(503, "too many connections; retry later", 1), std::chrono::milliseconds(0));
+            return false;
+        }
+        auto deadline = accepted + limits_.head_timeout;
+        if (tls && !connection.handshake(deadline)) return false;
+
+        HeadReader reader(limits_.max_header_lines, kMaxHeadBytes);
+        bool ok = true;
+        for (auto count = this->keep_alive_max_count_; count > 0 && this->svr_sock_ != INVALID_SOCKET; --count) {
+            if (count != this->keep_alive_max_count_) {
+                limiter_.idle(*slot);
+                // Looked at once idle: a stop either finds this connection
+                // idle (and closes it) or has been seen here.
+                const bool next = this->svr_sock_ != INVALID_SOCKET &&
+                                  connection.wait_for_request(Clock::now() + seconds(this->keep_alive_timeout_sec_));
+                if (!limiter_.busy(*slot) || !next) break;
+                deadline = Clock::now() + limits_.head_timeout;
+            }
+            reader.reset();
+            const auto head = connection.read_head(reader, deadline);
+            if (head == Connection::Head::closed) break;
+            if (head != Connection::Head::complete) {
+                connection.refuse(
+                    head == Connection::Head::timed_out
+                        ? connection_refusal(408, "the request line and headers did not arrive in time")
+                        : connection_refusal(431, "the request has more header lines or bytes than the server accepts"),
+                    std::chrono::seconds(1));
+                return false;
+            }
+            bool closed = false;
+            ok = this->process_request(connection, count == 1, closed, [&](httplib::Request& request) {
+                if (tls) request.ssl = tls->get();
+            });
+            if (!ok || closed) break;
+        }
+        if (tls) tls->graceful = ok;
+        return ok;
+    }
+
+    const ConnectionLimits limits_;
+    ConnectionLimiter limiter_;
+};
+
+}  // namespace
+
+std::unique_ptr<httplib::Server> make_limited_server(const Settings& settings) {
+    if (!settings.tls()) return std::make_unique<LimitedServer<httplib::Server>>(settings);
+    auto tls = std::make_unique<LimitedServer<httplib::SSLServer>>(settings, settings.tls_cert.c_str(),
+                                                                   settings.tls_key.c_str());
+    if (!tls->is_valid())
+        throw Error(ErrorKind::invalid_input,
+                    "cannot load the TLS certificate " + settings.tls_cert + " or key " + settings.tls_key);
+    return tls;
+}
+
+void stop_limited_server(httplib::Server& server) {
+    server.stop();
+    if (auto* closer = dynamic_cast<IdleCloser*>(&server)) closer->close_idle();
+}
+
+}  // namespace abci::serve
