@@ -2,10 +2,8 @@
 // approval (which mints the role token), and certificates (which mint an
 // entity token). The workflows themselves are service::Workflows.
 
-#include "core/abci/tokens.hpp"
+#include "core/abci/requests.hpp"
 #include "core/abci/workflows.hpp"
-#include "core/eth/address.hpp"
-#include "core/util/fields.hpp"
 #include "serve/router.hpp"
 #include "serve/routes/routes.hpp"
 #include "serve/routes/views.hpp"
@@ -15,25 +13,7 @@ namespace abci::serve {
 namespace {
 
 Reply create_role_request(RequestContext& ctx) {
-    const auto body = ctx.json_body();
-    util::Fields fields(body);
-    const auto role_type = fields.required_string("roleType", 32);
-    const auto wallet = fields.required_string("walletAddress", 42);
-    const auto blockchain_id = fields.required_string("blockchainId", 64);
-    const auto note = fields.optional_string("note", 2000).value_or("");
-    fields.check(role_type.empty() || service::role_token(role_type).has_value(),
-                 "roleType must be one of producer, verifier, valuator, certifier");
-    std::string address;
-    if (!wallet.empty()) {
-        try {
-            address = eth::Address::parse(wallet).lower();
-        } catch (const Error& e) {
-            fields.check(false, std::string("walletAddress: ") + e.what());
-        }
-    }
-    fields.done();
-    const auto request = ctx.services.store.create_role_request(
-        store::NewRoleRequest{ctx.caller().id, role_type, address, blockchain_id, note});
+    const auto request = ctx.services.store.create_role_request(service::parse_role_request(ctx.json_body(), ctx.caller().id));
     return Reply::json(201, {{"success", true}, {"data", service::role_request_view(request)}});
 }
 
