@@ -19,7 +19,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::require(!url.host.empty() && url.port != 0, "a host and a port");
     fuzz::require(url.target.starts_with('/'), "the request target is a path");
     const auto clean = [](const std::string& part) {
-        return std::none_of(part.begin(), part.end(), [](char c) { return c <= ' ' || c == '\x7f'; });
+        return std::none_of(part.begin(), part.end(), [](char c) {
+            const auto byte = static_cast<unsigned char>(c);
+            return byte <= ' ' || byte == 0x7f;
+        });
     };
     // They go into the request line and the Host header as they are.
     fuzz::require(clean(url.host) && clean(url.target), "no spaces or control characters in host and target");
