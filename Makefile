@@ -9,7 +9,7 @@ TEST_JOBS ?= $(shell echo $$(( $(JOBS) + 1 )))
 
 BUILD_COVERAGE ?= build-coverage
 
-.PHONY: setup build build-asan run test test-fast test-asan chaos coverage bench clean
+.PHONY: setup build build-asan run test test-fast test-asan chaos coverage fuzz bench clean
 
 setup:
 	@scripts/setup
@@ -57,9 +57,16 @@ coverage: setup
 	  { tail -20 $(BUILD_COVERAGE)/ctest.log; exit 1; }
 	@scripts/coverage-report $(BUILD_COVERAGE)
 
+# Every fuzz target (tests/fuzz) for SECONDS each (default 10 minutes) under
+# libFuzzer, ASan and UBSan, in its own clang tree (build-fuzz); prints the
+# table of executions, coverage and crashes. `make test` only replays the corpora.
+SECONDS ?= 600
+fuzz: setup
+	@scripts/fuzz $(SECONDS)
+
 # Builds its own Release tree (build-bench) and prints the table of ratios.
 bench:
 	@bench/run
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_COVERAGE)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_COVERAGE) build-fuzz

@@ -2,10 +2,6 @@
 
 #include <cstdlib>
 
-#include <toml++/toml.h>
-
-#include "core/os/xdg.hpp"
-
 namespace abci::cli {
 
 namespace {
@@ -15,32 +11,6 @@ std::string not_logged_in(const std::string& server) {
 }
 
 }  // namespace
-
-std::optional<std::filesystem::path> config_file_path() { return os::xdg_path(os::XdgBase::config, "abcictl/config.toml"); }
-
-void apply_config_file(GlobalOptions& options) {
-    const auto path = config_file_path();
-    std::error_code ec;
-    if (path && std::filesystem::exists(*path, ec)) {
-        toml::table file;
-        try {
-            file = toml::parse_file(path->string());
-        } catch (const toml::parse_error& e) {
-            throw Error(ErrorKind::invalid_input, path->string() + ": " + std::string(e.description()));
-        }
-        auto text = [&](toml::node_view<toml::node> node, const std::string& key) -> std::string {
-            if (!node) return {};
-            if (const auto value = node.value<std::string>()) return *value;
-            throw Error(ErrorKind::invalid_input, path->string() + ": " + key + " must be a string");
-        };
-        if (options.profile.empty()) options.profile = text(file["profile"], "profile");
-        const std::string profile = options.profile.empty() ? "default" : options.profile;
-        if (options.server.empty()) options.server = text(file["profiles"][profile]["server"], "profiles." + profile + ".server");
-        if (options.server.empty()) options.server = text(file["server"], "server");
-    }
-    if (options.profile.empty()) options.profile = "default";
-    if (options.server.empty()) options.server = remembered_server(options.profile).value_or(kDefaultServer);
-}
 
 std::optional<std::string> remembered_server(const std::string& profile) {
     // Only read: a command that never logged in must not create state.db.

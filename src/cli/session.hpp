@@ -1,38 +1,22 @@
 #pragma once
 // Which server the command line talks to, as whom (DESIGN.md §5–6):
 // --server/--profile, then ABCICTL_SERVER/ABCICTL_PROFILE (both bound by
-// CLI11), then $XDG_CONFIG_HOME/abcictl/config.toml, then the server the
-// profile last logged in to (so `abcictl --server X login` is remembered),
-// then the defaults (http://127.0.0.1:8080, profile "default"). The config file is applied as
-// defaults here, after parsing, because CLI11's own config support would rank
-// the file above the environment.
-//
-// config.toml:
-//   server = "https://abci.example.org"   # for every profile without its own
-//   profile = "default"
-//   [profiles.staging]
-//   server = "https://staging.example.org"
+// CLI11), then $XDG_CONFIG_HOME/abcictl/config.toml (cli/config_file.hpp),
+// then the server the profile last logged in to (so `abcictl --server X login`
+// is remembered), then the defaults (http://127.0.0.1:8080, profile
+// "default"). The config file is applied as defaults here, after parsing,
+// because CLI11's own config support would rank the file above the environment.
 
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "cli/api_client.hpp"
+#include "cli/config_file.hpp"
 #include "cli/context.hpp"
 #include "cli/state_db.hpp"
 
 namespace abci::cli {
-
-inline constexpr const char* kDefaultServer = "http://127.0.0.1:8080";
-
-/// $XDG_CONFIG_HOME/abcictl/config.toml (or ~/.config/…); nothing without a home.
-[[nodiscard]] std::optional<std::filesystem::path> config_file_path();
-
-/// Fills options.server and options.profile where neither flag nor
-/// environment gave them. Error(invalid_input) naming the config file and key
-/// when the file is malformed; a missing file is no error.
-void apply_config_file(GlobalOptions& options);
 
 /// The server `profile` last logged in to (state.db), if any; never creates state.db.
 [[nodiscard]] std::optional<std::string> remembered_server(const std::string& profile);

@@ -172,4 +172,24 @@ MintEntityRequest parse_mint_entity(const json& body) {
     return {*to, *kind, std::move(entity_id), std::move(blockchain_id), amount, std::move(details)};
 }
 
+store::NewRoleRequest parse_role_request(const json& body, const std::string& user_id) {
+    util::Fields fields(body);
+    auto role_type = fields.required_string("roleType", 32);
+    const auto wallet = fields.required_string("walletAddress", 42);
+    auto blockchain_id = fields.required_string("blockchainId", 64);
+    auto note = fields.optional_string("note", 2000).value_or("");
+    fields.check(role_type.empty() || role_token(role_type).has_value(),
+                 "roleType must be one of producer, verifier, valuator, certifier");
+    std::string address;
+    if (!wallet.empty()) {
+        try {
+            address = eth::Address::parse(wallet).lower();
+        } catch (const Error& e) {
+            fields.check(false, std::string("walletAddress: ") + e.what());
+        }
+    }
+    fields.done();
+    return {user_id, std::move(role_type), std::move(address), std::move(blockchain_id), std::move(note)};
+}
+
 }  // namespace abci::service

@@ -11,6 +11,7 @@
 
 #include "core/abci/tokens.hpp"
 #include "core/eth/address.hpp"
+#include "core/store/store.hpp"
 #include "core/util/fields.hpp"
 
 namespace abci::service {
@@ -39,6 +40,11 @@ struct MintEntityRequest {
 /// Spec 4.2's body; all fields required except metadata's description,
 /// image, external_url and attributes. Throws as parse_mint_role().
 [[nodiscard]] MintEntityRequest parse_mint_entity(const nlohmann::json& body);
+
+/// POST /v1/role-requests' body (roleType, walletAddress, blockchainId, an
+/// optional note) as the request of user `user_id`, the wallet in lower case.
+/// Throws as parse_mint_role().
+[[nodiscard]] store::NewRoleRequest parse_role_request(const nlohmann::json& body, const std::string& user_id);
 
 /// An address field (spec 4.1: 42 characters starting with 0x, EIP-55 checked
 /// when mixed case); records the problem in `fields` and returns nothing when

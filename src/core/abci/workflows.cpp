@@ -1,5 +1,6 @@
 #include "core/abci/workflows.hpp"
 
+#include "core/abci/requests.hpp"
 #include "core/abci/tokens.hpp"
 #include "core/error.hpp"
 #include "core/eth/address.hpp"
@@ -49,22 +50,14 @@ store::RoleRequest load(store::Store& store, const std::string& id) {
 }  // namespace
 
 store::RoleRequest Workflows::file_role_request(const std::string& user_id, const json& body) {
-    util::Fields fields(body);
-    const auto role_type = fields.required_string("roleType", 32);
-    const auto wallet = fields.required_string("walletAddress", 42);
-    const auto blockchain_id = fields.required_string("blockchainId", 64);
-    const auto note = fields.optional_string("note", 2000).value_or("");
-    fields.check(role_type.empty() || role_token(role_type).has_value(),
-                 "roleType must be one of producer, verifier, valuator, certifier");
-    const auto address = address_field(fields, "walletAddress", wallet);
-    fields.done();
+    auto request = parse_role_request(body, user_id);
     // One message whether the wallet is someone else's or nobody's: a
     // requester learns nothing about other users' wallets.
-    if (!linked_to(store_, address->lower(), user_id))
-        throw Error(ErrorKind::unprocessable, "the wallet " + address->checksummed() +
+    if (!linked_to(store_, request.wallet_address, user_id))
+        throw Error(ErrorKind::unprocessable, "the wallet " + eth::Address::parse(request.wallet_address).checksummed() +
                                                   " is not linked to your account; ask an admin to link it to you, "
                                                   "then file the request again");
-    return store_.create_role_request(store::NewRoleRequest{user_id, role_type, address->lower(), blockchain_id, note});
+    return store_.create_role_request(std::move(request));
 }
 
 json Workflows::approve_role_request(const std::string& id, const std::string& admin_id) {

@@ -29,8 +29,13 @@ constexpr std::size_t kMaxRememberedTokens = 4096;
 // Our header and claims are flat; a little room for a future nested claim.
 constexpr std::size_t kMaxSegmentDepth = 4;
 constexpr std::string_view kHeader = R"({"alg":"HS256","typ":"at+jwt"})";
-// 9999-12-31T23:59:59Z: keeps time arithmetic far from overflow.
-constexpr std::int64_t kMaxEpochSeconds = 253402300799;
+// 2200-01-01T00:00:00Z: beyond any token's life, and far inside what a
+// system_clock time point holds (64-bit nanoseconds reach 2262), so that a
+// claim's conversion and the leeway arithmetic cannot overflow. (It was
+// 9999-12-31, which overflowed: a forged "nbf" in 2532 wrapped to 1948.)
+constexpr std::int64_t kMaxEpochSeconds = 7258118400;
+static_assert(kMaxEpochSeconds + 365LL * 24 * 3600 <
+              std::chrono::duration_cast<std::chrono::seconds>(TimePoint::duration::max()).count());
 
 [[noreturn]] void reject(const std::string& reason) { throw Error(ErrorKind::unauthenticated, reason); }
 

@@ -113,15 +113,20 @@ HttpAnswer http_exchange(const std::string& url, std::chrono::seconds timeout,
     return {res->status, std::move(res->body)};
 }
 
-// GET of a JSON object (discovery document, JWKS). Error(unavailable) unless
-// the answer is 200 with a JSON object.
-json get_json_object(const std::string& url, std::chrono::seconds timeout) {
-    const auto answer = http_exchange(url, timeout, [](httplib::Client& c, const std::string& target) {
+// GET of a document (discovery, JWKS): its body. Error(unavailable) unless
+// the answer is 200.
+std::string get_document(const std::string& url, std::chrono::seconds timeout) {
+    auto answer = http_exchange(url, timeout, [](httplib::Client& c, const std::string& target) {
         return c.Get(target, {{"Accept", "application/json"}});
     });
     if (answer.status != 200) unavailable(rpc::mask_url(url) + ": HTTP " + std::to_string(answer.status));
-    auto doc = json::parse(answer.body, nullptr, false);
-    if (!doc.is_object()) unavailable(rpc::mask_url(url) + ": the answer is not a JSON object");
+    return std::move(answer.body);
+}
+
+// A document's text as a JSON object; Error(unavailable) naming `what` otherwise.
+json json_object(std::string_view text, const std::string& what) {
+    auto doc = json::parse(text, nullptr, false);
+    if (!doc.is_object()) unavailable(what + ": the answer is not a JSON object");
     return doc;
 }
 
@@ -325,9 +330,13 @@ struct OidcClient::Cache {
     std::optional<Clock::time_point> fetched_at;  // of the JWKS
     std::set<std::string> refetched_for;          // kids that already caused a refetch
 
-    void fetch_keys(const std::string& jwks_uri, std::chrono::seconds timeout) {
-        keys = parse_jwks(get_json_object(jwks_uri, timeout));
+    void use_keys(std::string_view document, const std::string& what) {
+        keys = parse_jwks(json_object(document, what));
         fetched_at = Clock::now();
+    }
+
+    void fetch_keys(const std::string& jwks_uri, std::chrono::seconds timeout) {
+        use_keys(get_document(jwks_uri, timeout), rpc::mask_url(jwks_uri));
     }
 
     // The key for a token's header, fetching the JWKS when needed (see
@@ -378,31 +387,49 @@ OidcClient::~OidcClient() = default;
 OidcClient::Endpoints OidcClient::endpoints() {
     std::lock_guard lock(mutex_);
     if (cache_->endpoints) return *cache_->endpoints;
-    Endpoints e{settings_.authorization_endpoint, settings_.token_endpoint, settings_.jwks_uri};
-    if (e.authorization.empty() || e.token.empty() || e.jwks.empty()) {
+    if (settings_.authorization_endpoint.empty() || settings_.token_endpoint.empty() || settings_.jwks_uri.empty()) {
         // OpenID Connect Discovery 1.0 §4: the issuer without its trailing slash.
         auto base = settings_.issuer;
         if (base.ends_with('/')) base.pop_back();
-        const auto doc = get_json_object(base + "/.well-known/openid-configuration", settings_.http_timeout);
-        const auto bad = [](const std::string& why) { unavailable("discovery: " + why); };
-        // A document for another issuer would have us trust that issuer's keys.
-        if (optional_string(doc, "issuer", bad) != settings_.issuer)
-            unavailable("discovery: the document is for issuer " + doc.value("issuer", json()).dump() +
-                        ", not the configured " + settings_.issuer);
-        for (auto [field, key] : {std::pair{&e.authorization, "authorization_endpoint"},
-                                  std::pair{&e.token, "token_endpoint"}, std::pair{&e.jwks, "jwks_uri"}}) {
-            if (!field->empty()) continue;
-            *field = optional_string(doc, key, bad).value_or("");
-            if (field->empty()) bad(std::string("no ") + key);
-            try {
-                (void)rpc::parse_url(*field);
-            } catch (const Error&) {
-                bad(std::string(key) + " is not an http(s) URL");
-            }
+        const auto url = base + "/.well-known/openid-configuration";
+        cache_->endpoints = discovered(get_document(url, settings_.http_timeout), rpc::mask_url(url));
+    } else {
+        cache_->endpoints = Endpoints{settings_.authorization_endpoint, settings_.token_endpoint, settings_.jwks_uri};
+    }
+    return *cache_->endpoints;
+}
+
+OidcClient::Endpoints OidcClient::discovered(std::string_view document, const std::string& what) const {
+    const auto doc = json_object(document, what);
+    Endpoints e{settings_.authorization_endpoint, settings_.token_endpoint, settings_.jwks_uri};
+    const auto bad = [](const std::string& why) { unavailable("discovery: " + why); };
+    // A document for another issuer would have us trust that issuer's keys.
+    if (optional_string(doc, "issuer", bad) != settings_.issuer)
+        unavailable("discovery: the document is for issuer " + doc.value("issuer", json()).dump() +
+                    ", not the configured " + settings_.issuer);
+    for (auto [field, key] : {std::pair{&e.authorization, "authorization_endpoint"},
+                              std::pair{&e.token, "token_endpoint"}, std::pair{&e.jwks, "jwks_uri"}}) {
+        if (!field->empty()) continue;
+        *field = optional_string(doc, key, bad).value_or("");
+        if (field->empty()) bad(std::string("no ") + key);
+        try {
+            (void)rpc::parse_url(*field);
+        } catch (const Error&) {
+            bad(std::string(key) + " is not an http(s) URL");
         }
     }
-    cache_->endpoints = e;
     return e;
+}
+
+void OidcClient::use_discovery(std::string_view document) {
+    auto e = discovered(document, "discovery document");
+    std::lock_guard lock(mutex_);
+    cache_->endpoints = std::move(e);
+}
+
+void OidcClient::use_jwks(std::string_view document) {
+    std::lock_guard lock(mutex_);
+    cache_->use_keys(document, "JWKS");
 }
 
 AuthorizationRequest OidcClient::begin() {

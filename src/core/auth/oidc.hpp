@@ -74,11 +74,19 @@ public:
     [[nodiscard]] IdTokenClaims verify_id_token(std::string_view id_token,
                                                 const std::optional<std::string>& expected_nonce);
 
+    /// The provider's discovery document and JWKS, as it serves them, taken
+    /// as if just fetched (what tests/fuzz/oidc.cpp feeds in place of the
+    /// network). Error(unavailable) naming what is wrong, as when fetched.
+    void use_discovery(std::string_view document);
+    void use_jwks(std::string_view document);
+
 private:
     struct Endpoints;
     struct Cache;
     // The endpoints, from the settings or (first time, under mutex_) discovery.
     [[nodiscard]] Endpoints endpoints();
+    // The configured endpoints, the missing ones from discovery `document` (named `what` in errors).
+    [[nodiscard]] Endpoints discovered(std::string_view document, const std::string& what) const;
 
     const OidcProviderSettings settings_;  // never changes, so settings() needs no lock
     std::mutex mutex_;                     // guards cache_

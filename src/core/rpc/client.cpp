@@ -283,6 +283,53 @@ struct Client::Impl {
     }
 };
 
+std::optional<std::string> check_call_answer(const json& answer, std::uint64_t id) {
+    if (auto problem = check_item(answer)) return problem;
+    // A request that could not be parsed is answered with id null.
+    if (answer.value("id", json()) != json(id) && !(has_error(answer) && answer.value("id", json()).is_null()))
+        return "the answer's id does not match the request's";
+    return std::nullopt;
+}
+
+std::optional<std::string> check_batch_answer(const json& answer, std::uint64_t first, std::uint64_t count) {
+    if (answer.is_object()) {  // the node rejected the whole batch
+        if (auto problem = check_item(answer)) return problem;
+        return has_error(answer) ? std::nullopt : std::optional<std::string>("a single result for a batch");
+    }
+    if (!answer.is_array()) return "the answer to a batch is not an array";
+    std::vector<bool> seen(count, false);
+    for (const auto& item : answer) {
+        if (auto problem = check_item(item)) return problem;
+        const auto id = item.value("id", json());
+        if (!id.is_number_unsigned() || id.get<std::uint64_t>() < first || id.get<std::uint64_t>() - first >= count ||
+            seen[id.get<std::uint64_t>() - first])
+            return "unexpected or repeated id " + id.dump() + " in a batch answer";
+        seen[id.get<std::uint64_t>() - first] = true;
+    }
+    if (std::find(seen.begin(), seen.end(), false) != seen.end()) return "the node left some requests unanswered";
+    return std::nullopt;
+}
+
+json call_result(json answer, std::string_view method) {
+    if (has_error(answer)) throw make_rpc_error(answer["error"], method);
+    return std::move(answer["result"]);
+}
+
+std::vector<Outcome> batch_outcomes(json answer, std::uint64_t first, const std::vector<Request>& requests,
+                                    std::string_view label) {
+    if (answer.is_object()) throw make_rpc_error(answer["error"], label);
+    std::vector<std::optional<Outcome>> slots(requests.size());
+    for (auto& item : answer) {
+        const auto k = item["id"].get<std::uint64_t>() - first;
+        slots[k] = has_error(item) ? Outcome(make_rpc_error(item["error"], requests[k].method))
+                                   : Outcome(std::move(item["result"]));
+    }
+    std::vector<Outcome> out;
+    out.reserve(requests.size());
+    for (auto& slot : slots) out.push_back(std::move(*slot));
+    return out;
+}
+
 Client::Client(const std::vector<std::string>& urls, Options options) : impl_(std::make_unique<Impl>()) {
     if (urls.empty()) throw Error(ErrorKind::invalid_input, "no RPC URL given");
     impl_->options = std::move(options);
@@ -307,15 +354,8 @@ Client::~Client() = default;
 json Client::call(std::string_view method, json params, const CallOptions& options) {
     const auto id = impl_->next_id.fetch_add(1);
     const auto body = serialise(request_object(id, method, std::move(params)));
-    auto answer = impl_->exchange(method, body, options, [id](const json& j) -> std::optional<std::string> {
-        if (auto problem = check_item(j)) return problem;
-        // A request that could not be parsed is answered with id null.
-        if (j.value("id", json()) != json(id) && !(has_error(j) && j.value("id", json()).is_null()))
-            return "the answer's id does not match the request's";
-        return std::nullopt;
-    });
-    if (has_error(answer)) throw make_rpc_error(answer["error"], method);
-    return std::move(answer["result"]);
+    return call_result(impl_->exchange(method, body, options, [id](const json& j) { return check_call_answer(j, id); }),
+                       method);
 }
 
 std::vector<Outcome> Client::batch(const std::vector<Request>& requests, const CallOptions& options) {
@@ -326,37 +366,9 @@ std::vector<Outcome> Client::batch(const std::vector<Request>& requests, const C
     for (std::uint64_t k = 0; k < n; ++k)
         body.push_back(request_object(first + k, requests[k].method, requests[k].params));
     const auto label = fmt::format("batch of {} ({}…)", n, requests.front().method);
-
-    auto answer = impl_->exchange(label, serialise(body), options, [&](const json& j) -> std::optional<std::string> {
-        if (j.is_object()) {  // the node rejected the whole batch
-            if (auto problem = check_item(j)) return problem;
-            return has_error(j) ? std::nullopt : std::optional<std::string>("a single result for a batch");
-        }
-        if (!j.is_array()) return "the answer to a batch is not an array";
-        std::vector<bool> seen(n, false);
-        for (const auto& item : j) {
-            if (auto problem = check_item(item)) return problem;
-            const auto id = item.value("id", json());
-            if (!id.is_number_unsigned() || id.get<std::uint64_t>() < first || id.get<std::uint64_t>() - first >= n ||
-                seen[id.get<std::uint64_t>() - first])
-                return "unexpected or repeated id " + id.dump() + " in a batch answer";
-            seen[id.get<std::uint64_t>() - first] = true;
-        }
-        if (std::find(seen.begin(), seen.end(), false) != seen.end()) return "the node left some requests unanswered";
-        return std::nullopt;
-    });
-    if (answer.is_object()) throw make_rpc_error(answer["error"], label);
-
-    std::vector<std::optional<Outcome>> slots(n);
-    for (auto& item : answer) {
-        const auto k = item["id"].get<std::uint64_t>() - first;
-        slots[k] = has_error(item) ? Outcome(make_rpc_error(item["error"], requests[k].method))
-                                   : Outcome(std::move(item["result"]));
-    }
-    std::vector<Outcome> out;
-    out.reserve(n);
-    for (auto& slot : slots) out.push_back(std::move(*slot));
-    return out;
+    auto answer = impl_->exchange(label, serialise(body), options,
+                                  [&](const json& j) { return check_batch_answer(j, first, n); });
+    return batch_outcomes(std::move(answer), first, requests, label);
 }
 
 std::vector<std::string> Client::endpoints() const {

@@ -72,6 +72,24 @@ private:
     std::variant<nlohmann::json, RpcError> value_;
 };
 
+// Reading a node's answers, each already parsed as JSON. Public so that what
+// a node can send is fuzzed without a network (tests/fuzz/rpc_response.cpp).
+
+/// What is wrong with `answer` as the answer to the call with id `id`, or
+/// nothing. Something wrong is a failure of the endpoint, not its answer.
+[[nodiscard]] std::optional<std::string> check_call_answer(const nlohmann::json& answer, std::uint64_t id);
+/// Likewise for the answer to a batch of `count` requests numbered from `first`.
+[[nodiscard]] std::optional<std::string> check_batch_answer(const nlohmann::json& answer, std::uint64_t first,
+                                                            std::uint64_t count);
+/// The "result" of an answer that check_call_answer() passed; RpcError when
+/// the node answered `method` with an error.
+[[nodiscard]] nlohmann::json call_result(nlohmann::json answer, std::string_view method);
+/// One Outcome per request, in request order, of an answer that
+/// check_batch_answer() passed for `requests` numbered from `first`; RpcError
+/// when the node refused the whole batch (named `label`).
+[[nodiscard]] std::vector<Outcome> batch_outcomes(nlohmann::json answer, std::uint64_t first,
+                                                  const std::vector<Request>& requests, std::string_view label);
+
 /// Per-call settings.
 struct CallOptions {
     /// Deadline for the whole call, retries and backoff included; defaults to Options::call_timeout.

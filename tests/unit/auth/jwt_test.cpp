@@ -265,6 +265,22 @@ TEST_CASE("JwtCodec checks issuer, audience, times and required claims", "[jwt]"
     jwt_test::check_rejected(codec, jwt_test::forge_text(jwt_test::header().dump(), R"("claims")"));
 }
 
+TEST_CASE("JwtCodec refuses times the clock cannot hold", "[jwt]") {
+    // Found by tests/fuzz/jwt.cpp: a claim in seconds was turned into the
+    // clock's nanoseconds unchecked up to year 9999, so "nbf" in 2532
+    // overflowed to 1948 and the token was accepted 500 years early.
+    using jwt_test::json;
+    const auth::JwtCodec codec(jwt_test::kSecret, {});
+    for (const char* name : {"iat", "nbf", "exp"}) {
+        for (const std::int64_t seconds : {std::int64_t{17'760'000'000}, std::int64_t{253'402'300'799}}) {
+            INFO(name << " = " << seconds);
+            auto claims = jwt_test::claims();
+            claims[name] = seconds;
+            jwt_test::check_rejected(codec, jwt_test::forge(jwt_test::header(), claims));
+        }
+    }
+}
+
 TEST_CASE("JwtCodec refuses malformed tokens", "[jwt]") {
     using jwt_test::json;
     const auth::JwtCodec codec(jwt_test::kSecret, {});
