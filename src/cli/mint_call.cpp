@@ -8,6 +8,7 @@
 #include "cli/progress.hpp"
 #include "cli/session.hpp"
 #include "core/crypto/encoding.hpp"
+#include "cli/validators.hpp"
 
 namespace abci::cli {
 namespace {
@@ -72,10 +73,9 @@ void add_mint_call_options(CLI::App& command, MintCallOptions& options) {
     command.add_option("--idempotency-key", options.idempotency_key,
                        "Makes retrying safe: a repeat with the same key returns the first mint instead of minting "
                        "again (default: a new abcictl-<uuid> per run, printed when the outcome is unknown)");
-    command
-        .add_option("--timeout", options.timeout_seconds,
-                    "Seconds to wait for the answer (the server waits up to 120 s for the receipt)")
-        ->check(CLI::Range(1U, 86'400U))
+    whole_number(command.add_option("--timeout", options.timeout_seconds,
+                                    "Seconds to wait for the answer (the server waits up to 120 s for the receipt)"),
+                 1, 86'400)
         ->capture_default_str();
 }
 

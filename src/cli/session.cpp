@@ -2,8 +2,7 @@
 
 #include <cstdlib>
 
-#include <toml++/toml.h>
-
+#include "cli/cli_settings.hpp"
 #include "core/os/xdg.hpp"
 
 namespace abci::cli {
@@ -22,24 +21,14 @@ void apply_config_file(GlobalOptions& options) {
     const auto path = config_file_path();
     std::error_code ec;
     if (path && std::filesystem::exists(*path, ec)) {
-        toml::table file;
-        try {
-            file = toml::parse_file(path->string());
-        } catch (const toml::parse_error& e) {
-            throw Error(ErrorKind::invalid_input, path->string() + ": " + std::string(e.description()));
-        }
-        auto text = [&](toml::node_view<toml::node> node, const std::string& key) -> std::string {
-            if (!node) return {};
-            if (const auto value = node.value<std::string>()) return *value;
-            throw Error(ErrorKind::invalid_input, path->string() + ": " + key + " must be a string");
-        };
-        if (options.profile.empty()) options.profile = text(file["profile"], "profile");
-        const std::string profile = options.profile.empty() ? "default" : options.profile;
-        if (options.server.empty()) options.server = text(file["profiles"][profile]["server"], "profiles." + profile + ".server");
-        if (options.server.empty()) options.server = text(file["server"], "server");
+        const CliConfigFile file(path->string());
+        if (options.profile.empty()) options.profile = file.get("profile").value_or("");
+        const std::string profile = options.profile.empty() ? std::string(cli_setting("profile").default_value) : options.profile;
+        if (options.server.empty()) options.server = file.get("profiles." + profile + ".server").value_or("");
+        if (options.server.empty()) options.server = file.get("server").value_or("");
     }
-    if (options.profile.empty()) options.profile = "default";
-    if (options.server.empty()) options.server = kDefaultServer;
+    if (options.profile.empty()) options.profile = cli_setting("profile").default_value;
+    if (options.server.empty()) options.server = cli_setting("server").default_value;
 }
 
 std::unique_ptr<ApiClient> anonymous_client(GlobalOptions& options, std::chrono::milliseconds timeout) {
@@ -49,7 +38,7 @@ std::unique_ptr<ApiClient> anonymous_client(GlobalOptions& options, std::chrono:
 
 std::unique_ptr<ApiClient> authenticated_client(GlobalOptions& options, StateDb& state, std::chrono::milliseconds timeout) {
     auto client = anonymous_client(options, timeout);
-    if (const char* token = std::getenv("ABCICTL_TOKEN"); token && *token) {
+    if (const char* token = std::getenv(std::string(cli_setting("ABCICTL_TOKEN").env).c_str()); token && *token) {
         client->set_bearer(token);
         return client;
     }

@@ -2,7 +2,8 @@
 // Which server the command line talks to, as whom (DESIGN.md §5–6):
 // --server/--profile, then ABCICTL_SERVER/ABCICTL_PROFILE (both bound by
 // CLI11), then $XDG_CONFIG_HOME/abcictl/config.toml, then the defaults
-// (http://127.0.0.1:8080, profile "default"). The config file is applied as
+// (http://127.0.0.1:8080, profile "default"): the keys, variables and defaults
+// of cli/cli_settings.hpp's table. The config file is applied as
 // defaults here, after parsing, because CLI11's own config support would rank
 // the file above the environment.
 //
@@ -22,8 +23,6 @@
 #include "cli/state_db.hpp"
 
 namespace abci::cli {
-
-inline constexpr const char* kDefaultServer = "http://127.0.0.1:8080";
 
 /// $XDG_CONFIG_HOME/abcictl/config.toml (or ~/.config/…); nothing without a home.
 [[nodiscard]] std::optional<std::filesystem::path> config_file_path();
