@@ -107,6 +107,7 @@ ApiResponse ApiClient::send(const std::string& method, const std::string& path, 
     ApiResponse response;
     response.status = result->status;
     response.request_id = result->get_header_value("X-Request-Id");
+    response.software = result->get_header_value("Server");
     response.body = nlohmann::json::parse(result->body, nullptr, false);
     if (response.body.is_discarded()) response.body = nullptr;
     return response;

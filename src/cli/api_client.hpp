@@ -24,6 +24,7 @@ struct ApiResponse {
     int status = 0;
     nlohmann::json body;     // null when the body was empty or not JSON
     std::string request_id;  // the server's X-Request-Id, the key to its log line
+    std::string software;    // its Server header: "abcictl/0.1.0" for ours
 };
 
 /// An error answer of the server: with -v, main adds what identifies it.

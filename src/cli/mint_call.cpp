@@ -100,7 +100,7 @@ nlohmann::json send_mint(Context& ctx, const std::string& path, const nlohmann::
                         key, "", nlohmann::json::array());
     }
     if (response.status >= 200 && response.status < 300) return std::move(response.body);
-    const Error error = error_from_response(response);
+    const ServerError error = error_from_response(response);  // thrown whole: -v names its status and request id
     const auto& answer = response.body;
     if (answer.is_object() && answer.contains("mintId") && answer["mintId"].is_string())
         throw unsettled(ctx, error, key, answer["mintId"].get<std::string>(),

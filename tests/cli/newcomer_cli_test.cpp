@@ -150,6 +150,19 @@ TEST_CASE("version names the commit and reads as a version", "[cli][version]") {
     const auto json = nlohmann::json::parse(test::run_abcictl({"--json", "version"}).out);
     CHECK(json.at("version") == ABCI_VERSION);
     CHECK(r.out.find(json.at("commit").get<std::string>()) != std::string::npos);
+    CHECK_FALSE(json.contains("server"));  // none configured: nothing asked
+
+    // A configured server that answers is named with its version; one that does not is left out.
+    test::Server server;
+    const auto with_server = test::run_abcictl({"--server", server.url(), "version"});
+    CHECK(with_server.out == r.out + "server " ABCI_VERSION " at " + server.url() + "\n");
+    const auto as_json = nlohmann::json::parse(test::run_abcictl({"--json", "--server", server.url(), "version"}).out);
+    CHECK(as_json.at("server") == nlohmann::json{{"url", server.url()}, {"version", ABCI_VERSION}});
+    const auto url = server.url();
+    (void)server.stop();
+    const auto without = test::run_abcictl({"--server", url, "version"});
+    CHECK(without.exit_code == 0);
+    CHECK(without.out == r.out);
 }
 
 TEST_CASE("-v adds the HTTP status, the request id and the error's kind to a failure", "[cli][verbose]") {
