@@ -323,7 +323,7 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin journal\'' -s h -l help 
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l all -d 'Every status, not only pending'
-complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l status -x -d 'Only this status (repeatable): pending, mined, reverted, replaced, dropped, refused, abandoned'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l status -x -a 'pending mined reverted replaced dropped refused abandoned' -d 'Only this status (repeatable)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l chain -x -a '(__abcictl_chains)' -d 'Only this blockchain id'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l limit -x -d 'Show at most this many (the newest)'
 

@@ -93,6 +93,14 @@ TEST_CASE("refused values are said in plain words", "[cli][usage]") {
     check_refusal({"health", "--timeout", "0"}, "--timeout must be a number above 0, not '0'", "abcictl health",
                   cli::kExitHealthUnknown);
     check_refusal({"completion", "tcsh"}, "SHELL must be bash, zsh or fish, not 'tcsh'", "abcictl completion");
+    check_refusal({"admin", "journal", "list", "--status", "minedd"},
+                  "--status must be pending, mined, reverted, replaced, dropped, refused or abandoned, not 'minedd'. "
+                  "Did you mean 'mined'?",
+                  "abcictl admin journal list");
+    // Past what the option's type holds is out of range too, not CLI11's "Could not convert".
+    check_refusal({"health", "--warn-latency", "99999999999999999999"},
+                  "--warn-latency must be a whole number from 1 to 3600000, not '99999999999999999999'", "abcictl health",
+                  cli::kExitHealthUnknown);
 }
 
 TEST_CASE("a server given without its scheme is shown as typed, with an example", "[cli][usage]") {

@@ -85,7 +85,7 @@ void add_admin_contract_command(CLI::App& admin, Context& ctx) {
     whole_number(cmd->add_option("--chain-id", settings->chain_id, "Refuse to deploy unless the node serves this chain id"), 1);
     cmd->add_option("--admin", settings->admin, "Address granted the admin and minter roles (default: the deployer)");
     cmd->add_option("--base-uri", settings->base_uri, "Default token URI")->capture_default_str();
-    whole_number(cmd->add_option("--timeout", settings->timeout_seconds, "Seconds to wait for the receipt"), 1)
+    whole_number(cmd->add_option("--timeout", settings->timeout_seconds, "Seconds to wait for the receipt"), 1, 86'400)
         ->capture_default_str();
     cmd->callback([&ctx, settings] { deploy(ctx, *settings); });
 }

@@ -16,11 +16,20 @@
 #include "cli/data_dir_option.hpp"
 #include "cli/validators.hpp"
 #include "core/abci/journal_admin.hpp"
+#include "core/chain/tx_state.hpp"
 #include "core/error.hpp"
 #include "core/util/time.hpp"
 
 namespace abci::cli {
 namespace {
+
+/// Every status a journaled transaction can have, as the journal names them.
+std::vector<std::string> tx_status_names() {
+    std::vector<std::string> names;
+    for (auto s = chain::TxStatus::pending; s <= chain::TxStatus::abandoned; s = static_cast<chain::TxStatus>(static_cast<int>(s) + 1))
+        names.emplace_back(chain::to_string(s));
+    return names;
+}
 
 using nlohmann::json;
 
@@ -168,9 +177,8 @@ void add_admin_journal_command(CLI::App& admin, Context& ctx) {
                  {"Transactions still pending", "abcictl admin journal list --data-dir /var/lib/abcictl"},
                  {"The reverted ones on Amoy", "abcictl admin journal list --data-dir /var/lib/abcictl --status reverted --chain amoy"}});
     auto* all = list_cmd->add_flag("--all", l->all, "Every status, not only pending");
-    list_cmd
-        ->add_option("--status", l->statuses,
-                     "Only this status (repeatable): pending, mined, reverted, replaced, dropped, refused, abandoned")
+    one_of(list_cmd->add_option("--status", l->statuses, "Only this status (repeatable)"),
+           tx_status_names())
         ->excludes(all)
         ->allow_extra_args(false);
     list_cmd->add_option("--chain", l->chain, "Only this blockchain id");

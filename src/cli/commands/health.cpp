@@ -112,7 +112,7 @@ void add_health_command(CLI::App& app, Context& ctx) {
                             ->capture_default_str());
         whole_number(cmd.add_option("--warn-latency", s->warn_latency_ms, "A node slower than this many ms is a WARNING")
                          ->capture_default_str(),
-                     1);
+                     1, 3'600'000);
         cmd.callback([s, &ctx] {
             const Verdict v = check(ctx, *s);
             const auto unknown = [&v] { return nlohmann::json{{"status", "unknown"}, {"message", v.problem}}; };
