@@ -41,9 +41,6 @@ set -g __abcictl_valued \
     'abcictl admin audit --data-dir' \
     'abcictl admin audit --since' \
     'abcictl admin audit --limit' \
-    'abcictl admin audit --actor' \
-    'abcictl admin audit --status' \
-    'abcictl admin audit --path' \
     'abcictl admin journal list --data-dir' \
     'abcictl admin journal list --status' \
     'abcictl admin journal list --chain' \
@@ -88,14 +85,13 @@ set -g __abcictl_valued \
     'abcictl tokens metadata --address' \
     'abcictl health --format' \
     'abcictl health --timeout' \
-    'abcictl health --warn-latency' \
-    'abcictl role-requests list --status'
+    'abcictl health --warn-latency'
 
 # The subcommands of command $argv[1].
 function __abcictl_subcommands
     switch $argv[1]
         case 'abcictl'
-            printf '%s\n' version keystore admin serve login logout whoami mint-role mint-entity mint balance chains tokens health role-requests completion
+            printf '%s\n' version keystore admin serve login logout whoami mint-role mint-entity mint balance chains tokens health completion
         case 'abcictl keystore'
             printf '%s\n' new import list address
         case 'abcictl admin'
@@ -114,8 +110,6 @@ function __abcictl_subcommands
             printf '%s\n' list status
         case 'abcictl tokens'
             printf '%s\n' metadata
-        case 'abcictl role-requests'
-            printf '%s\n' list approve reject
     end
 end
 
@@ -173,7 +167,7 @@ end
 complete -c abcictl -f
 
 # abcictl
-complete -c abcictl -n '__abcictl_at \'abcictl\'' -a version -d 'Print the version of abcictl'
+complete -c abcictl -n '__abcictl_at \'abcictl\'' -a version -d 'Print the version of abcictl, its commit and the server\'s version'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a keystore -d 'Encrypted key files (readable by geth and cast, and theirs by us)'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a admin -d 'Bootstrap and maintenance of a server and its contract'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a serve -d 'Run the ABCI API server'
@@ -187,48 +181,47 @@ complete -c abcictl -n '__abcictl_at \'abcictl\'' -a balance -d 'A wallet\'s tok
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a chains -d 'The server\'s blockchains'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a tokens -d 'Token records'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a health -d 'Check the server, its chains, contracts, content storage and database (exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN)'
-complete -c abcictl -n '__abcictl_at \'abcictl\'' -a role-requests -d 'Users\' requests for a role token: list, approve (mints), reject (admin)'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a completion -d 'Print the shell completion script for bash, zsh or fish'
-complete -c abcictl -n '__abcictl_under \'abcictl\'' -s h -l help -d 'Print this help message and exit'
-complete -c abcictl -n '__abcictl_under \'abcictl\'' -l server -x -d 'API server URL'
-complete -c abcictl -n '__abcictl_under \'abcictl\'' -l profile -x -d 'Session profile'
+complete -c abcictl -n '__abcictl_under \'abcictl\'' -s h -l help -d 'Show this help'
+complete -c abcictl -n '__abcictl_under \'abcictl\'' -l server -x -d 'The API server\'s URL'
+complete -c abcictl -n '__abcictl_under \'abcictl\'' -l profile -x -d 'The session profile'
 complete -c abcictl -n '__abcictl_under \'abcictl\'' -l json -d 'Machine-readable JSON output'
 complete -c abcictl -n '__abcictl_under \'abcictl\'' -s q -l quiet -d 'Print only the essential value'
-complete -c abcictl -n '__abcictl_under \'abcictl\'' -l color -x -a 'always auto never' -d 'Colour output: auto, always or never'
+complete -c abcictl -n '__abcictl_under \'abcictl\'' -l color -x -a 'auto always never' -d 'Colour output (auto: on a terminal without NO_COLOR)'
 complete -c abcictl -n '__abcictl_under \'abcictl\'' -l no-input -d 'Never prompt; fail when input is needed'
 complete -c abcictl -n '__abcictl_under \'abcictl\'' -s y -l yes -d 'Answer yes to confirmations'
 complete -c abcictl -n '__abcictl_under \'abcictl\'' -s v -l verbose -d 'More output on stderr (repeatable)'
 
 # abcictl version
-complete -c abcictl -n '__abcictl_under \'abcictl version\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl version\'' -s h -l help -d 'Show this help'
 
 # abcictl keystore
 complete -c abcictl -n '__abcictl_at \'abcictl keystore\'' -a new -d 'Generate a key and save it in a new encrypted keystore'
 complete -c abcictl -n '__abcictl_at \'abcictl keystore\'' -a import -d 'Save an existing private key (hex) in a new encrypted keystore'
 complete -c abcictl -n '__abcictl_at \'abcictl keystore\'' -a list -d 'List the keystores in a directory (-q: their paths)'
 complete -c abcictl -n '__abcictl_at \'abcictl keystore\'' -a address -d 'Decrypt a keystore (proving the password and the file) and print its checksummed address'
-complete -c abcictl -n '__abcictl_under \'abcictl keystore\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl keystore\'' -s h -l help -d 'Show this help'
 
 # abcictl keystore new
-complete -c abcictl -n '__abcictl_under \'abcictl keystore new\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl keystore new\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl keystore new\'' -l dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Keystore directory (default: $ABCICTL_KEYSTORE_DIR, else $XDG_DATA_HOME/abcictl/keystores, else ~/.local/share/abcictl/keystores)'
 complete -c abcictl -n '__abcictl_under \'abcictl keystore new\'' -l password-file -r -F -d 'Read the password from this file'
 complete -c abcictl -n '__abcictl_under \'abcictl keystore new\'' -l password-stdin -d 'Read the password from standard input'
 
 # abcictl keystore import
-complete -c abcictl -n '__abcictl_under \'abcictl keystore import\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl keystore import\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl keystore import\'' -l dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Keystore directory (default: $ABCICTL_KEYSTORE_DIR, else $XDG_DATA_HOME/abcictl/keystores, else ~/.local/share/abcictl/keystores)'
 complete -c abcictl -n '__abcictl_under \'abcictl keystore import\'' -l password-file -r -F -d 'Read the password from this file'
 complete -c abcictl -n '__abcictl_under \'abcictl keystore import\'' -l password-stdin -d 'Read the password from standard input'
 complete -c abcictl -n '__abcictl_under \'abcictl keystore import\'' -l private-key-stdin -d 'Read the private key from standard input'
 
 # abcictl keystore list
-complete -c abcictl -n '__abcictl_under \'abcictl keystore list\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl keystore list\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl keystore list\'' -l dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Keystore directory (default: $ABCICTL_KEYSTORE_DIR, else $XDG_DATA_HOME/abcictl/keystores, else ~/.local/share/abcictl/keystores)'
 
 # abcictl keystore address
 complete -c abcictl -n '__abcictl_at \'abcictl keystore address\'' -r -F -d 'Keystore file'
-complete -c abcictl -n '__abcictl_under \'abcictl keystore address\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl keystore address\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl keystore address\'' -l password-file -r -F -d 'Read the password from this file'
 complete -c abcictl -n '__abcictl_under \'abcictl keystore address\'' -l password-stdin -d 'Read the password from standard input'
 
@@ -236,16 +229,16 @@ complete -c abcictl -n '__abcictl_under \'abcictl keystore address\'' -l passwor
 complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a contract -d 'The ABCIToken contract'
 complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a user -d 'Platform users, in the server\'s data directory'
 complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a apikey -d 'API keys for other systems, in the server\'s data directory'
-complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a audit -d 'The API request audit log, newest first'
+complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a audit -d 'The API request audit log, oldest first'
 complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a journal -d 'The transaction journal: pending and stuck transactions, and giving one up. A running serve keeps sending what it adopted from the journal until its next start: restart it after an abandon.'
-complete -c abcictl -n '__abcictl_under \'abcictl admin\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl admin\'' -s h -l help -d 'Show this help'
 
 # abcictl admin contract
 complete -c abcictl -n '__abcictl_at \'abcictl admin contract\'' -a deploy -d 'Deploy ABCIToken; print its address, tx hash and version()'
-complete -c abcictl -n '__abcictl_under \'abcictl admin contract\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl admin contract\'' -s h -l help -d 'Show this help'
 
 # abcictl admin contract deploy
-complete -c abcictl -n '__abcictl_under \'abcictl admin contract deploy\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl admin contract deploy\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin contract deploy\'' -l rpc-url -x -d 'JSON-RPC endpoint of the network'
 complete -c abcictl -n '__abcictl_under \'abcictl admin contract deploy\'' -l keystore -r -F -d 'v3 keystore of the deployer (pays gas, becomes admin)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin contract deploy\'' -l password-file -r -F -d 'Read the password from this file'
@@ -259,106 +252,102 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin contract deploy\'' -l ti
 complete -c abcictl -n '__abcictl_at \'abcictl admin user\'' -a add -d 'Create a user (creates the data directory on first use)'
 complete -c abcictl -n '__abcictl_at \'abcictl admin user\'' -a list -d 'List the users, oldest first (-q: their ids)'
 complete -c abcictl -n '__abcictl_at \'abcictl admin user\'' -a import -d 'Create users (no password) and link their wallets from JSON Lines, one {"email", "role", "wallet"} a line; all or nothing'
-complete -c abcictl -n '__abcictl_at \'abcictl admin user\'' -a set-role -d 'Change a user\'s role'
+complete -c abcictl -n '__abcictl_at \'abcictl admin user\'' -a set-role -d 'Change a user\'s role (asks first for admin unless -y)'
 complete -c abcictl -n '__abcictl_at \'abcictl admin user\'' -a link-wallet -d 'Link a wallet to a user (for sign-in with Ethereum)'
-complete -c abcictl -n '__abcictl_under \'abcictl admin user\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user\'' -s h -l help -d 'Show this help'
 
 # abcictl admin user add
-complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l email -x -d 'The user\'s e-mail (their login; case-insensitive)'
-complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l role -x -d 'farmer, verifier, admin or developer'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l role -x -a 'farmer verifier admin developer' -d 'The user\'s role'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l password-file -r -F -d 'Read the password from this file'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l password-stdin -d 'Read the password from standard input'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l no-password -d 'Create the user without a password (they log in with a wallet or the IdP)'
 
 # abcictl admin user list
-complete -c abcictl -n '__abcictl_under \'abcictl admin user list\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user list\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user list\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
 
 # abcictl admin user import
 complete -c abcictl -n '__abcictl_at \'abcictl admin user import\'' -r -F -d 'The JSON Lines file, or - for standard input (the default)'
-complete -c abcictl -n '__abcictl_under \'abcictl admin user import\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user import\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user import\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
 
 # abcictl admin user set-role
-complete -c abcictl -n '__abcictl_under \'abcictl admin user set-role\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user set-role\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user set-role\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user set-role\'' -l email -x -d 'The user\'s e-mail'
-complete -c abcictl -n '__abcictl_under \'abcictl admin user set-role\'' -l role -x -d 'farmer, verifier, admin or developer'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user set-role\'' -l role -x -a 'farmer verifier admin developer' -d 'The new role'
 
 # abcictl admin user link-wallet
-complete -c abcictl -n '__abcictl_under \'abcictl admin user link-wallet\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user link-wallet\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user link-wallet\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user link-wallet\'' -l email -x -d 'The user\'s e-mail'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user link-wallet\'' -l address -x -d '0x address (checksummed or one case)'
 
 # abcictl admin apikey
 complete -c abcictl -n '__abcictl_at \'abcictl admin apikey\'' -a create -d 'Create an API key and print it (once; -q: only the key)'
-complete -c abcictl -n '__abcictl_at \'abcictl admin apikey\'' -a list -d 'List the API keys with when each was last used (from the audit log), never the keys themselves (-q: their ids)'
-complete -c abcictl -n '__abcictl_at \'abcictl admin apikey\'' -a revoke -d 'Revoke an API key: requests with it fail from now on'
-complete -c abcictl -n '__abcictl_under \'abcictl admin apikey\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_at \'abcictl admin apikey\'' -a list -d 'List the API keys, never the keys themselves (-q: their ids)'
+complete -c abcictl -n '__abcictl_at \'abcictl admin apikey\'' -a revoke -d 'Revoke an API key: requests with it fail from now on (asks first unless -y)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin apikey\'' -s h -l help -d 'Show this help'
 
 # abcictl admin apikey create
-complete -c abcictl -n '__abcictl_under \'abcictl admin apikey create\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl admin apikey create\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey create\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey create\'' -l name -x -d 'What the key is for (shown in lists)'
-complete -c abcictl -n '__abcictl_under \'abcictl admin apikey create\'' -l scope -x -d 'A permission of the key (repeatable): abci:read,abci:health,abci:mint-entity'
+complete -c abcictl -n '__abcictl_under \'abcictl admin apikey create\'' -l scope -x -a 'abci:read abci:health abci:mint-entity' -d 'A permission of the key (repeatable, or comma-separated)'
 
 # abcictl admin apikey list
-complete -c abcictl -n '__abcictl_under \'abcictl admin apikey list\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl admin apikey list\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey list\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
 
 # abcictl admin apikey revoke
 complete -c abcictl -n '__abcictl_at \'abcictl admin apikey revoke\'' -x -d 'The key\'s id (from `apikey list`)'
-complete -c abcictl -n '__abcictl_under \'abcictl admin apikey revoke\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl admin apikey revoke\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey revoke\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
 
 # abcictl admin audit
-complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l since -x -d 'Only entries at or after this time: ISO 8601, or a duration ago (15m, 2h, 7d)'
-complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l limit -x -d 'Show at most this many entries (the newest that match)'
-complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l oldest-first -d 'Oldest first (and --limit keeps the oldest)'
-complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l actor -x -d 'Only this actor: a user\'s e-mail or id, or apikey:<id>'
-complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l status -x -d 'Only this HTTP status (403) or class (4xx)'
-complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l path -x -d 'Only paths that start with this (/abci/, /api/auth/login)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l limit -x -d 'Show at most this many entries (the oldest that match)'
 
 # abcictl admin journal
 complete -c abcictl -n '__abcictl_at \'abcictl admin journal\'' -a list -d 'Journaled transactions, newest first (default: the pending ones)'
 complete -c abcictl -n '__abcictl_at \'abcictl admin journal\'' -a show -d 'One journaled transaction, every field (-q: its status)'
 complete -c abcictl -n '__abcictl_at \'abcictl admin journal\'' -a abandon -d 'Give up a pending transaction (and the other versions of its nonce), failing its mints so that a retry mints anew: only once the node at --rpc-url proves its nonce consumed by another transaction, or with --force on a chain that was reset (asks first; -y). A running serve keeps sending what it adopted from the journal until its next start: restart it after an abandon.'
-complete -c abcictl -n '__abcictl_under \'abcictl admin journal\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal\'' -s h -l help -d 'Show this help'
 
 # abcictl admin journal list
-complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l all -d 'Every status, not only pending'
-complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l status -x -d 'Only this status (repeatable): pending, mined, reverted, replaced, dropped, refused, abandoned'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l status -x -a 'pending mined reverted replaced dropped refused abandoned' -d 'Only this status (repeatable)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l chain -x -a '(__abcictl_chains)' -d 'Only this blockchain id'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l limit -x -d 'Show at most this many (the newest)'
 
 # abcictl admin journal show
 complete -c abcictl -n '__abcictl_at \'abcictl admin journal show\'' -x -d 'The transaction hash (0x…)'
-complete -c abcictl -n '__abcictl_under \'abcictl admin journal show\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal show\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal show\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
 
 # abcictl admin journal abandon
 complete -c abcictl -n '__abcictl_at \'abcictl admin journal abandon\'' -x -d 'The transaction hash (0x…)'
-complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l rpc-url -x -d 'JSON-RPC endpoint of the chain, for the proof'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l force -d 'No proof: the chain was reset (asks for confirmation unless -y)'
 
 # abcictl serve
-complete -c abcictl -n '__abcictl_under \'abcictl serve\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl serve\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl serve\'' -l config -r -F -d 'Server config file (TOML); env ABCI_CONFIG'
 complete -c abcictl -n '__abcictl_under \'abcictl serve\'' -l listen -x -d 'Address to listen on, host:port (default 127.0.0.1:8080); env ABCI_LISTEN'
 complete -c abcictl -n '__abcictl_under \'abcictl serve\'' -l data-dir -x -d 'Data directory (database, secrets); env ABCI_DATA_DIR'
 complete -c abcictl -n '__abcictl_under \'abcictl serve\'' -l devnet -d 'Also run a local anvil devnet with the contract deployed, kept in <data-dir>/devnet (default data dir $XDG_STATE_HOME/abcictl/devnet); stopped on exit'
 
 # abcictl login
-complete -c abcictl -n '__abcictl_under \'abcictl login\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl login\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl login\'' -l email -x -d 'Account e-mail (asked when not given)'
 complete -c abcictl -n '__abcictl_under \'abcictl login\'' -l password-file -r -F -d 'Read the password from this file'
 complete -c abcictl -n '__abcictl_under \'abcictl login\'' -l password-stdin -d 'Read the password from standard input'
@@ -371,15 +360,15 @@ complete -c abcictl -n '__abcictl_under \'abcictl login\'' -l provider -x -d 'Id
 complete -c abcictl -n '__abcictl_under \'abcictl login\'' -l no-browser -d 'Only print the sign-in URL; do not open a browser'
 
 # abcictl logout
-complete -c abcictl -n '__abcictl_under \'abcictl logout\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl logout\'' -s h -l help -d 'Show this help'
 
 # abcictl whoami
-complete -c abcictl -n '__abcictl_under \'abcictl whoami\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl whoami\'' -s h -l help -d 'Show this help'
 
 # abcictl mint-role
-complete -c abcictl -n '__abcictl_under \'abcictl mint-role\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl mint-role\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl mint-role\'' -l address -x -d 'The user\'s wallet (0x…, linked to the user)'
-complete -c abcictl -n '__abcictl_under \'abcictl mint-role\'' -l role -x -a 'producer verifier valuator certifier' -d 'producer, verifier, valuator or certifier'
+complete -c abcictl -n '__abcictl_under \'abcictl mint-role\'' -l role -x -a 'producer verifier valuator certifier' -d 'The role the token grants'
 complete -c abcictl -n '__abcictl_under \'abcictl mint-role\'' -l chain -x -a '(__abcictl_chains)' -d 'Blockchain id (see: abcictl chains list)'
 complete -c abcictl -n '__abcictl_under \'abcictl mint-role\'' -l approval-id -x -d 'The approval this mint carries out (recorded in the metadata)'
 complete -c abcictl -n '__abcictl_under \'abcictl mint-role\'' -l note -x -d 'A note recorded in the metadata'
@@ -387,13 +376,13 @@ complete -c abcictl -n '__abcictl_under \'abcictl mint-role\'' -l idempotency-ke
 complete -c abcictl -n '__abcictl_under \'abcictl mint-role\'' -l timeout -x -d 'Seconds to wait for the answer (the server waits up to 120 s for the receipt)'
 
 # abcictl mint-entity
-complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l address -x -d 'Recipient wallet (0x…)'
-complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l type -x -a 'report verification valuation certificate' -d 'report, verification, valuation or certificate'
+complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l type -x -a 'report verification valuation certificate' -d 'What the tokens stand for'
 complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l entity-id -x -d 'The platform\'s id of the entity'
 complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l chain -x -a '(__abcictl_chains)' -d 'Blockchain id (see: abcictl chains list)'
-complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l amount -x -d 'How many tokens (default 1)'
-complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l metadata -r -F -d 'Metadata JSON file, or - for stdin (the flags below replace or add to its fields)'
+complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l amount -x -d 'How many tokens'
+complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l metadata -r -F -d 'Metadata JSON file, or - for stdin'
 complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l name -x -d 'Metadata: name'
 complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l description -x -d 'Metadata: description'
 complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l image -x -d 'Metadata: image URL'
@@ -404,67 +393,49 @@ complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l timeout -x -
 
 # abcictl mint
 complete -c abcictl -n '__abcictl_at \'abcictl mint\'' -a status -d 'A mint\'s state (pending, mined, failed), its transactions and, once mined, its answer; exit 0 mined or pending, 1 failed (-q: the transaction hash once mined, else the state)'
-complete -c abcictl -n '__abcictl_under \'abcictl mint\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl mint\'' -s h -l help -d 'Show this help'
 
 # abcictl mint status
 complete -c abcictl -n '__abcictl_at \'abcictl mint status\'' -x -d 'The mint id (from an error of mint-role or mint-entity, or the API)'
-complete -c abcictl -n '__abcictl_under \'abcictl mint status\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl mint status\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl mint status\'' -l idempotency-key -x -d 'The Idempotency-Key the mint was sent with (your own mints)'
 
 # abcictl balance
-complete -c abcictl -n '__abcictl_under \'abcictl balance\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl balance\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl balance\'' -l address -x -d 'Wallet (0x…)'
 complete -c abcictl -n '__abcictl_under \'abcictl balance\'' -l chain -x -a '(__abcictl_chains)' -d 'Blockchain id (see: abcictl chains list)'
-complete -c abcictl -n '__abcictl_under \'abcictl balance\'' -l token -x -d 'Only this token: its id (10000) or name (producer, report…)'
+complete -c abcictl -n '__abcictl_under \'abcictl balance\'' -l token -x -d 'Only this token id (e.g. 10000 for producer)'
 
 # abcictl chains
 complete -c abcictl -n '__abcictl_at \'abcictl chains\'' -a list -d 'List the networks (-q: their ids)'
 complete -c abcictl -n '__abcictl_at \'abcictl chains\'' -a status -d 'A network\'s head, gas prices, contract and health'
-complete -c abcictl -n '__abcictl_under \'abcictl chains\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl chains\'' -s h -l help -d 'Show this help'
 
 # abcictl chains list
-complete -c abcictl -n '__abcictl_under \'abcictl chains list\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl chains list\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl chains list\'' -l refresh -d 'Ask the server even when the cached list is fresh'
 
 # abcictl chains status
 complete -c abcictl -n '__abcictl_at \'abcictl chains status\'' -x -a '(__abcictl_chains)' -d 'Blockchain id'
-complete -c abcictl -n '__abcictl_under \'abcictl chains status\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl chains status\'' -s h -l help -d 'Show this help'
 
 # abcictl tokens
 complete -c abcictl -n '__abcictl_at \'abcictl tokens\'' -a metadata -d 'A token\'s metadata (-q: its IPFS hash)'
-complete -c abcictl -n '__abcictl_under \'abcictl tokens\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl tokens\'' -s h -l help -d 'Show this help'
 
 # abcictl tokens metadata
-complete -c abcictl -n '__abcictl_at \'abcictl tokens metadata\'' -x -d 'Token id or name: 10000 or producer, 1000 or report…'
-complete -c abcictl -n '__abcictl_under \'abcictl tokens metadata\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_at \'abcictl tokens metadata\'' -x -d 'Token id, e.g. 10000 (producer) or 1000 (report)'
+complete -c abcictl -n '__abcictl_under \'abcictl tokens metadata\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl tokens metadata\'' -l chain -x -a '(__abcictl_chains)' -d 'Blockchain id'
 complete -c abcictl -n '__abcictl_under \'abcictl tokens metadata\'' -l entity-id -x -d 'For an entity token: this entity instead of the latest'
 complete -c abcictl -n '__abcictl_under \'abcictl tokens metadata\'' -l address -x -d 'For a role token: this holder'
 
 # abcictl health
-complete -c abcictl -n '__abcictl_under \'abcictl health\'' -s h -l help -d 'Print this help message and exit'
-complete -c abcictl -n '__abcictl_under \'abcictl health\'' -l format -x -a 'text json nagios' -d 'text, json or nagios (one line with perfdata)'
-complete -c abcictl -n '__abcictl_under \'abcictl health\'' -l timeout -x -d 'Seconds to wait for the server (default 10)'
-complete -c abcictl -n '__abcictl_under \'abcictl health\'' -l warn-latency -x -d 'A node slower than this many ms is a WARNING (default 1000)'
-
-# abcictl role-requests
-complete -c abcictl -n '__abcictl_at \'abcictl role-requests\'' -a list -d 'The role requests, oldest first (-q: their ids)'
-complete -c abcictl -n '__abcictl_at \'abcictl role-requests\'' -a approve -d 'Approve a request: mints its role token to its wallet (-q: the transaction hash)'
-complete -c abcictl -n '__abcictl_at \'abcictl role-requests\'' -a reject -d 'Reject a pending request: nothing is minted (-q: its status)'
-complete -c abcictl -n '__abcictl_under \'abcictl role-requests\'' -s h -l help -d 'Print this help message and exit'
-
-# abcictl role-requests list
-complete -c abcictl -n '__abcictl_under \'abcictl role-requests list\'' -s h -l help -d 'Print this help message and exit'
-complete -c abcictl -n '__abcictl_under \'abcictl role-requests list\'' -l status -x -a 'pending approved minted rejected' -d 'Only those in this status'
-
-# abcictl role-requests approve
-complete -c abcictl -n '__abcictl_at \'abcictl role-requests approve\'' -x -d 'The request\'s id (see: abcictl role-requests list)'
-complete -c abcictl -n '__abcictl_under \'abcictl role-requests approve\'' -s h -l help -d 'Print this help message and exit'
-
-# abcictl role-requests reject
-complete -c abcictl -n '__abcictl_at \'abcictl role-requests reject\'' -x -d 'The request\'s id (see: abcictl role-requests list)'
-complete -c abcictl -n '__abcictl_under \'abcictl role-requests reject\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_under \'abcictl health\'' -s h -l help -d 'Show this help'
+complete -c abcictl -n '__abcictl_under \'abcictl health\'' -l format -x -a 'text json nagios' -d 'Output form (nagios: one line with perfdata)'
+complete -c abcictl -n '__abcictl_under \'abcictl health\'' -l timeout -x -d 'Seconds to wait for the server'
+complete -c abcictl -n '__abcictl_under \'abcictl health\'' -l warn-latency -x -d 'A node slower than this many ms is a WARNING'
 
 # abcictl completion
-complete -c abcictl -n '__abcictl_at \'abcictl completion\'' -x -a 'bash zsh fish' -d 'bash, zsh or fish'
-complete -c abcictl -n '__abcictl_under \'abcictl completion\'' -s h -l help -d 'Print this help message and exit'
+complete -c abcictl -n '__abcictl_at \'abcictl completion\'' -x -a 'bash zsh fish' -d 'The shell to complete in'
+complete -c abcictl -n '__abcictl_under \'abcictl completion\'' -s h -l help -d 'Show this help'

@@ -21,8 +21,16 @@ case "${1:-}" in
 esac
 server=${ABCICTL_SERVER:-http://127.0.0.1:8080}
 server=${server%/}
-: "${ADMIN_EMAIL:?set ADMIN_EMAIL to an admin's e-mail}"
-: "${ADMIN_PASSWORD_FILE:?set ADMIN_PASSWORD_FILE to a file holding the admin's password}"
+# The messages say what to set; an apostrophe in them would end bash's quoting
+# inside "${…:?…}", and a bare $ADMIN_PASSWORD_FILE under set -u only says "unbound variable".
+if [ -z "${ADMIN_EMAIL:-}" ]; then
+    echo "approve-pending: set ADMIN_EMAIL to the e-mail of an admin of $server" >&2
+    exit 2
+fi
+if [ -z "${ADMIN_PASSWORD_FILE:-}" ]; then
+    echo "approve-pending: set ADMIN_PASSWORD_FILE to a file (mode 0600) holding the password of $ADMIN_EMAIL" >&2
+    exit 2
+fi
 
 # curl with the admin's token as a header read from stdin.
 api() {

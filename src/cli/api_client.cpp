@@ -2,6 +2,8 @@
 
 #include <httplib.h>
 
+#include <cctype>
+
 #include "core/eth/bytes.hpp"
 #include "core/rpc/url.hpp"
 
@@ -26,10 +28,35 @@ ErrorKind kind_for_status(int status) {
     }
 }
 
+/// The URL as typed but for its credentials: a server's URL is the user's
+/// own harmless input, unlike an RPC provider's (rpc::mask_url hides most of
+/// those), and seeing it is how they spot what is wrong with it.
+std::string without_credentials(const std::string& url) {
+    const auto start = url.find("://") == std::string::npos ? 0 : url.find("://") + 3;
+    const auto at = url.find('@', start);
+    if (at == std::string::npos || url.find_first_of("/?#", start) < at) return url;
+    return url.substr(0, start) + "****" + url.substr(at);
+}
+
+rpc::Url parse_server_url(const std::string& text) {
+    const std::string refusal = "--server must be a URL such as " + std::string(kExampleServer) + ", not '" +
+                                without_credentials(text) + "'";
+    std::string scheme = text.substr(0, text.find("://") == std::string::npos ? 0 : text.find("://"));
+    for (auto& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (scheme != "http" && scheme != "https") throw Error(ErrorKind::invalid_input, refusal);
+    try {
+        return rpc::parse_url(text);
+    } catch (const Error& e) {
+        // The parser's own words name an RPC URL and hide all but the host: the refusal says it better.
+        if (e.kind() == ErrorKind::invalid_input) throw Error(ErrorKind::invalid_input, refusal);
+        throw;
+    }
+}
+
 }  // namespace
 
 ApiClient::ApiClient(const std::string& base_url, std::chrono::milliseconds timeout) {
-    const auto url = rpc::parse_url(base_url);
+    const auto url = parse_server_url(base_url);
     prefix_ = url.target == "/" ? "" : url.target;
     while (!prefix_.empty() && prefix_.back() == '/') prefix_.pop_back();
     base_url_ = url.origin() + prefix_;
@@ -80,6 +107,8 @@ ApiResponse ApiClient::send(const std::string& method, const std::string& path, 
     ApiResponse response;
     response.status = result->status;
     response.instance = result->get_header_value("X-Abci-Instance");
+    response.request_id = result->get_header_value("X-Request-Id");
+    response.software = result->get_header_value("Server");
     response.body = nlohmann::json::parse(result->body, nullptr, false);
     if (response.body.is_discarded()) response.body = nullptr;
     return response;
@@ -93,7 +122,7 @@ nlohmann::json ApiClient::call(const std::string& method, const std::string& pat
     return std::move(response.body);
 }
 
-Error error_from_response(const ApiResponse& response) {
+ServerError error_from_response(const ApiResponse& response) {
     const auto& body = response.body;
     std::vector<std::string> details;
     if (body.is_object() && body.contains("details") && body["details"].is_array())
@@ -108,7 +137,7 @@ Error error_from_response(const ApiResponse& response) {
         message = body["error"].get<std::string>();
     else
         message = "the server answered HTTP " + std::to_string(response.status);
-    return Error(kind_for_status(response.status), message, std::move(details));
+    return {Error(kind_for_status(response.status), message, std::move(details)), response.status, response.request_id};
 }
 
 }  // namespace abci::cli

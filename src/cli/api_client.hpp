@@ -22,16 +22,37 @@ namespace abci::cli {
 
 struct ApiResponse {
     int status = 0;
-    nlohmann::json body;  // null when the body was empty or not JSON
-    std::string instance;  // X-Abci-Instance: which run of the server answered ("" when none said)
+    nlohmann::json body;     // null when the body was empty or not JSON
+    std::string request_id;  // the server's X-Request-Id, the key to its log line
+    std::string software;    // its Server header: "abcictl/0.1.0" for ours
+    std::string instance;    // X-Abci-Instance: which run of the server answered ("" when none said)
+};
+
+/// An error answer of the server: with -v, main adds what identifies it.
+class ServerError : public Error {
+public:
+    ServerError(const Error& error, int status, std::string request_id)
+        : Error(error.kind(), error.what(), error.details()), status_(status), request_id_(std::move(request_id)) {}
+
+    /// "HTTP 404, request id 7f…": what to quote to whoever reads the server's log.
+    [[nodiscard]] std::string diagnosis() const {
+        return "HTTP " + std::to_string(status_) + (request_id_.empty() ? "" : ", request id " + request_id_);
+    }
+
+private:
+    int status_;
+    std::string request_id_;
 };
 
 using QueryParams = std::vector<std::pair<std::string, std::string>>;
 
+/// What a server URL looks like, for messages.
+inline constexpr const char* kExampleServer = "http://127.0.0.1:8080";
+
 class ApiClient {
 public:
-    /// `base_url` is http(s)://host[:port][/prefix]. Error(invalid_input) when
-    /// malformed. `timeout` bounds connecting and each wait for the answer.
+    /// `base_url` is http(s)://host[:port][/prefix]. Error(invalid_input)
+    /// showing it (credentials hidden) and an example when malformed. `timeout` bounds connecting and each wait for the answer.
     explicit ApiClient(const std::string& base_url, std::chrono::milliseconds timeout = std::chrono::seconds(60));
     ~ApiClient();
     ApiClient(const ApiClient&) = delete;
@@ -66,6 +87,6 @@ private:
 /// unprocessable, 429 rate_limited, 503 unavailable, 504 timeout, other 5xx
 /// chain_rejected or internal), the server's message (or first detail) and
 /// its details.
-[[nodiscard]] Error error_from_response(const ApiResponse& response);
+[[nodiscard]] ServerError error_from_response(const ApiResponse& response);
 
 }  // namespace abci::cli

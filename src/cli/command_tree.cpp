@@ -57,6 +57,8 @@ bool has_part(const std::vector<std::string>& parts, const std::string& wanted) 
 // name a file yet to be read from stdin, "-", so carry no ExistingFile check).
 constexpr const char* kFileOptions[] = {"--metadata", "--config"};
 
+}  // namespace
+
 ArgumentSpec describe_argument(const CLI::Option& option, const std::vector<std::string>& command_path) {
     ArgumentSpec arg;
     arg.positional = option.get_positional();
@@ -68,6 +70,7 @@ ArgumentSpec describe_argument(const CLI::Option& option, const std::vector<std:
     }
     arg.description = option.get_description();
     arg.envname = option.get_envname();
+    arg.default_value = option.get_default_str();
     arg.required = option.get_required();
     if (option.get_expected_max() == 0) return arg;  // a flag (CLI11 expects no value)
 
@@ -107,10 +110,19 @@ ArgumentSpec describe_argument(const CLI::Option& option, const std::vector<std:
     return arg;
 }
 
+std::vector<std::string> command_path(const CLI::App& command) {
+    std::vector<std::string> path;
+    for (const auto* c = &command; c->get_parent() != nullptr; c = c->get_parent()) path.insert(path.begin(), c->get_name());
+    return path;
+}
+
+namespace {
+
 CommandSpec describe(const CLI::App& app, std::vector<std::string> path) {
     CommandSpec spec;
     spec.path = std::move(path);
     spec.description = app.get_description();
+    spec.examples = examples_of(app);
     for (const auto* option : app.get_options([](const CLI::Option* o) { return !o->get_group().empty(); })) {
         auto arg = describe_argument(*option, spec.path);
         (arg.positional ? spec.positionals : spec.options).push_back(std::move(arg));

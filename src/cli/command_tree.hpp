@@ -6,8 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "cli/examples.hpp"
+
 namespace CLI {
 class App;
+class Option;
 }
 
 namespace abci::cli {
@@ -33,6 +36,7 @@ struct ArgumentSpec {
     std::string value_name;
     std::string description;
     std::string envname;  // the environment variable CLI11 reads it from, if any
+    std::string default_value;  // shown as the default (capture_default_str), if any
     bool required = false;
 
     [[nodiscard]] bool takes_value() const noexcept { return kind != ValueKind::none; }
@@ -44,6 +48,7 @@ struct CommandSpec {
     std::vector<ArgumentSpec> options;  // -h,--help included
     std::vector<ArgumentSpec> positionals;
     std::vector<CommandSpec> subcommands;
+    std::vector<Example> examples;
 
     /// The path joined by spaces: "" for the root, "chains status".
     [[nodiscard]] std::string name() const;
@@ -57,5 +62,11 @@ struct CommandSpec {
 /// FILE/DIR type names (or the positional's name FILE); `--chain` and the ID
 /// of `chains …` are chain ids.
 [[nodiscard]] CommandSpec describe_commands(CLI::App& app);
+
+/// One option or positional of the command at `command_path`, as above.
+[[nodiscard]] ArgumentSpec describe_argument(const CLI::Option& option, const std::vector<std::string>& command_path);
+
+/// The names from the root to `command`: {} for the root, {"chains", "list"}.
+[[nodiscard]] std::vector<std::string> command_path(const CLI::App& command);
 
 }  // namespace abci::cli

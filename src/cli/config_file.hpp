@@ -17,8 +17,6 @@
 
 namespace abci::cli {
 
-inline constexpr const char* kDefaultServer = "http://127.0.0.1:8080";
-
 /// $XDG_CONFIG_HOME/abcictl/config.toml (or ~/.config/…); nothing without a home.
 [[nodiscard]] std::optional<std::filesystem::path> config_file_path();
 

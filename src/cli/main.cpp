@@ -4,22 +4,30 @@
 #include <map>
 
 #include "cli/advice.hpp"
+#include "cli/api_client.hpp"
+#include "cli/cli_settings.hpp"
 #include "cli/commands/commands.hpp"
 #include "cli/context.hpp"
 #include "cli/exit_code.hpp"
+#include "cli/help_formatter.hpp"
+#include "cli/unknown_word.hpp"
+#include "cli/validators.hpp"
 
 namespace {
 
 void add_global_options(CLI::App& app, abci::cli::GlobalOptions& options) {
-    app.add_option("--server", options.server, "API server URL")->envname("ABCICTL_SERVER");
-    app.add_option("--profile", options.profile, "Session profile")->envname("ABCICTL_PROFILE");
+    for (const auto& [flag, value] : {std::pair{"server", &options.server}, std::pair{"profile", &options.profile}}) {
+        const auto& setting = abci::cli::cli_setting(flag);
+        app.add_option(std::string(setting.flag), *value, std::string(setting.description))->envname(std::string(setting.env));
+    }
     app.add_flag("--json", options.json, "Machine-readable JSON output");
     app.add_flag("-q,--quiet", options.quiet, "Print only the essential value");
-    const std::map<std::string, abci::cli::ColorMode> colors{{"auto", abci::cli::ColorMode::automatic},
+    const std::vector<std::pair<std::string, abci::cli::ColorMode>> colors{{"auto", abci::cli::ColorMode::automatic},
                                                              {"always", abci::cli::ColorMode::always},
                                                              {"never", abci::cli::ColorMode::never}};
-    app.add_option("--color", options.color, "Colour output: auto, always or never")
-        ->transform(CLI::CheckedTransformer(colors, CLI::ignore_case));
+    abci::cli::one_of(app.add_option("--color", options.color, "Colour output (auto: on a terminal without NO_COLOR)"),
+                      {"auto", "always", "never"})
+        ->transform(CLI::Transformer(colors));
     app.add_flag("--no-input", options.no_input, "Never prompt; fail when input is needed");
     app.add_flag("-y,--yes", options.yes, "Answer yes to confirmations");
     app.add_flag("-v,--verbose", options.verbosity, "More output on stderr (repeatable)");
@@ -31,7 +39,10 @@ int main(int argc, char** argv) {
     std::signal(SIGPIPE, SIG_IGN);
     abci::cli::Context ctx;
     ctx.argv.assign(argv, argv + argc);
-    CLI::App app{"abcictl: administration tool and API server for the ABCI token layer"};
+    CLI::App app{"abcictl: administration tool and API server for the ABCI token layer", "abcictl"};
+    // Before any command is added: they inherit both.
+    app.formatter(std::make_shared<abci::cli::HelpFormatter>());
+    app.set_help_flag("-h,--help", "Show this help");
     app.require_subcommand(1);
     app.fallthrough();
     add_global_options(app, ctx.options);
@@ -58,7 +69,9 @@ int main(int argc, char** argv) {
     } catch (const CLI::Success& e) {
         return app.exit(e);  // --help and friends: CLI11 prints the right subcommand's help
     } catch (const CLI::ParseError& e) {
-        std::cerr << "abcictl: " << e.what() << "\nRun 'abcictl --help' for usage.\n";
+        const auto reading = abci::cli::read_command_line(app, {ctx.argv.begin() + 1, ctx.argv.end()});
+        std::cerr << "abcictl: " << reading.problem.value_or(e.what()) << "\nRun '" << reading.command
+                  << " --help' for usage.\n";
         // A monitoring system must never read a typo in a check as CRITICAL (2).
         if (app.get_subcommand("health")->parsed())
             return abci::cli::kExitHealthUnknown;
@@ -69,6 +82,9 @@ int main(int argc, char** argv) {
         if (e.kind() == abci::ErrorKind::invalid_input || ctx.options.verbosity > 0)
             for (const auto& d : e.details())
                 if (d != e.what()) std::cerr << "  - " << d << "\n";
+        if (const auto* answer = dynamic_cast<const abci::cli::ServerError*>(&e); answer && ctx.options.verbosity > 0)
+            std::cerr << "  (" << answer->diagnosis() << ")\n";
+        if (ctx.options.verbosity > 0) std::cerr << "  (error kind: " << abci::to_string(e.kind()) << ")\n";
         if (const auto* advised = dynamic_cast<const abci::cli::AdvisedError*>(&e))
             for (const auto& line : advised->advice()) std::cerr << line << "\n";
         return abci::cli::exit_code_for(e.kind());

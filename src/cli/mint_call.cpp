@@ -9,6 +9,7 @@
 #include "cli/progress.hpp"
 #include "cli/session.hpp"
 #include "core/crypto/encoding.hpp"
+#include "cli/validators.hpp"
 
 namespace abci::cli {
 namespace {
@@ -73,10 +74,9 @@ void add_mint_call_options(CLI::App& command, MintCallOptions& options) {
     command.add_option("--idempotency-key", options.idempotency_key,
                        "Makes retrying safe: a repeat with the same key returns the first mint instead of minting "
                        "again (default: a new abcictl-<uuid> per run, printed when the outcome is unknown)");
-    command
-        .add_option("--timeout", options.timeout_seconds,
-                    "Seconds to wait for the answer (the server waits up to 120 s for the receipt)")
-        ->check(CLI::Range(1U, 86'400U))
+    whole_number(command.add_option("--timeout", options.timeout_seconds,
+                                    "Seconds to wait for the answer (the server waits up to 120 s for the receipt)"),
+                 1, 86'400)
         ->capture_default_str();
 }
 
@@ -101,7 +101,7 @@ nlohmann::json send_mint(Context& ctx, const std::string& path, const nlohmann::
                         key, "", nlohmann::json::array());
     }
     if (response.status >= 200 && response.status < 300) return std::move(response.body);
-    const Error error = error_from_response(response);
+    const ServerError error = error_from_response(response);  // thrown whole: -v names its status and request id
     const auto& answer = response.body;
     if (answer.is_object() && answer.contains("mintId") && answer["mintId"].is_string())
         throw unsettled(ctx, error, key, answer["mintId"].get<std::string>(),

@@ -25,7 +25,7 @@ std::unique_ptr<ApiClient> anonymous_client(GlobalOptions& options, std::chrono:
 
 std::unique_ptr<ApiClient> authenticated_client(GlobalOptions& options, StateDb& state, std::chrono::milliseconds timeout) {
     auto client = anonymous_client(options, timeout);
-    if (const char* token = std::getenv("ABCICTL_TOKEN"); token && *token) {
+    if (const char* token = std::getenv(std::string(cli_setting("ABCICTL_TOKEN").env).c_str()); token && *token) {
         client->set_bearer(token);
         return client;
     }

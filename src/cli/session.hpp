@@ -4,7 +4,7 @@
 // CLI11), then $XDG_CONFIG_HOME/abcictl/config.toml (cli/config_file.hpp),
 // then the server the profile last logged in to (so `abcictl --server X login`
 // is remembered), then the defaults (http://127.0.0.1:8080, profile
-// "default"). The config file is applied as defaults here, after parsing,
+// "default"): the keys, variables and defaults of cli/cli_settings.hpp's table. The config file is applied as defaults here, after parsing,
 // because CLI11's own config support would rank the file above the environment.
 
 #include <memory>

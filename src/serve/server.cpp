@@ -144,6 +144,8 @@ Server::Server(Settings settings) : state_(std::make_unique<State>()) {
                           given.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.") ==
                               std::string::npos;
         response.set_header("X-Request-Id", sane ? given : crypto::random_uuid());
+        // What `abcictl version` reports of the server it talks to.
+        response.set_header("Server", "abcictl/" ABCI_VERSION);
         return httplib::Server::HandlerResponse::Unhandled;
     });
     s.http->set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& response) {

@@ -72,10 +72,10 @@ TEST_CASE("admin apikey create shows the key once, list never shows it, revoke w
     CHECK(lines_of(data.ok({"admin", "apikey", "list"})).at(1).find(util::format_iso8601_utc(used)) != std::string::npos);
 
     const std::string id = key.at("id");
-    CHECK(data.ok({"-q", "admin", "apikey", "revoke", id}) == id + "\n");
+    CHECK(data.ok({"-q", "-y", "admin", "apikey", "revoke", id}) == id + "\n");
     CHECK(data.open_store()->find_api_key_by_hash(auth::hash_api_key(secret))->revoked_at);
     CHECK_FALSE(data.json({"admin", "apikey", "list"})[0].at("revokedAt").is_null());
-    const auto again = data.run({"admin", "apikey", "revoke", id});
+    const auto again = data.run({"-y", "admin", "apikey", "revoke", id});
     CHECK(again.exit_code == 1);
     CHECK(again.err.find(id) != std::string::npos);
 }

@@ -76,10 +76,14 @@ TEST_CASE("bash completes commands, options and their values from the script", "
     CHECK(bash_completes({"abcictl", "mint-role", "--role", "v"}) == "verifier\nvaluator\n");
     CHECK(bash_completes({"abcictl", "mint-entity", "--type", ""}) == "report\nverification\nvaluation\ncertificate\n");
     CHECK(bash_completes({"abcictl", "health", "--format", "n"}) == "nagios\n");
-    CHECK(bash_completes({"abcictl", "--color", "a"}) == "always\nauto\n");
+    CHECK(bash_completes({"abcictl", "--color", "a"}) == "auto\nalways\n");  // as declared
     CHECK(bash_completes({"abcictl", "completion", "z"}) == "zsh\n");
     CHECK(bash_completes({"abcictl", "chains", ""}) == "list\nstatus\n");
     CHECK(bash_completes({"abcictl", "admin", "user", "set"}) == "set-role\n");
+    // Roles and scopes, which once completed nothing (issue 14).
+    CHECK(bash_completes({"abcictl", "admin", "user", "add", "--role", "a"}) == "admin\n");
+    CHECK(bash_completes({"abcictl", "admin", "user", "set-role", "--role", "f"}) == "farmer\n");
+    CHECK(bash_completes({"abcictl", "admin", "apikey", "create", "--scope", "abci:h"}) == "abci:health\n");
     // Global options still complete after a subcommand (CLI11 falls through to them)…
     CHECK(bash_completes({"abcictl", "chains", "list", "--js"}) == "--json\n");
     // …and an option's value is skipped, not taken for a subcommand.

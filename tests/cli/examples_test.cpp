@@ -202,6 +202,19 @@ TEST_CASE("examples/approve-pending.sh approves and mints every pending role req
     CHECK(run.err.find("cannot log in") != std::string::npos);
 }
 
+TEST_CASE("examples/approve-pending.sh says which setting is missing", "[cli][examples]") {
+    // Before: an apostrophe broke the quoting of the first message and the
+    // second said only "ADMIN_PASSWORD_FILE: unbound variable".
+    auto run = os::run_command({"env", "-u", "ABCICTL_SERVER", "-u", "ADMIN_EMAIL", "-u", "ADMIN_PASSWORD_FILE", "bash", example("approve-pending.sh")});
+    CHECK(run.exit_code == 2);
+    CHECK(run.err == "approve-pending: set ADMIN_EMAIL to the e-mail of an admin of http://127.0.0.1:8080\n");
+    run = os::run_command({"env", "-u", "ABCICTL_SERVER", "-u", "ADMIN_PASSWORD_FILE", "bash", example("approve-pending.sh")}, {},
+                          std::chrono::seconds(60), {{"ADMIN_EMAIL", "admin@example.org"}});
+    CHECK(run.exit_code == 2);
+    CHECK(run.err ==
+          "approve-pending: set ADMIN_PASSWORD_FILE to a file (mode 0600) holding the password of admin@example.org\n");
+}
+
 TEST_CASE("examples/abcictl-serve.service is a valid, hardened unit", "[cli][examples]") {
     const auto unit = test::read_text(example("abcictl-serve.service"));
     for (const char* line :

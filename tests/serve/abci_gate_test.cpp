@@ -188,7 +188,7 @@ TEST_CASE("abci gate: 401 without a caller, 403 without admin or the path's scop
             if (k["name"] == "cron") cron_id = k["id"].get<std::string>();
         }
         REQUIRE(!cron_id.empty());
-        const auto revoked = server.admin_cli({"admin", "apikey", "revoke", cron_id});
+        const auto revoked = server.admin_cli({"-y", "admin", "apikey", "revoke", cron_id});
         INFO(revoked.out << revoked.err);
         REQUIRE(revoked.exit_code == 0);
         const auto r = http.get("/abci/health", health_key);

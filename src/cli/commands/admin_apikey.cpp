@@ -8,8 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands/commands.hpp"
+#include "cli/confirm.hpp"
 #include "cli/context.hpp"
 #include "cli/data_dir_option.hpp"
+#include "cli/validators.hpp"
 #include "core/auth/api_key.hpp"
 #include "core/error.hpp"
 #include "core/store/store.hpp"
@@ -23,8 +25,6 @@ std::string join_scopes(const std::vector<std::string>& scopes) {
     for (const auto& scope : scopes) joined += (joined.empty() ? "" : ",") + scope;
     return joined;
 }
-
-std::string known_scopes_text() { return join_scopes(auth::known_scopes()); }
 
 struct ApiKeyCreateSettings {
     std::string name;
@@ -52,14 +52,17 @@ void add_api_key_create(CLI::App& apikey, Context& ctx) {
     auto* command = add_store_command(apikey, "create", "Create an API key and print it (once; -q: only the key)",
                                       [s, &ctx](store::Store& store) { create_api_key(ctx, store, *s); });
     command->add_option("--name", s->name, "What the key is for (shown in lists)")->required();
-    command->add_option("--scope", s->scopes, "A permission of the key (repeatable): " + known_scopes_text())
+    one_of(command->add_option("--scope", s->scopes, "A permission of the key (repeatable, or comma-separated)"),
+           auth::known_scopes())
         ->required()
         ->allow_extra_args(false)
         ->delimiter(',');
+    set_examples(*command, {{"A key for a monitoring system", "abcictl admin apikey create --data-dir /var/lib/abcictl "
+                                                              "--name nagios --scope abci:health"}});
 }
 
 void add_api_key_list(CLI::App& apikey, Context& ctx) {
-    add_store_command(
+    auto* command = add_store_command(
         apikey, "list", "List the API keys with when each was last used (from the audit log), never the keys themselves (-q: their ids)", [&ctx](store::Store& store) {
             std::vector<std::vector<std::string>> rows;
             auto json = nlohmann::json::array();
@@ -83,16 +86,28 @@ void add_api_key_list(CLI::App& apikey, Context& ctx) {
             }
             ctx.print_table({"ID", "NAME", "SCOPES", "CREATED", "LAST USED", "REVOKED"}, rows, json);
         });
+    set_examples(*command, {{"The keys and their scopes", "abcictl admin apikey list --data-dir /var/lib/abcictl"}});
 }
 
 void add_api_key_revoke(CLI::App& apikey, Context& ctx) {
     auto id = std::make_shared<std::string>();
     auto* command = add_store_command(
-        apikey, "revoke", "Revoke an API key: requests with it fail from now on", [id, &ctx](store::Store& store) {
-            if (!store.revoke_api_key(*id)) throw Error(ErrorKind::not_found, "no active API key with id " + *id);
+        apikey, "revoke", "Revoke an API key: requests with it fail from now on (asks first unless -y)",
+        [id, &ctx](store::Store& store) {
+            const auto keys = store.list_api_keys();
+            const auto key = std::find_if(keys.begin(), keys.end(),
+                                          [&](const store::ApiKey& k) { return k.id == *id && !k.revoked_at; });
+            const std::string no_such = "no active API key with id " + *id;
+            // Nothing to ask about a key that is not there.
+            if (key == keys.end()) throw Error(ErrorKind::not_found, no_such);
+            if (!confirm(ctx.options, "Revoke API key " + *id + " (" + key->name + ")? Every system using it is shut out."))
+                throw Error(ErrorKind::conflict, "nothing revoked");
+            if (!store.revoke_api_key(*id)) throw Error(ErrorKind::not_found, no_such);
             ctx.print({{{"id", *id}, {"revoked", "yes"}}, *id}, {{"id", *id}, {"revoked", true}});
         });
     command->add_option("id", *id, "The key's id (from `apikey list`)")->required();
+    set_examples(*command, {{"Revoke a key without being asked (a script)",
+                             "abcictl -y admin apikey revoke --data-dir /var/lib/abcictl 3f2c9a1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b"}});
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "core/error.hpp"
 #include "core/store/store.hpp"
 #include "core/util/time.hpp"
+#include "cli/validators.hpp"
 
 namespace abci::cli {
 namespace {
@@ -114,12 +115,14 @@ void add_admin_audit_command(CLI::App& admin, Context& ctx) {
     auto s = std::make_shared<AuditSettings>();
     auto* command = add_store_command(admin, "audit", "The API request audit log, newest first",
                                       [s, &ctx](store::Store& store) { show_audit(ctx, store, *s); });
+    set_examples(*command, {
+                 {"The last day's requests", "abcictl admin audit --data-dir /var/lib/abcictl --since 1d"}});
     command
         ->add_option("--since", s->since,
                      "Only entries at or after this time: ISO 8601, or a duration ago (15m, 2h, 7d)")
         ->type_name("TIME");
-    command->add_option("--limit", s->limit, "Show at most this many entries (the newest that match)")
-        ->check(CLI::Range(std::size_t{1}, std::size_t{1'000'000}))
+    whole_number(command->add_option("--limit", s->limit, "Show at most this many entries (the newest that match)"),
+                 1, 1'000'000)
         ->capture_default_str();
     command->add_flag("--oldest-first", s->oldest_first, "Oldest first (and --limit keeps the oldest)");
     command->add_option("--actor", s->actor, "Only this actor: a user's e-mail or id, or apikey:<id>");

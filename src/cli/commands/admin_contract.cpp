@@ -4,6 +4,7 @@
 #include "cli/commands/commands.hpp"
 #include "cli/context.hpp"
 #include "cli/secret_input.hpp"
+#include "cli/validators.hpp"
 #include "core/chain/token_contract.hpp"
 #include "core/eth/keystore.hpp"
 #include "core/rpc/quantity.hpp"
@@ -74,15 +75,18 @@ void add_admin_contract_command(CLI::App& admin, Context& ctx) {
     contract->require_subcommand(1);
     auto settings = std::make_shared<DeploySettings>();
     auto* cmd = contract->add_subcommand("deploy", "Deploy ABCIToken; print its address, tx hash and version()");
+    set_examples(*cmd, {
+                 {"Deploy to Sepolia with the signer's keystore", "abcictl admin contract deploy --rpc-url https://rpc.sepolia.org --keystore signer.json --chain-id 11155111"}});
     cmd->add_option("--rpc-url", settings->rpc_url, "JSON-RPC endpoint of the network")->required();
     cmd->add_option("--keystore", settings->keystore, "v3 keystore of the deployer (pays gas, becomes admin)")
         ->required()
         ->check(CLI::ExistingFile);
     settings->password.add_to(*cmd);
-    cmd->add_option("--chain-id", settings->chain_id, "Refuse to deploy unless the node serves this chain id");
+    whole_number(cmd->add_option("--chain-id", settings->chain_id, "Refuse to deploy unless the node serves this chain id"), 1);
     cmd->add_option("--admin", settings->admin, "Address granted the admin and minter roles (default: the deployer)");
     cmd->add_option("--base-uri", settings->base_uri, "Default token URI")->capture_default_str();
-    cmd->add_option("--timeout", settings->timeout_seconds, "Seconds to wait for the receipt")->capture_default_str();
+    whole_number(cmd->add_option("--timeout", settings->timeout_seconds, "Seconds to wait for the receipt"), 1, 86'400)
+        ->capture_default_str();
     cmd->callback([&ctx, settings] { deploy(ctx, *settings); });
 }
 

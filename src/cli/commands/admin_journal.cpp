@@ -14,12 +14,22 @@
 #include "cli/confirm.hpp"
 #include "cli/context.hpp"
 #include "cli/data_dir_option.hpp"
+#include "cli/validators.hpp"
 #include "core/abci/journal_admin.hpp"
+#include "core/chain/tx_state.hpp"
 #include "core/error.hpp"
 #include "core/util/time.hpp"
 
 namespace abci::cli {
 namespace {
+
+/// Every status a journaled transaction can have, as the journal names them.
+std::vector<std::string> tx_status_names() {
+    std::vector<std::string> names;
+    for (auto s = chain::TxStatus::pending; s <= chain::TxStatus::abandoned; s = static_cast<chain::TxStatus>(static_cast<int>(s) + 1))
+        names.emplace_back(chain::to_string(s));
+    return names;
+}
 
 using nlohmann::json;
 
@@ -163,20 +173,23 @@ void add_admin_journal_command(CLI::App& admin, Context& ctx) {
     auto l = std::make_shared<ListSettings>();
     auto* list_cmd = add_store_command(*journal, "list", "Journaled transactions, newest first (default: the pending ones)",
                                        [l, &ctx](store::Store& store) { list(ctx, store, *l); });
+    set_examples(*list_cmd, {
+                 {"Transactions still pending", "abcictl admin journal list --data-dir /var/lib/abcictl"},
+                 {"The reverted ones on Amoy", "abcictl admin journal list --data-dir /var/lib/abcictl --status reverted --chain amoy"}});
     auto* all = list_cmd->add_flag("--all", l->all, "Every status, not only pending");
-    list_cmd
-        ->add_option("--status", l->statuses,
-                     "Only this status (repeatable): pending, mined, reverted, replaced, dropped, refused, abandoned")
+    one_of(list_cmd->add_option("--status", l->statuses, "Only this status (repeatable)"),
+           tx_status_names())
         ->excludes(all)
         ->allow_extra_args(false);
     list_cmd->add_option("--chain", l->chain, "Only this blockchain id");
-    list_cmd->add_option("--limit", l->limit, "Show at most this many (the newest)")
-        ->check(CLI::Range(std::size_t{1}, std::size_t{1'000'000}))
+    whole_number(list_cmd->add_option("--limit", l->limit, "Show at most this many (the newest)"), 1, 1'000'000)
         ->capture_default_str();
 
     auto hash = std::make_shared<std::string>();
     auto* show_cmd = add_store_command(*journal, "show", "One journaled transaction, every field (-q: its status)",
                                        [hash, &ctx](store::Store& store) { show(ctx, store, *hash); });
+    set_examples(*show_cmd, {
+                 {"Every field of one transaction", "abcictl admin journal show --data-dir /var/lib/abcictl 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060"}});
     show_cmd->add_option("HASH", *hash, "The transaction hash (0x…)")->required();
 
     auto a = std::make_shared<AbandonSettings>();
@@ -186,6 +199,8 @@ void add_admin_journal_command(CLI::App& admin, Context& ctx) {
                     "a retry mints anew: only once the node at --rpc-url proves its nonce consumed by another "
                     "transaction, or with --force on a chain that was reset (asks first; -y). ") + kServeNote,
         [a, &ctx](store::Store& store) { abandon(ctx, store, *a); });
+    set_examples(*abandon_cmd, {
+                 {"Give up a transaction the node proves replaced", "abcictl admin journal abandon --data-dir /var/lib/abcictl --rpc-url https://rpc.sepolia.org 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060"}});
     abandon_cmd->add_option("HASH", a->hash, "The transaction hash (0x…)")->required();
     auto* rpc = abandon_cmd->add_option("--rpc-url", a->rpc_url, "JSON-RPC endpoint of the chain, for the proof");
     abandon_cmd->add_flag("--force", a->force, "No proof: the chain was reset (asks for confirmation unless -y)")->excludes(rpc);

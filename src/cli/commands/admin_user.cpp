@@ -17,9 +17,11 @@
 #include <unordered_map>
 
 #include "cli/commands/commands.hpp"
+#include "cli/confirm.hpp"
 #include "cli/context.hpp"
 #include "cli/data_dir_option.hpp"
 #include "cli/secret_input.hpp"
+#include "cli/validators.hpp"
 #include "core/auth/accounts.hpp"
 #include "core/auth/roles.hpp"
 #include "core/error.hpp"
@@ -92,9 +94,12 @@ struct UserAddSettings {
 void add_user_add(CLI::App& user, Context& ctx) {
     auto s = std::make_shared<UserAddSettings>();
     auto* command = user.add_subcommand("add", "Create a user (creates the data directory on first use)");
+    set_examples(*command, {
+                 {"The first admin, the password asked on the terminal", "abcictl admin user add --data-dir /var/lib/abcictl --email admin@example.org --role admin"},
+                 {"A farmer who signs in with a wallet", "abcictl admin user add --data-dir /var/lib/abcictl --email ann@example.org --role farmer --no-password"}});
     s->data_dir.add_to(*command);
     command->add_option("--email", s->email, "The user's e-mail (their login; case-insensitive)")->required();
-    command->add_option("--role", s->role, "farmer, verifier, admin or developer")->required();
+    one_of(command->add_option("--role", s->role, "The user's role")->required(), auth::role_names());
     s->password.add_to(*command);
     command
         ->add_flag("--no-password", s->no_password,
@@ -121,7 +126,7 @@ void add_user_add(CLI::App& user, Context& ctx) {
 }
 
 void add_user_list(CLI::App& user, Context& ctx) {
-    add_store_command(user, "list", "List the users, oldest first (-q: their ids)", [&ctx](store::Store& store) {
+    auto* command = add_store_command(user, "list", "List the users, oldest first (-q: their ids)", [&ctx](store::Store& store) {
         std::vector<std::vector<std::string>> rows;
         auto json = nlohmann::json::array();
         for (const auto& account : store.list_users()) {
@@ -131,11 +136,13 @@ void add_user_list(CLI::App& user, Context& ctx) {
         }
         ctx.print_table(kUserHeaders, rows, json);
     });
+    set_examples(*command, {{"Every user, with their wallets", "abcictl admin user list --data-dir /var/lib/abcictl"}});
 }
 
 // Adds a subcommand changing the user named by --email with the value of
 // `value_flag`; `apply` makes the change and returns the user as it now is.
-void add_user_change(CLI::App& user, Context& ctx, const std::string& name, const std::string& description,
+// Returns the subcommand.
+CLI::App* add_user_change(CLI::App& user, Context& ctx, const std::string& name, const std::string& description,
                      const std::string& value_flag, const std::string& value_help,
                      std::function<store::User(store::Store&, store::User, const std::string&)> apply) {
     struct Settings {
@@ -149,6 +156,7 @@ void add_user_change(CLI::App& user, Context& ctx, const std::string& name, cons
         });
     command->add_option("--email", s->email, "The user's e-mail")->required();
     command->add_option(value_flag, s->value, value_help)->required();
+    return command;
 }
 
 store::User change_user_role(store::Store& store, store::User user, const std::string& role_name) {
@@ -292,6 +300,8 @@ void add_user_import(CLI::App& user, Context& ctx) {
         });
     command->add_option("FILE", *source, "The JSON Lines file, or - for standard input (the default)")
         ->type_name("");
+    set_examples(*command, {{"Users and wallets from a file, all or none",
+                             "abcictl admin user import --data-dir /var/lib/abcictl users.jsonl"}});
 }
 
 }  // namespace
@@ -302,10 +312,23 @@ void add_admin_user_command(CLI::App& admin, Context& ctx) {
     add_user_add(*user, ctx);
     add_user_list(*user, ctx);
     add_user_import(*user, ctx);
-    add_user_change(*user, ctx, "set-role", "Change a user's role", "--role", "farmer, verifier, admin or developer",
-                    change_user_role);
-    add_user_change(*user, ctx, "link-wallet", "Link a wallet to a user (for sign-in with Ethereum)", "--address",
-                    "0x address (checksummed or one case)", link_user_wallet);
+    const auto set_role = [&ctx](store::Store& store, store::User account, const std::string& role) {
+        // Granting admin is the one change that hands over the whole platform.
+        if (role == auth::to_string(auth::Role::admin) && account.role != role &&
+            !confirm(ctx.options, "Make " + account.email + " an admin? They can then mint role tokens and manage every user."))
+            throw Error(ErrorKind::conflict, "role unchanged");
+        return change_user_role(store, std::move(account), role);
+    };
+    auto* set_role_command = add_user_change(*user, ctx, "set-role", "Change a user's role (asks first for admin unless -y)",
+                                             "--role", "The new role", set_role);
+    one_of(set_role_command->get_option("--role"), auth::role_names());
+    set_examples(*set_role_command, {{"Make a farmer a verifier", "abcictl admin user set-role --data-dir "
+                                                                   "/var/lib/abcictl --email ann@example.org --role verifier"}});
+    auto* link_command = add_user_change(*user, ctx, "link-wallet", "Link a wallet to a user (for sign-in with Ethereum)",
+                                         "--address", "0x address (checksummed or one case)", link_user_wallet);
+    set_examples(*link_command, {{"Let a user sign in with a wallet",
+                                  "abcictl admin user link-wallet --data-dir /var/lib/abcictl --email ann@example.org "
+                                  "--address 0x70997970C51812dc3A010C7d01b50e0d17dc79C8"}});
 }
 
 }  // namespace abci::cli

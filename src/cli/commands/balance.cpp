@@ -56,6 +56,9 @@ void balance(Context& ctx, const BalanceSettings& s) {
 void add_balance_command(CLI::App& app, Context& ctx) {
     const char* description = "A wallet's tokens on a chain, reconciled with the chain";
     add_lazy_subcommand(app, "balance", description, [&ctx](CLI::App& cmd) {
+        set_examples(cmd, {
+                     {"A wallet's tokens on Sepolia", "abcictl balance --address 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 --chain sepolia"},
+                     {"Only its producer token", "abcictl balance --address 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 --chain sepolia --token 10000"}});
         auto s = std::make_shared<BalanceSettings>();
         cmd.add_option("--address", s->address, "Wallet (0x…)")->required();
         cmd.add_option("--chain", s->chain, "Blockchain id (see: abcictl chains list)")->required();

@@ -72,10 +72,15 @@ void add_chains_command(CLI::App& app, Context& ctx) {
         chains.require_subcommand(1);
         auto refresh = std::make_shared<bool>(false);
         auto* list_cmd = chains.add_subcommand("list", "List the networks (-q: their ids)");
+        set_examples(*list_cmd, {
+                     {"The networks the server mints on", "abcictl chains list"},
+                     {"Their ids only, for a script", "abcictl chains list -q"}});
         list_cmd->add_flag("--refresh", *refresh, "Ask the server even when the cached list is fresh");
         list_cmd->callback([refresh, &ctx] { list(ctx, *refresh); });
         auto id = std::make_shared<std::string>();
         auto* status_cmd = chains.add_subcommand("status", "A network's head, gas prices, contract and health");
+        set_examples(*status_cmd, {
+                     {"Sepolia's head, gas prices and contract", "abcictl chains status sepolia"}});
         status_cmd->add_option("ID", *id, "Blockchain id")->required();
         status_cmd->callback([id, &ctx] { status(ctx, *id); });
     });

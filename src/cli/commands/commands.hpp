@@ -5,6 +5,7 @@
 // Options bind straight into the command's settings; the action runs after
 // parsing and throws abci::Error on failure (main maps it to an exit code).
 
+#include "cli/examples.hpp"
 #include "cli/lazy_command.hpp"
 
 namespace abci::cli {

@@ -21,6 +21,7 @@
 #include "cli/context.hpp"
 #include "cli/session.hpp"
 #include "cli/state_db.hpp"
+#include "cli/validators.hpp"
 
 namespace abci::cli {
 namespace {
@@ -426,8 +427,11 @@ std::vector<std::string> cached_chain_ids(GlobalOptions& options) {
 void add_completion_command(CLI::App& app, Context& ctx) {
     const char* description = "Print the shell completion script for bash, zsh or fish";
     add_lazy_subcommand(app, "completion", description, [&app](CLI::App& cmd) {
+        set_examples(cmd, {
+                     {"Completions in the current bash", "source <(abcictl completion bash)"},
+                     {"Installed for zsh", "abcictl completion zsh > ~/.zfunc/_abcictl"}});
         auto shell = std::make_shared<std::string>();
-        cmd.add_option("SHELL", *shell, "bash, zsh or fish")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
+        one_of(cmd.add_option("SHELL", *shell, "The shell to complete in")->required(), {"bash", "zsh", "fish"});
         cmd.callback([shell, &app] {
             const auto root = describe_commands(app);
             std::cout << (*shell == "bash"  ? bash_script(root)

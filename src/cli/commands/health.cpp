@@ -13,6 +13,7 @@
 #include "cli/context.hpp"
 #include "cli/exit_code.hpp"
 #include "cli/session.hpp"
+#include "cli/validators.hpp"
 
 namespace abci::cli {
 namespace {
@@ -108,14 +109,17 @@ void add_health_command(CLI::App& app, Context& ctx) {
     const char* description = "Check the server, its chains, contracts, content storage and database "
                               "(exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN)";
     add_lazy_subcommand(app, "health", description, [&ctx](CLI::App& cmd) {
+        set_examples(cmd, {
+                     {"Is the server well?", "abcictl health"},
+                     {"As a Nagios or Icinga check", "abcictl --server https://abci.example.org health --format nagios"}});
         auto s = std::make_shared<HealthSettings>();
-        cmd.add_option("--format", s->format, "text, json or nagios (one line with perfdata)")
-            ->check(CLI::IsMember({"text", "json", "nagios"}));
-        cmd.add_option("--timeout", s->timeout_seconds, "Seconds to wait for the server (default 10)")
-            ->check(CLI::PositiveNumber);
-        cmd.add_option("--warn-latency", s->warn_latency_ms,
-                       "A node slower than this many ms is a WARNING (default 1000)")
-            ->check(CLI::PositiveNumber);
+        one_of(cmd.add_option("--format", s->format, "Output form (nagios: one line with perfdata)")->capture_default_str(),
+               {"text", "json", "nagios"});
+        positive_number(cmd.add_option("--timeout", s->timeout_seconds, "Seconds to wait for the server")
+                            ->capture_default_str());
+        whole_number(cmd.add_option("--warn-latency", s->warn_latency_ms, "A node slower than this many ms is a WARNING")
+                         ->capture_default_str(),
+                     1, 3'600'000);
         cmd.callback([s, &ctx] {
             const Verdict v = check(ctx, *s);
             const auto no_report = [&v] {

@@ -72,6 +72,9 @@ struct WriteSettings {
 void add_new(CLI::App& parent, Context& ctx) {
     auto settings = std::make_shared<WriteSettings>();
     auto* command = parent.add_subcommand("new", "Generate a key and save it in a new encrypted keystore");
+    set_examples(*command, {
+                 {"A new key in the default directory (the password is asked twice)", "abcictl keystore new"},
+                 {"The password from a file, for a script", "abcictl keystore new --password-file signer.pw"}});
     settings->add_to(*command);
     command->callback([settings, &ctx] { settings->write(ctx, eth::PrivateKey::generate()); });
 }
@@ -83,6 +86,8 @@ void add_import(CLI::App& parent, Context& ctx) {
     };
     auto settings = std::make_shared<Settings>();
     auto* command = parent.add_subcommand("import", "Save an existing private key (hex) in a new encrypted keystore");
+    set_examples(*command, {
+                 {"A key from a file (never on the command line)", "abcictl keystore import --private-key-stdin < key.hex"}});
     settings->write.add_to(*command);
     settings->private_key.add_to(*command)->excludes("--password-stdin");
     command->callback([settings, &ctx] {
@@ -107,6 +112,9 @@ void add_import(CLI::App& parent, Context& ctx) {
 void add_list(CLI::App& parent, Context& ctx) {
     auto dir = std::make_shared<std::string>();
     auto* command = parent.add_subcommand("list", "List the keystores in a directory (-q: their paths)");
+    set_examples(*command, {
+                 {"The keystores of the default directory", "abcictl keystore list"},
+                 {"Those of another directory", "abcictl keystore list --dir ./keys"}});
     add_dir_option(*command, *dir);
     command->callback([dir, &ctx] {
         const fs::path directory = keystore_dir(*dir);
@@ -143,6 +151,8 @@ void add_address(CLI::App& parent, Context& ctx) {
     auto* command = parent.add_subcommand(
         "address", "Decrypt a keystore (proving the password and the file) and print its checksummed address");
     command->add_option("FILE", settings->file, "Keystore file")->required()->type_name("");
+    set_examples(*command, {
+                 {"Check a keystore's password and print its address", "abcictl keystore address signer.json"}});
     settings->password.add_to(*command);
     command->callback([settings, &ctx] {
         const Secret password = settings->password.read(ctx.options.no_input, "for keystore " + settings->file, false);

@@ -16,6 +16,7 @@
 #include "cli/context.hpp"
 #include "cli/secret_input.hpp"
 #include "cli/session.hpp"
+#include "cli/validators.hpp"
 #include "core/auth/siwe.hpp"
 #include "core/eth/keystore.hpp"
 #include "core/os/process.hpp"
@@ -161,6 +162,10 @@ void login(Context& ctx, const LoginSettings& s) {
 
 void add_login_command(CLI::App& app, Context& ctx) {
     add_lazy_subcommand(app, "login", "Log in to the server (e-mail and password by default)", [&ctx](CLI::App& cmd) {
+        set_examples(cmd, {
+                     {"E-mail and password, asked on the terminal", "abcictl login --email admin@example.org"},
+                     {"Sign in with a wallet's keystore (Sign-In with Ethereum)", "abcictl login --wallet --keystore signer.json"},
+                     {"Through the identity provider, in the browser", "abcictl login --idp"}});
         auto s = std::make_shared<LoginSettings>();
         cmd.add_option("--email", s->email, "Account e-mail (asked when not given)");
         s->password.add_to(cmd);
@@ -168,7 +173,7 @@ void add_login_command(CLI::App& app, Context& ctx) {
         cmd.add_option("--keystore", s->keystore, "Wallet key: a v3 keystore file (geth, cast)")
             ->check(CLI::ExistingFile);
         s->private_key.add_to(cmd);
-        cmd.add_option("--chain-id", s->chain_id, "Chain id to sign for (default: the server's first)");
+        whole_number(cmd.add_option("--chain-id", s->chain_id, "Chain id to sign for (default: the server's first)"), 1);
         auto* idp = cmd.add_flag("--idp", s->idp, "Sign in through the server's identity provider (OpenID Connect)");
         cmd.add_option("--provider", s->provider, "Identity provider name (default: idp)");
         cmd.add_flag("--no-browser", s->no_browser, "Only print the sign-in URL; do not open a browser");

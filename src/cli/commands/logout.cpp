@@ -11,6 +11,8 @@ namespace abci::cli {
 
 void add_logout_command(CLI::App& app, Context& ctx) {
     add_lazy_subcommand(app, "logout", "Log out of the server and forget the session", [&ctx](CLI::App& cmd) {
+        set_examples(cmd, {
+                     {"End the session of the default profile", "abcictl logout"}});
         cmd.callback([&ctx] {
             auto client = anonymous_client(ctx.options);
             StateDb state(StateDb::default_path());

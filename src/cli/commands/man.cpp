@@ -6,7 +6,9 @@
 //
 // In the template, "@VERSION@" becomes the version, and the comment lines
 // `.\" @GLOBAL_OPTIONS@` and `.\" @COMMANDS@` become the global options and
-// every command with its arguments.
+// every command with its arguments and examples; `.\" @CLI_ENVIRONMENT@` and
+// `.\" @CLI_CONFIG_KEYS@` the variables and config.toml keys of the CLI's
+// settings table (cli/cli_settings.hpp).
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
@@ -15,6 +17,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/cli_settings.hpp"
 #include "cli/command_tree.hpp"
 #include "cli/commands/commands.hpp"
 #include "core/error.hpp"
@@ -90,6 +93,11 @@ void write_command(std::ostream& out, const CommandSpec& command) {
     out << synopsis << "\n.br\n" << roff(description) << "\n";
     write_arguments(out, command.positionals);
     write_arguments(out, command.options);
+    if (!command.examples.empty()) {
+        out << ".PP\nExamples:\n.RS 4\n";
+        for (const auto& e : command.examples) out << roff(e.what) << ":\n.br\n" << bold(e.command) << "\n.br\n";
+        out << ".RE\n";
+    }
     for (const auto& sub : command.subcommands) write_command(out, sub);
 }
 
@@ -103,6 +111,25 @@ std::string render(const CommandSpec& root, std::istream& in) {
             write_arguments(out, root.options);
         } else if (line == ".\\\" @COMMANDS@") {
             for (const auto& command : root.subcommands) write_command(out, command);
+        } else if (line == ".\\\" @CLI_ENVIRONMENT@") {
+            for (const auto& s : cli_settings()) {
+                if (s.env.empty()) continue;
+                out << ".TP\n.B " << roff(std::string(s.env)) << "\n" << roff(std::string(s.description));
+                if (!s.flag.empty()) out << ", when " << bold(std::string(s.flag)) << " is not given";
+                out << ".\n";
+            }
+        } else if (line == ".\\\" @CLI_CONFIG_KEYS@") {
+            out << ".RS 4\n";
+            for (const auto& s : cli_settings()) {
+                if (s.key.empty()) continue;
+                out << ".TP\n" << bold(std::string(s.key)) << " (" << roff(std::string(s.type));
+                if (!s.default_value.empty()) out << ", default " << roff(std::string(s.default_value));
+                out << ")\n" << roff(std::string(s.description));
+                if (!s.env.empty()) out << "; " << bold(std::string(s.env)) << " wins over it";
+                if (!s.flag.empty()) out << ", and " << bold(std::string(s.flag)) << " over both";
+                out << ".\n";
+            }
+            out << ".RE\n";
         } else {
             for (auto at = line.find("@VERSION@"); at != std::string::npos; at = line.find("@VERSION@"))
                 line.replace(at, 9, ABCI_VERSION);

@@ -16,6 +16,7 @@
 #include "cli/context.hpp"
 #include "cli/mint_call.hpp"
 #include "cli/mint_output.hpp"
+#include "cli/validators.hpp"
 #include "core/abci/requests.hpp"
 
 namespace abci::cli {
@@ -109,17 +110,18 @@ void mint_entity(Context& ctx, const MintEntitySettings& s) {
 void add_mint_entity_command(CLI::App& app, Context& ctx) {
     const char* description = "Mint entity tokens (report, verification, valuation, certificate)";
     add_lazy_subcommand(app, "mint-entity", description, [&ctx](CLI::App& cmd) {
+        set_examples(cmd, {
+                     {"A verification token with its metadata from flags", "abcictl mint-entity --address 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 --type verification --entity-id v-42 --chain sepolia --name 'Harvest 2026'"},
+                     {"Metadata from a file", "abcictl mint-entity --address 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 --type report --entity-id r-7 --chain amoy --metadata report.json"}});
         auto s = std::make_shared<MintEntitySettings>();
         cmd.add_option("--address", s->address, "Recipient wallet (0x…)")->required();
-        cmd.add_option("--type", s->type, "report, verification, valuation or certificate")
-            ->required()
-            ->check(CLI::IsMember({"report", "verification", "valuation", "certificate"}));
+        one_of(cmd.add_option("--type", s->type, "What the tokens stand for")->required(),
+               {"report", "verification", "valuation", "certificate"});
         cmd.add_option("--entity-id", s->entity_id, "The platform's id of the entity")->required();
         cmd.add_option("--chain", s->chain, "Blockchain id (see: abcictl chains list)")->required();
-        cmd.add_option("--amount", s->amount, "How many tokens (default 1)")->check(CLI::PositiveNumber);
-        cmd.add_option("--metadata", s->metadata_file,
-                       "Metadata JSON file, or - for stdin (the flags below replace or add to its fields)");
-        cmd.add_option("--name", s->name, "Metadata: name");
+        whole_number(cmd.add_option("--amount", s->amount, "How many tokens")->capture_default_str(), 1);
+        auto* file = cmd.add_option("--metadata", s->metadata_file, "Metadata JSON file, or - for stdin (the flags below replace or add to its fields)");
+        auto* name = cmd.add_option("--name", s->name, "Metadata: name");
         cmd.add_option("--description", s->description, "Metadata: description");
         cmd.add_option("--image", s->image, "Metadata: image URL");
         cmd.add_option("--external-url", s->external_url, "Metadata: external URL");

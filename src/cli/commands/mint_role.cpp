@@ -8,6 +8,7 @@
 #include "cli/context.hpp"
 #include "cli/mint_call.hpp"
 #include "cli/mint_output.hpp"
+#include "cli/validators.hpp"
 #include "core/abci/requests.hpp"
 
 namespace abci::cli {
@@ -40,11 +41,12 @@ void mint_role(Context& ctx, const MintRoleSettings& s) {
 void add_mint_role_command(CLI::App& app, Context& ctx) {
     const char* description = "Mint a soulbound role token to a user's wallet (admin)";
     add_lazy_subcommand(app, "mint-role", description, [&ctx](CLI::App& cmd) {
+        set_examples(cmd, {
+                     {"Make a user's wallet a producer on Sepolia", "abcictl mint-role --address 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 --role producer --chain sepolia"}});
         auto s = std::make_shared<MintRoleSettings>();
         cmd.add_option("--address", s->address, "The user's wallet (0x…, linked to the user)")->required();
-        cmd.add_option("--role", s->role, "producer, verifier, valuator or certifier")
-            ->required()
-            ->check(CLI::IsMember({"producer", "verifier", "valuator", "certifier"}));
+        one_of(cmd.add_option("--role", s->role, "The role the token grants")->required(),
+               {"producer", "verifier", "valuator", "certifier"});
         cmd.add_option("--chain", s->chain, "Blockchain id (see: abcictl chains list)")->required();
         cmd.add_option("--approval-id", s->approval_id,
                        "The approval this mint carries out (recorded in the metadata)");

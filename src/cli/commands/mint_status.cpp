@@ -73,6 +73,8 @@ void add_mint_command(CLI::App& app, Context& ctx) {
             "A mint's state (pending, mined, failed), its transactions and, once mined, its answer; exit 0 mined or "
             "pending, 1 failed (-q: the transaction hash once mined, else the state)");
         cmd->add_option("ID", s->id, "The mint id (from an error of mint-role or mint-entity, or the API)");
+        set_examples(*cmd, {{"What became of a mint whose answer was lost",
+                             "abcictl mint status --idempotency-key abcictl-0b6f8a52-2c1e-4d0a-9f3b-7e5d4c3b2a19"}});
         cmd->add_option("--idempotency-key", s->idempotency_key, "The Idempotency-Key the mint was sent with (your own mints)");
         cmd->callback([s, &ctx] { mint_status(ctx, *s); });
     });

@@ -77,6 +77,9 @@ void run_server(const serve::FlagSettings& flags) {
 
 void add_serve_command(CLI::App& app, Context&) {
     add_lazy_subcommand(app, "serve", "Run the ABCI API server", [](CLI::App& command) {
+        set_examples(command, {
+                     {"A local chain and server to try everything on", "abcictl serve --devnet"},
+                     {"In production, from a configuration file", "abcictl serve --config /etc/abcictl/serve.toml"}});
         auto flags = std::make_shared<serve::FlagSettings>();
         command.add_option("--config", flags->config_file, "Server config file (TOML); env ABCI_CONFIG");
         command.add_option("--listen", flags->listen,

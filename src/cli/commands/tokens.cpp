@@ -52,6 +52,9 @@ void add_tokens_command(CLI::App& app, Context& ctx) {
         tokens.require_subcommand(1);
         auto s = std::make_shared<MetadataSettings>();
         auto* cmd = tokens.add_subcommand("metadata", "A token's metadata (-q: its IPFS hash)");
+        set_examples(*cmd, {
+                     {"The latest report's metadata on Sepolia", "abcictl tokens metadata 1000 --chain sepolia"},
+                     {"A holder's producer token", "abcictl tokens metadata 10000 --chain sepolia --address 0x70997970C51812dc3A010C7d01b50e0d17dc79C8"}});
         cmd->add_option("TOKEN_ID", s->token, "Token id or name: 10000 or producer, 1000 or report…")->required();
         cmd->add_option("--chain", s->chain, "Blockchain id")->required();
         cmd->add_option("--entity-id", s->entity_id, "For an entity token: this entity instead of the latest");

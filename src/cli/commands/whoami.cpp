@@ -11,6 +11,9 @@ namespace abci::cli {
 
 void add_whoami_command(CLI::App& app, Context& ctx) {
     add_lazy_subcommand(app, "whoami", "Show the logged-in user", [&ctx](CLI::App& cmd) {
+        set_examples(cmd, {
+                     {"Who the stored session is for", "abcictl whoami"},
+                     {"On another server", "abcictl --server https://abci.example.org whoami"}});
         cmd.callback([&ctx] {
             StateDb state(StateDb::default_path());
             auto client = authenticated_client(ctx.options, state);

@@ -27,6 +27,12 @@ const char* to_string(Role role) noexcept {
     return "unknown";
 }
 
+std::vector<std::string> role_names() {
+    std::vector<std::string> names;
+    for (const auto& [value, name] : kRoleNames) names.emplace_back(name);
+    return names;
+}
+
 Role parse_role(std::string_view name) {
     for (const auto& [value, known] : kRoleNames)
         if (name == known) return value;

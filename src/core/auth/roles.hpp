@@ -6,12 +6,15 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace abci::auth {
 
 enum class Role { farmer, verifier, admin, developer };
 
 [[nodiscard]] const char* to_string(Role role) noexcept;
+/// The four role names, in the spec's order.
+[[nodiscard]] std::vector<std::string> role_names();
 /// Error(invalid_input) naming the four roles when `name` is none of them.
 [[nodiscard]] Role parse_role(std::string_view name);
 

@@ -1,0 +1,32 @@
+#pragma once
+// Checks of option values that refuse in plain words ("--amount must be a
+// whole number of at least 1, not '0'") instead of CLI11's own messages
+// ("Value 0 not in range 0.000000 to 1797693134862315708…"). Each refusal is
+// a CLI::ParseError, so main reports it as any other usage error.
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class Option;
+}
+
+namespace abci::cli {
+
+/// Lets `option` take only a whole number from `min` to `max` (decimal digits, nothing else).
+CLI::Option* whole_number(CLI::Option* option, std::uint64_t min,
+                          std::uint64_t max = std::numeric_limits<std::uint64_t>::max());
+
+/// Lets `option` take only a number above zero (a decimal fraction allowed).
+CLI::Option* positive_number(CLI::Option* option);
+
+/// Lets `option` take only one of `choices` (exactly as written); a near miss
+/// gets "did you mean". The choices are what completions and the man page offer.
+CLI::Option* one_of(CLI::Option* option, std::vector<std::string> choices);
+
+/// "a, b or c".
+[[nodiscard]] std::string or_list(const std::vector<std::string>& words);
+
+}  // namespace abci::cli
