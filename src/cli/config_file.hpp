@@ -25,7 +25,7 @@ namespace abci::cli {
 /// when the file is malformed; a missing file is no error.
 void apply_config_file(GlobalOptions& options);
 
-/// What apply_config_file() does with the file's text, `source` naming it in
+/// What apply_config_file() (session.cpp) does with the file's text, `source` naming it in
 /// errors; leaves the defaults to apply_config_file().
 void apply_config_text(GlobalOptions& options, std::string_view text, const std::string& source);
 

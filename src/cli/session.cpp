@@ -1,6 +1,10 @@
 #include "cli/session.hpp"
 
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "cli/cli_settings.hpp"
 
 namespace abci::cli {
 
@@ -11,6 +15,21 @@ std::string not_logged_in(const std::string& server) {
 }
 
 }  // namespace
+
+void apply_config_file(GlobalOptions& options) {
+    const auto path = config_file_path();
+    std::error_code ec;
+    if (path && std::filesystem::exists(*path, ec)) {
+        std::ifstream in(*path, std::ios::binary);
+        if (!in) throw Error(ErrorKind::invalid_input, path->string() + ": cannot be read");
+        std::ostringstream text;
+        text << in.rdbuf();
+        apply_config_text(options, text.str(), path->string());
+    }
+    if (options.profile.empty()) options.profile = cli_setting("profile").default_value;
+    if (options.server.empty())
+        options.server = remembered_server(options.profile).value_or(std::string(cli_setting("server").default_value));
+}
 
 std::optional<std::string> remembered_server(const std::string& profile) {
     // Only read: a command that never logged in must not create state.db.
