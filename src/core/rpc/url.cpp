@@ -123,9 +123,10 @@ std::optional<Pieces> split(std::string_view url) {
 std::string Url::origin() const { return scheme + "://" + host + ":" + std::to_string(port); }
 
 Url parse_url(std::string_view url) {
-    // Host and target go into the request line and the Host header as they
-    // are: a space or a control character ("\r\n" above all) would add lines
-    // of its own to every request. Not echoed: it would do the same to a log.
+    // RFC 3986 allows neither in a URL, and host and target go into the
+    // request line and the Host header: whether a "\r\n" there starts a line
+    // of its own must not depend on what the HTTP library re-encodes. Not
+    // echoed: it would start one in a log.
     if (std::any_of(url.begin(), url.end(), [](char c) {
             const auto byte = static_cast<unsigned char>(c);
             return byte <= ' ' || byte == 0x7f;

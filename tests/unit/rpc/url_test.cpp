@@ -9,10 +9,10 @@
 using namespace abci;
 
 TEST_CASE("rpc: a URL with a space or a control character is refused", "[rpc][url]") {
-    // Found by tests/fuzz/url.cpp: host and target went into the request line
-    // and the Host header as they were, so a "\r\n" in a configured URL, or in
-    // an endpoint an OpenID provider's discovery document names, added lines
-    // of its own to every request.
+    // Found by tests/fuzz/url.cpp: they were accepted into host and target,
+    // which go into the request line and the Host header, from a configured
+    // URL or from an endpoint an OpenID provider's discovery document names;
+    // what reached the wire was left to the HTTP library's re-encoding.
     for (const char* bad : {"http://node.example/a b", "http://node.example/rpc\r\nX-Injected: 1",
                             "http://node.example\r\n/", "http://node\t.example/", "https://node.example/?k=\n",
                             "http://node.example/\x7f", "http://us\ner:pw@node.example/"}) {
