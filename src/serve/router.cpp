@@ -85,10 +85,12 @@ std::string route_template(const std::string& pattern) {
 }
 
 /// A request path as an audit row keeps it: at most 256 bytes of it (a
-/// request line may be 8 KiB).
+/// request line may be 8 KiB), not cutting a UTF-8 character in two.
 std::string bounded_path(const std::string& path) {
-    constexpr std::size_t kKept = 256;
-    return path.size() <= kKept ? path : path.substr(0, kKept) + "…";
+    std::size_t kept = 256;
+    if (path.size() <= kept) return path;
+    while (kept > 0 && (static_cast<unsigned char>(path[kept]) & 0xC0) == 0x80) --kept;
+    return path.substr(0, kept) + "…";
 }
 
 Error internal_error(const RequestContext& ctx) {

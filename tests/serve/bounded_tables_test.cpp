@@ -49,9 +49,22 @@ TEST_CASE("20,000 refused /abci requests add a few hundred KB at most, and the a
 
     server.restart();
     const auto admin = server.login_admin();
+    // A request let in keeps a row of its own, with its path cut short (at a character's edge).
+    std::string long_path = "/abci/no/such/x";  // 15 bytes: 256 falls inside a character
+    for (int i = 0; i < 300; ++i) long_path += "%C3%A9";
+    require_error(server.http().get(long_path, admin.token), 404, "not_found");
     const auto listed = server.http().get("/api/admin/audit?limit=1000", admin.token);
     REQUIRE(listed.status == 200);
-    const auto& rows = listed.json["data"];
+    auto rows = listed.json["data"];
+    REQUIRE(!rows.empty());
+    const auto own = rows.back();
+    rows.erase(rows.size() - 1);
+    CHECK(own["actor"] == admin.id());
+    CHECK(own["count"] == 1);
+    const auto kept = own["path"].get<std::string>();
+    CHECK(kept.size() <= 256 + 3);
+    CHECK(kept.rfind("/abci/no/such/x\xc3\xa9", 0) == 0);
+    CHECK(kept.substr(kept.size() - 5) == "\xc3\xa9\xe2\x80\xa6");  // é then …, no broken character
     std::int64_t counted = 0;
     for (const auto& row : rows) {
         INFO(row.dump());
