@@ -165,7 +165,7 @@ TEST_CASE("version names the commit and reads as a version", "[cli][version]") {
     CHECK(without.out == r.out);
 }
 
-TEST_CASE("-v adds the HTTP status, the request id and the error's kind to a failure", "[cli][verbose]") {
+TEST_CASE("verbose (-v) failures add the HTTP status, the request id and the error kind", "[cli][verbose]") {
     test::Server server;
     const test::CleanHome home;
     const auto env = home.env({{"ABCICTL_SERVER", server.url()}, {"ABCICTL_TOKEN", "abci_not-a-real-key"}});
