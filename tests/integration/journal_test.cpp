@@ -677,4 +677,65 @@ TEST_CASE("journal: a transaction that cannot be signed before its deadline is a
     CHECK(node.journaled(request.purpose).empty());
 }
 
+// A reorg deeper than the confirmations that takes a mined transaction's
+// block away, the same transaction mined again a block later: the sender,
+// watching the blocks of what it mined, settles it anew with its new block.
+TEST_CASE("journal: a mined transaction a reorg moves to a later block is settled again with its new block",
+          "[journal][anvil]") {
+    Node node;
+    auto& sender = node.network.sender();
+    const std::string purpose = R"({"op":"test","what":"moved by a reorg"})";
+    const auto to = eth::Address::parse(test::Anvil::dev_accounts()[3].address);
+    const auto receipt = node.network.contract().mint(sender, to, kReportToken, 1, {}, purpose).get();
+    const auto hash = eth::to_hex(receipt.transaction_hash);
+    const auto entry = node.store->journal_find(hash);
+    REQUIRE(entry);
+    REQUIRE(entry->block_number == receipt.block_number);
+    // Its block gone, an empty one in its place, and the same bytes mined in the next.
+    (void)node.cast_rpc({"rpc", "anvil_rollback", "1"});
+    (void)node.cast_rpc({"rpc", "evm_mine"});
+    REQUIRE(node.cast_rpc({"publish", "--async", entry->raw}) == hash);
+    REQUIRE(eventually([&] {
+        const auto now = node.store->journal_find(hash);
+        return now->status == "mined" && now->block_number == receipt.block_number + 1;
+    }));
+    CHECK(node.network.contract().balance_of(to, kReportToken) == eth::U256(1));
+    CHECK(node.journaled(purpose) == std::vector<std::string>{hash});
+}
+
+// A sender that stops answers every caller still waiting: the one queued
+// (the node down, nothing signed) as never mined, the one sent as unavailable.
+TEST_CASE("journal: a sender that stops answers its waiting callers", "[journal][anvil]") {
+    Node node;
+    chain::ChainSettings settings;
+    settings.chain_id = node.anvil.chain_id();
+    settings.rpc_urls = {node.anvil.url()};
+    settings.poll_interval = 50ms;
+    settings.rpc.call_timeout = 300ms;
+    settings.fee_cache_ttl = 1ms;  // a round with the node down cannot sign from cached fees
+    chain::ChainClient client(settings);
+    chain::TxRequest request;
+    request.to = eth::Address::parse(test::Anvil::dev_accounts()[4].address);
+    request.gas_limit = 21'000;
+    std::future<chain::Receipt> sent, queued;
+    {
+        chain::TxSender sender(client, eth::PrivateKey::from_hex(test::Anvil::dev_accounts()[2].private_key));
+        (void)node.cast_rpc({"rpc", "evm_setAutomine", "false"});
+        sent = sender.submit(request);
+        REQUIRE(eventually([&] { return sender.in_flight() == 1; }));
+        node.anvil.stop();
+        queued = sender.submit(request);
+        std::this_thread::sleep_for(200ms);  // taken from the queue, and put back: the node is down
+    }
+    CHECK_THROWS_AS(queued.get(), chain::NeverMined);
+    try {
+        (void)sent.get();
+        FAIL("a transaction was mined with automine off and the node down");
+    } catch (const chain::NeverMined&) {
+        FAIL("the transaction sent is answered as never mined");
+    } catch (const Error& e) {
+        CHECK(e.kind() == ErrorKind::unavailable);
+    }
+}
+
 }  // namespace abci::journal_tests
