@@ -738,4 +738,58 @@ TEST_CASE("journal: a sender that stops answers its waiting callers", "[journal]
     }
 }
 
+// Mints a crash left pending in every other state the journal can hold at
+// start: nothing linked (released), their one transaction dropped (released),
+// reverted (failed), mined but unknown to the node (left pending for the next
+// start), and mined under a purpose that names the mint by its key only, as
+// journaled before mints had ids (finished).
+TEST_CASE("journal: reconcile() settles each pending mint by what its transactions became", "[journal][anvil]") {
+    Node node;
+    auto& client = node.network.client();
+    const auto nonce = node.pending_nonce();
+    const auto fees = client.fee_tiers().standard;
+    const auto recipient = eth::Address::parse(test::Anvil::dev_accounts()[6].address);
+    const auto cid = node.content->put(bytes_of(R"({"name":"Certificate"})")).to_string();
+    const auto calldata = [&](std::uint64_t token) {
+        return chain::TokenContract::mint_calldata(recipient, token, 1, bytes_of(cid));
+    };
+    const auto claim = [&](const std::string& key) {
+        REQUIRE_FALSE(node.store->begin_mint(entity_mint_request(key)));
+        return entity_mint_purpose(recipient, key, cid, key);
+    };
+    (void)claim("unsent");
+    const auto dropped = journal_signed(node, nonce + 100, fees, calldata(kCertificateToken), claim("dropped"),
+                                        entity_mint_request("dropped").id);
+    node.store->journal_settle({{dropped.hash, "dropped", 0}});
+    const auto reverted = journal_signed(node, nonce, fees, calldata(7), claim("reverted"),
+                                         entity_mint_request("reverted").id);
+    node.store->journal_settle({{reverted.hash, "reverted", publish(node, reverted, "0x0")}});
+    const auto unknown = journal_signed(node, nonce + 101, fees, calldata(kCertificateToken), claim("unknown"),
+                                        entity_mint_request("unknown").id);
+    node.store->journal_settle({{unknown.hash, "mined", 3}});
+    auto by_key = claim("by-key");
+    by_key["mintId"] = "";
+    const auto legacy = journal_signed(node, nonce + 1, fees, calldata(kCertificateToken), by_key,
+                                       entity_mint_request("by-key").id);
+    node.store->journal_settle({{legacy.hash, "mined", publish(node, legacy, "0x1")}});
+
+    service::AbciService abci(*node.store, node.registry, *node.content);
+    abci.reconcile();
+    const auto state = [&](const std::string& key) { return node.store->find_mint(entity_mint_request(key).id); };
+    for (const auto* key : {"unsent", "dropped"}) {
+        INFO(key);
+        CHECK(state(key)->state == "failed");
+        CHECK(json::parse(state(key)->answer)["kind"] == "unavailable");
+        auto retry = entity_mint_request(key);
+        retry.id += "-retry";
+        CHECK_FALSE(node.store->begin_mint(retry));  // its key is free
+    }
+    CHECK(state("reverted")->state == "failed");
+    CHECK(json::parse(state("reverted")->answer)["kind"] == "chain_rejected");
+    CHECK(state("unknown")->state == "pending");
+    CHECK(state("by-key")->state == "done");
+    CHECK(json::parse(state("by-key")->answer)["data"]["transactionHash"] == legacy.hash);
+    CHECK(node.network.contract().balance_of(recipient, kCertificateToken) == eth::U256(1));
+}
+
 }  // namespace abci::journal_tests
