@@ -677,4 +677,119 @@ TEST_CASE("journal: a transaction that cannot be signed before its deadline is a
     CHECK(node.journaled(request.purpose).empty());
 }
 
+// A reorg deeper than the confirmations that takes a mined transaction's
+// block away, the same transaction mined again a block later: the sender,
+// watching the blocks of what it mined, settles it anew with its new block.
+TEST_CASE("journal: a mined transaction a reorg moves to a later block is settled again with its new block",
+          "[journal][anvil]") {
+    Node node;
+    auto& sender = node.network.sender();
+    const std::string purpose = R"({"op":"test","what":"moved by a reorg"})";
+    const auto to = eth::Address::parse(test::Anvil::dev_accounts()[3].address);
+    const auto receipt = node.network.contract().mint(sender, to, kReportToken, 1, {}, purpose).get();
+    const auto hash = eth::to_hex(receipt.transaction_hash);
+    const auto entry = node.store->journal_find(hash);
+    REQUIRE(entry);
+    REQUIRE(entry->block_number == receipt.block_number);
+    // Its block gone, an empty one in its place, and the same bytes mined in the next.
+    (void)node.cast_rpc({"rpc", "anvil_rollback", "1"});
+    (void)node.cast_rpc({"rpc", "evm_mine"});
+    REQUIRE(node.cast_rpc({"publish", "--async", entry->raw}) == hash);
+    REQUIRE(eventually([&] {
+        const auto now = node.store->journal_find(hash);
+        return now->status == "mined" && now->block_number == receipt.block_number + 1;
+    }));
+    CHECK(node.network.contract().balance_of(to, kReportToken) == eth::U256(1));
+    CHECK(node.journaled(purpose) == std::vector<std::string>{hash});
+}
+
+// A sender that stops answers every caller still waiting: the one queued
+// (the node down, nothing signed) as never mined, the one sent as unavailable.
+TEST_CASE("journal: a sender that stops answers its waiting callers", "[journal][anvil]") {
+    Node node;
+    chain::ChainSettings settings;
+    settings.chain_id = node.anvil.chain_id();
+    settings.rpc_urls = {node.anvil.url()};
+    settings.poll_interval = 50ms;
+    settings.rpc.call_timeout = 300ms;
+    settings.fee_cache_ttl = 1ms;  // a round with the node down cannot sign from cached fees
+    chain::ChainClient client(settings);
+    chain::TxRequest request;
+    request.to = eth::Address::parse(test::Anvil::dev_accounts()[4].address);
+    request.gas_limit = 21'000;
+    std::future<chain::Receipt> sent, queued;
+    {
+        chain::TxSender sender(client, eth::PrivateKey::from_hex(test::Anvil::dev_accounts()[2].private_key));
+        (void)node.cast_rpc({"rpc", "evm_setAutomine", "false"});
+        sent = sender.submit(request);
+        REQUIRE(eventually([&] { return sender.in_flight() == 1; }));
+        node.anvil.stop();
+        queued = sender.submit(request);
+        std::this_thread::sleep_for(200ms);  // taken from the queue, and put back: the node is down
+    }
+    CHECK_THROWS_AS(queued.get(), chain::NeverMined);
+    try {
+        (void)sent.get();
+        FAIL("a transaction was mined with automine off and the node down");
+    } catch (const chain::NeverMined&) {
+        FAIL("the transaction sent is answered as never mined");
+    } catch (const Error& e) {
+        CHECK(e.kind() == ErrorKind::unavailable);
+    }
+}
+
+// Mints a crash left pending in every other state the journal can hold at
+// start: nothing linked (released), their one transaction dropped (released),
+// reverted (failed), mined but unknown to the node (left pending for the next
+// start), and mined under a purpose that names the mint by its key only, as
+// journaled before mints had ids (finished).
+TEST_CASE("journal: reconcile() settles each pending mint by what its transactions became", "[journal][anvil]") {
+    Node node;
+    auto& client = node.network.client();
+    const auto nonce = node.pending_nonce();
+    const auto fees = client.fee_tiers().standard;
+    const auto recipient = eth::Address::parse(test::Anvil::dev_accounts()[6].address);
+    const auto cid = node.content->put(bytes_of(R"({"name":"Certificate"})")).to_string();
+    const auto calldata = [&](std::uint64_t token) {
+        return chain::TokenContract::mint_calldata(recipient, token, 1, bytes_of(cid));
+    };
+    const auto claim = [&](const std::string& key) {
+        REQUIRE_FALSE(node.store->begin_mint(entity_mint_request(key)));
+        return entity_mint_purpose(recipient, key, cid, key);
+    };
+    (void)claim("unsent");
+    const auto dropped = journal_signed(node, nonce + 100, fees, calldata(kCertificateToken), claim("dropped"),
+                                        entity_mint_request("dropped").id);
+    node.store->journal_settle({{dropped.hash, "dropped", 0}});
+    const auto reverted = journal_signed(node, nonce, fees, calldata(7), claim("reverted"),
+                                         entity_mint_request("reverted").id);
+    node.store->journal_settle({{reverted.hash, "reverted", publish(node, reverted, "0x0")}});
+    const auto unknown = journal_signed(node, nonce + 101, fees, calldata(kCertificateToken), claim("unknown"),
+                                        entity_mint_request("unknown").id);
+    node.store->journal_settle({{unknown.hash, "mined", 3}});
+    auto by_key = claim("by-key");
+    by_key["mintId"] = "";
+    const auto legacy = journal_signed(node, nonce + 1, fees, calldata(kCertificateToken), by_key,
+                                       entity_mint_request("by-key").id);
+    node.store->journal_settle({{legacy.hash, "mined", publish(node, legacy, "0x1")}});
+
+    service::AbciService abci(*node.store, node.registry, *node.content);
+    abci.reconcile();
+    const auto state = [&](const std::string& key) { return node.store->find_mint(entity_mint_request(key).id); };
+    for (const auto* key : {"unsent", "dropped"}) {
+        INFO(key);
+        CHECK(state(key)->state == "failed");
+        CHECK(json::parse(state(key)->answer)["kind"] == "unavailable");
+        auto retry = entity_mint_request(key);
+        retry.id += "-retry";
+        CHECK_FALSE(node.store->begin_mint(retry));  // its key is free
+    }
+    CHECK(state("reverted")->state == "failed");
+    CHECK(json::parse(state("reverted")->answer)["kind"] == "chain_rejected");
+    CHECK(state("unknown")->state == "pending");
+    CHECK(state("by-key")->state == "done");
+    CHECK(json::parse(state("by-key")->answer)["data"]["transactionHash"] == legacy.hash);
+    CHECK(node.network.contract().balance_of(recipient, kCertificateToken) == eth::U256(1));
+}
+
 }  // namespace abci::journal_tests
