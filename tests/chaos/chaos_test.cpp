@@ -92,15 +92,16 @@ void run(ChainServer& chain, Figures figures, const std::function<void(Random&, 
     require_exactly_once(figures);
 }
 
-// The runs of a scenario, each with its seed: `runs` with every mint its own
-// transaction, then scale().batched(runs) with the server restarted with
+// The runs of a scenario, each with its seed, as scale().split(runs) says:
+// with every mint its own transaction, then with the server restarted with
 // [mint_batching] on.
 void each_run(ChainServer& chain, unsigned runs, const Figures& row, const std::function<void(Figures)>& one) {
-    for (unsigned i = 0; i < runs + scale().batched(runs); ++i) {
+    const auto [plain, batched] = scale().split(runs);
+    for (unsigned i = 0; i < plain + batched; ++i) {
         Figures figures = row;
         figures.seed = base_seed() + i;
-        if (i >= runs) figures.scenario += "+batch";
-        if (i == runs) chain.restart_server("[mint_batching]\nenabled = true\n");
+        if (i >= plain) figures.scenario += "+batch";
+        if (i == plain) chain.restart_server("[mint_batching]\nenabled = true\n");
         one(std::move(figures));
     }
 }

@@ -83,13 +83,20 @@ const Scale& scale() {
         // batches its calls), 3 anvil restarts, 3 runs of reorgs, 3 chain
         // resets and 3 unfunded signers, and half as many again of each in
         // batching mode: 66 runs, 19,800 mints; reduced: one short burst
-        // each, in either mode.
-        Scale s = full ? Scale{20, 5, 3, 5, 3, 3, 3, 300, true} : Scale{1, 1, 1, 1, 1, 1, 1, 40, false};
+        // each (see split()), a second kill -9 run because where the kill
+        // lands matters most.
+        Scale s = full ? Scale{20, 5, 3, 5, 3, 3, 3, 300, true} : Scale{2, 1, 1, 1, 1, 1, 1, 40, false};
         s.kill_runs = env_number("ABCI_CHAOS_RUNS", s.kill_runs);
         s.mints_per_burst = env_number("ABCI_CHAOS_MINTS", static_cast<unsigned>(s.mints_per_burst));
         return s;
     }();
     return value;
+}
+
+Scale::Split Scale::split(unsigned runs) const {
+    if (full) return {runs, (runs + 1) / 2};
+    if (runs >= 2) return {runs - 1, 1};
+    return base_seed() % 2 ? Split{0, runs} : Split{runs, 0};
 }
 
 std::uint64_t base_seed() {
