@@ -41,6 +41,9 @@ set -g __abcictl_valued \
     'abcictl admin audit --data-dir' \
     'abcictl admin audit --since' \
     'abcictl admin audit --limit' \
+    'abcictl admin audit --actor' \
+    'abcictl admin audit --status' \
+    'abcictl admin audit --path' \
     'abcictl admin journal list --data-dir' \
     'abcictl admin journal list --status' \
     'abcictl admin journal list --chain' \
@@ -85,13 +88,14 @@ set -g __abcictl_valued \
     'abcictl tokens metadata --address' \
     'abcictl health --format' \
     'abcictl health --timeout' \
-    'abcictl health --warn-latency'
+    'abcictl health --warn-latency' \
+    'abcictl role-requests list --status'
 
 # The subcommands of command $argv[1].
 function __abcictl_subcommands
     switch $argv[1]
         case 'abcictl'
-            printf '%s\n' version keystore admin serve login logout whoami mint-role mint-entity mint balance chains tokens health completion
+            printf '%s\n' version keystore admin serve login logout whoami mint-role mint-entity mint balance chains tokens health role-requests completion
         case 'abcictl keystore'
             printf '%s\n' new import list address
         case 'abcictl admin'
@@ -110,6 +114,8 @@ function __abcictl_subcommands
             printf '%s\n' list status
         case 'abcictl tokens'
             printf '%s\n' metadata
+        case 'abcictl role-requests'
+            printf '%s\n' list approve reject
     end
 end
 
@@ -181,6 +187,7 @@ complete -c abcictl -n '__abcictl_at \'abcictl\'' -a balance -d 'A wallet\'s tok
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a chains -d 'The server\'s blockchains'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a tokens -d 'Token records'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a health -d 'Check the server, its chains, contracts, content storage and database (exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN)'
+complete -c abcictl -n '__abcictl_at \'abcictl\'' -a role-requests -d 'Users\' requests for a role token: list, approve (mints), reject (admin)'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a completion -d 'Print the shell completion script for bash, zsh or fish'
 complete -c abcictl -n '__abcictl_under \'abcictl\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl\'' -l server -x -d 'The API server\'s URL'
@@ -229,7 +236,7 @@ complete -c abcictl -n '__abcictl_under \'abcictl keystore address\'' -l passwor
 complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a contract -d 'The ABCIToken contract'
 complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a user -d 'Platform users, in the server\'s data directory'
 complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a apikey -d 'API keys for other systems, in the server\'s data directory'
-complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a audit -d 'The API request audit log, oldest first'
+complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a audit -d 'The API request audit log, newest first'
 complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a journal -d 'The transaction journal: pending and stuck transactions, and giving one up. A running serve keeps sending what it adopted from the journal until its next start: restart it after an abandon.'
 complete -c abcictl -n '__abcictl_under \'abcictl admin\'' -s h -l help -d 'Show this help'
 
@@ -288,7 +295,7 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin user link-wallet\'' -l a
 
 # abcictl admin apikey
 complete -c abcictl -n '__abcictl_at \'abcictl admin apikey\'' -a create -d 'Create an API key and print it (once; -q: only the key)'
-complete -c abcictl -n '__abcictl_at \'abcictl admin apikey\'' -a list -d 'List the API keys, never the keys themselves (-q: their ids)'
+complete -c abcictl -n '__abcictl_at \'abcictl admin apikey\'' -a list -d 'List the API keys with when each was last used (from the audit log), never the keys themselves (-q: their ids)'
 complete -c abcictl -n '__abcictl_at \'abcictl admin apikey\'' -a revoke -d 'Revoke an API key: requests with it fail from now on (asks first unless -y)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey\'' -s h -l help -d 'Show this help'
 
@@ -311,7 +318,11 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin apikey revoke\'' -l data
 complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l since -x -d 'Only entries at or after this time: ISO 8601, or a duration ago (15m, 2h, 7d)'
-complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l limit -x -d 'Show at most this many entries (the oldest that match)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l limit -x -d 'Show at most this many entries (the newest that match)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l oldest-first -d 'Oldest first (and --limit keeps the oldest)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l actor -x -d 'Only this actor: a user\'s e-mail or id, or apikey:<id>'
+complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l status -x -d 'Only this HTTP status (403) or class (4xx)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l path -x -d 'Only paths that start with this (/abci/, /api/auth/login)'
 
 # abcictl admin journal
 complete -c abcictl -n '__abcictl_at \'abcictl admin journal\'' -a list -d 'Journaled transactions, newest first (default: the pending ones)'
@@ -382,7 +393,7 @@ complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l type -x -a '
 complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l entity-id -x -d 'The platform\'s id of the entity'
 complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l chain -x -a '(__abcictl_chains)' -d 'Blockchain id (see: abcictl chains list)'
 complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l amount -x -d 'How many tokens'
-complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l metadata -r -F -d 'Metadata JSON file, or - for stdin'
+complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l metadata -r -F -d 'Metadata JSON file, or - for stdin (the flags below replace or add to its fields)'
 complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l name -x -d 'Metadata: name'
 complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l description -x -d 'Metadata: description'
 complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l image -x -d 'Metadata: image URL'
@@ -404,7 +415,7 @@ complete -c abcictl -n '__abcictl_under \'abcictl mint status\'' -l idempotency-
 complete -c abcictl -n '__abcictl_under \'abcictl balance\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl balance\'' -l address -x -d 'Wallet (0x…)'
 complete -c abcictl -n '__abcictl_under \'abcictl balance\'' -l chain -x -a '(__abcictl_chains)' -d 'Blockchain id (see: abcictl chains list)'
-complete -c abcictl -n '__abcictl_under \'abcictl balance\'' -l token -x -d 'Only this token id (e.g. 10000 for producer)'
+complete -c abcictl -n '__abcictl_under \'abcictl balance\'' -l token -x -d 'Only this token: its id (10000) or name (producer, report…)'
 
 # abcictl chains
 complete -c abcictl -n '__abcictl_at \'abcictl chains\'' -a list -d 'List the networks (-q: their ids)'
@@ -424,7 +435,7 @@ complete -c abcictl -n '__abcictl_at \'abcictl tokens\'' -a metadata -d 'A token
 complete -c abcictl -n '__abcictl_under \'abcictl tokens\'' -s h -l help -d 'Show this help'
 
 # abcictl tokens metadata
-complete -c abcictl -n '__abcictl_at \'abcictl tokens metadata\'' -x -d 'Token id, e.g. 10000 (producer) or 1000 (report)'
+complete -c abcictl -n '__abcictl_at \'abcictl tokens metadata\'' -x -d 'Token id or name: 10000 or producer, 1000 or report…'
 complete -c abcictl -n '__abcictl_under \'abcictl tokens metadata\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl tokens metadata\'' -l chain -x -a '(__abcictl_chains)' -d 'Blockchain id'
 complete -c abcictl -n '__abcictl_under \'abcictl tokens metadata\'' -l entity-id -x -d 'For an entity token: this entity instead of the latest'
@@ -435,6 +446,24 @@ complete -c abcictl -n '__abcictl_under \'abcictl health\'' -s h -l help -d 'Sho
 complete -c abcictl -n '__abcictl_under \'abcictl health\'' -l format -x -a 'text json nagios' -d 'Output form (nagios: one line with perfdata)'
 complete -c abcictl -n '__abcictl_under \'abcictl health\'' -l timeout -x -d 'Seconds to wait for the server'
 complete -c abcictl -n '__abcictl_under \'abcictl health\'' -l warn-latency -x -d 'A node slower than this many ms is a WARNING'
+
+# abcictl role-requests
+complete -c abcictl -n '__abcictl_at \'abcictl role-requests\'' -a list -d 'The role requests, oldest first (-q: their ids)'
+complete -c abcictl -n '__abcictl_at \'abcictl role-requests\'' -a approve -d 'Approve a request: mints its role token to its wallet (-q: the transaction hash)'
+complete -c abcictl -n '__abcictl_at \'abcictl role-requests\'' -a reject -d 'Reject a pending request: nothing is minted (-q: its status)'
+complete -c abcictl -n '__abcictl_under \'abcictl role-requests\'' -s h -l help -d 'Show this help'
+
+# abcictl role-requests list
+complete -c abcictl -n '__abcictl_under \'abcictl role-requests list\'' -s h -l help -d 'Show this help'
+complete -c abcictl -n '__abcictl_under \'abcictl role-requests list\'' -l status -x -a 'pending approved minted rejected' -d 'Only those in this status'
+
+# abcictl role-requests approve
+complete -c abcictl -n '__abcictl_at \'abcictl role-requests approve\'' -x -d 'The request\'s id (see: abcictl role-requests list)'
+complete -c abcictl -n '__abcictl_under \'abcictl role-requests approve\'' -s h -l help -d 'Show this help'
+
+# abcictl role-requests reject
+complete -c abcictl -n '__abcictl_at \'abcictl role-requests reject\'' -x -d 'The request\'s id (see: abcictl role-requests list)'
+complete -c abcictl -n '__abcictl_under \'abcictl role-requests reject\'' -s h -l help -d 'Show this help'
 
 # abcictl completion
 complete -c abcictl -n '__abcictl_at \'abcictl completion\'' -x -a 'bash zsh fish' -d 'The shell to complete in'

@@ -135,7 +135,7 @@ std::optional<TimePoint> optional_time_at(const Statement& s, int column) {
 }
 
 /// "SELECT <columns> <rest>": one column list per reader, shared by its queries.
-std::string select_columns(const char* columns, const char* rest) {
+std::string select_columns(const char* columns, std::string_view rest) {
     return fmt::format("SELECT {} {}", columns, rest);
 }
 
@@ -153,7 +153,8 @@ ApiKey read_api_key(const Statement& s) {  // id, name, scopes, created_by, crea
                   optional_time_at(s, 5)};
 }
 
-// id, time, actor, method, path, status, client_address, request_id, refused_window, count, last_time
+constexpr const char* kAuditColumns =
+    "id, time, actor, method, path, status, client_address, request_id, refused_window, count, last_time";
 AuditEntry read_audit(const Statement& s) {
     return AuditEntry{integer(s, 0), time_at(s, 1), text(s, 2), text(s, 3), text(s, 4),
                       static_cast<int>(integer(s, 5)), text(s, 6), text(s, 7), !s.isColumnNull(8), integer(s, 9),
@@ -714,9 +715,7 @@ public:
         const auto max_rows =
             static_cast<std::int64_t>(std::min<std::size_t>(limit, std::numeric_limits<std::int64_t>::max()));
         return run({}, [&](Database& db) {
-            return query_all(db,
-                             "SELECT id, time, actor, method, path, status, client_address, request_id, "
-                             "refused_window, count, last_time FROM audit_log WHERE time >= ? ORDER BY id LIMIT ?",
+            return query_all(db, select_columns(kAuditColumns, "FROM audit_log WHERE time >= ? ORDER BY id LIMIT ?"),
                              read_audit, from, max_rows);
         });
     }
@@ -727,11 +726,11 @@ public:
         const auto max_rows =
             static_cast<std::int64_t>(std::min<std::size_t>(query.limit, std::numeric_limits<std::int64_t>::max()));
         // One statement for every combination: an empty filter compares true.
-        const std::string sql = std::string(
-                                    "SELECT id, time, actor, method, path, status, client_address, request_id "
-                                    "FROM audit_log WHERE time >= ?1 AND (?2 = '' OR actor = ?2) "
-                                    "AND status BETWEEN ?3 AND ?4 AND substr(path, 1, length(?5)) = ?5 ORDER BY id ") +
-                                (query.newest_first ? "DESC" : "ASC") + " LIMIT ?6";
+        const std::string sql = select_columns(kAuditColumns,
+                                               std::string("FROM audit_log WHERE time >= ?1 AND (?2 = '' OR actor = ?2) "
+                                                           "AND status BETWEEN ?3 AND ?4 AND substr(path, 1, length(?5)) "
+                                                           "= ?5 ORDER BY id ") +
+                                                   (query.newest_first ? "DESC" : "ASC") + " LIMIT ?6");
         return run({}, [&](Database& db) {
             return query_all(db, sql, read_audit, from, query.actor, query.status_from, query.status_to,
                              query.path_prefix, max_rows);
