@@ -61,7 +61,7 @@ TEST_CASE("help reads as prose on a terminal: plain value names, defaults, globa
     INFO(run.transcript);
     CHECK(run.exit_code == 0);
     for (const char* line : {"USAGE\r\n  abcictl admin audit --data-dir DIR [flags]\r\n",
-                             "  --limit N                 Show at most this many entries (the oldest that match) "
+                             "  --limit N                 Show at most this many entries (the newest that match) "
                              "(default 1000)\r\n",
                              "  --data-dir DIR            ", "(required, env ABCI_DATA_DIR)\r\n",
                              "GLOBAL FLAGS\r\n", "  --color auto|always|never\r\n", "  -y, --yes ",

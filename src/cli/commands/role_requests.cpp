@@ -14,8 +14,10 @@
 #include "cli/api_call.hpp"
 #include "cli/commands/commands.hpp"
 #include "cli/context.hpp"
+#include "cli/examples.hpp"
 #include "cli/mint_call.hpp"
 #include "cli/session.hpp"
+#include "cli/validators.hpp"
 #include "core/eth/address.hpp"
 
 namespace abci::cli {
@@ -98,8 +100,9 @@ void add_role_requests_command(CLI::App& app, Context& ctx) {
         cmd.require_subcommand(1);
         auto status = std::make_shared<std::string>();
         auto* list_cmd = cmd.add_subcommand("list", "The role requests, oldest first (-q: their ids)");
-        list_cmd->add_option("--status", *status, "Only those in this status")
-            ->check(CLI::IsMember({"pending", "approved", "minted", "rejected"}));
+        one_of(list_cmd->add_option("--status", *status, "Only those in this status"),
+               {"pending", "approved", "minted", "rejected"});
+        set_examples(*list_cmd, {{"The requests waiting for an admin", "abcictl role-requests list --status pending"}});
         list_cmd->callback([status, &ctx] { list(ctx, *status); });
         for (const auto& [decision, description] :
              {std::pair<std::string, std::string>{"approve", "Approve a request: mints its role token to its wallet "
@@ -108,6 +111,8 @@ void add_role_requests_command(CLI::App& app, Context& ctx) {
             auto id = std::make_shared<std::string>();
             auto* sub = cmd.add_subcommand(decision, description);
             sub->add_option("ID", *id, "The request's id (see: abcictl role-requests list)")->required();
+            set_examples(*sub, {{decision == "approve" ? "Approve a request, minting its token" : "Reject a request",
+                                 "abcictl role-requests " + decision + " 3f6c2a9e-8d1b-4c7e-9a55-0b2d4e6f8a10"}});
             sub->callback([id, path = decision, &ctx] { decide(ctx, *id, path); });
         }
     });
