@@ -74,7 +74,8 @@ LoginResult AuthService::login_password(std::string_view email, std::string_view
     if (!by_account.allowed || !by_address.allowed)
         throw limits::RateLimitExceeded("too many login attempts; try again later",
                                         std::max(by_account.allowed ? std::chrono::seconds(0) : by_account.reset,
-                                                 by_address.allowed ? std::chrono::seconds(0) : by_address.reset));
+                                                 by_address.allowed ? std::chrono::seconds(0) : by_address.reset),
+                                        {settings_.login_per_account, "rate_limit.login", ""});
 
     std::optional<store::User> user;
     std::optional<std::string> hash;
@@ -109,7 +110,9 @@ LoginResult AuthService::login_wallet(std::string_view address, std::string_view
     const auto wallet = siwe.address.lower();
     auto user = store_.find_user_by_wallet(wallet);
     if (!user) {
-        if (!settings_.wallet.auto_register) throw refused("this wallet is not linked to any user");
+        if (!settings_.wallet.auto_register)
+            throw refused("the wallet " + siwe.address.checksummed() +
+                          " is not linked to any user: an admin links it with `abcictl admin user link-wallet`");
         auto created = store_.create_user(store::NewUser{wallet.substr(2) + "@wallet.invalid", to_string(Role::farmer), false});
         store_.link_wallet(created.id, wallet);
         user = std::move(created);
