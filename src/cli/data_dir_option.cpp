@@ -2,19 +2,31 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/error.hpp"
 #include "core/store/data_dir.hpp"
 
 namespace abci::cli {
 
 void DataDirOption::add_to(CLI::App& command) {
-    command.add_option("--data-dir", dir, "The server's data directory (as given to `abcictl serve`)")
+    command
+        .add_option("--data-dir", dir,
+                    "The server's data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, "
+                    "as serve's)")
         ->envname("ABCI_DATA_DIR")
-        ->type_name("DIR")
-        ->required();
+        ->type_name("DIR");
 }
 
 std::unique_ptr<store::Store> DataDirOption::open(bool create_missing) const {
-    return store::DataDir(dir).open_store(create_missing);
+    if (!dir.empty()) return store::DataDir(dir).open_store(create_missing);
+    const store::DataDir fallback(store::default_data_dir());
+    const store::DataDir devnet(store::devnet_data_dir());
+    // After `make run`, the database a newcomer means is the devnet's.
+    if (!create_missing && !std::filesystem::exists(fallback.database()) && std::filesystem::exists(devnet.database()))
+        throw Error(ErrorKind::not_found, "no abcictl database in the default data directory " +
+                                              fallback.root().string() + "; the devnet's (`abcictl serve --devnet`) is "
+                                              "in " + devnet.root().string() + ": add --data-dir " +
+                                              devnet.root().string());
+    return fallback.open_store(create_missing);
 }
 
 CLI::App* add_store_command(CLI::App& parent, const std::string& name, const std::string& description,

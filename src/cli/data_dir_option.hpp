@@ -21,8 +21,9 @@ namespace abci::cli {
 struct DataDirOption {
     std::string dir;
 
-    /// Adds the required "--data-dir DIR" (also $ABCI_DATA_DIR) to `command`,
-    /// bound to this object, which must outlive the parsing.
+    /// Adds "--data-dir DIR" (also $ABCI_DATA_DIR; default: serve's,
+    /// store::default_data_dir()) to `command`, bound to this object, which
+    /// must outlive the parsing.
     void add_to(CLI::App& command);
 
     /// Opens the directory's store. With `create_missing` (only for the first

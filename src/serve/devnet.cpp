@@ -116,12 +116,11 @@ void stop_orphan(const fs::path& pid_file, const fs::path& state) {
 
 }  // namespace
 
-Devnet::Devnet(const Settings& settings, const std::map<std::string, std::string>& env)
+Devnet::Devnet(const Settings& settings, const store::DataDirLock&)
     : dir_(fs::absolute(settings.data_dir) / "devnet"), network_(devnet_network()) {
     network_.rpc_urls = {"http://127.0.0.1:8545"};  // a placeholder until anvil has its port
     check_fits(settings, network_);
-    const auto anvil = find_anvil(env);
-    store::DataDir(settings.data_dir).create();  // first, so it gets its 0700
+    const auto anvil = find_anvil(settings.anvil);
     store::DataDir(dir_).create();
     stop_orphan(pid_file(), state_file());
 
@@ -215,11 +214,11 @@ void Devnet::add_to(Settings& settings) const {
     if (settings.auth.wallet.chain_ids.empty()) settings.auth.wallet.chain_ids.push_back(network_.chain_id);
 }
 
-std::string find_anvil(const std::map<std::string, std::string>& env) {
-    if (const auto it = env.find("ABCI_ANVIL"); it != env.end() && !it->second.empty()) {
-        if (!is_executable(it->second))
-            throw Error(ErrorKind::not_found, "ABCI_ANVIL names " + it->second + ", which is not an executable file");
-        return it->second;
+std::string find_anvil(const std::string& configured) {
+    if (!configured.empty()) {
+        if (!is_executable(configured))
+            throw Error(ErrorKind::not_found, "ABCI_ANVIL names " + configured + ", which is not an executable file");
+        return configured;
     }
     const fs::path relative = fs::path("node_modules") / ".bin" / "anvil";
     std::vector<fs::path> candidates;

@@ -13,12 +13,12 @@
 
 #include <filesystem>
 #include <iosfwd>
-#include <map>
 #include <optional>
 #include <string>
 
 #include "core/abci/network_config.hpp"
 #include "core/os/process.hpp"
+#include "core/store/data_dir.hpp"
 #include "serve/settings.hpp"
 
 namespace abci::serve {
@@ -28,7 +28,7 @@ public:
     /// Refuses a config that cannot take the devnet (a keystore signer, a
     /// chain with id "devnet", a chain that is not a local devnet, since one
     /// key signs for all): Error(invalid_input) starting with "--devnet:",
-    /// before anything is started. Then starts anvil (find_anvil(env)) on a
+    /// before anything is started. Then starts anvil (find_anvil(settings.anvil)) on a
     /// free loopback port, waits until it answers, deploys ABCIToken signed by
     /// the anvil dev key unless the previous run's config.toml names a
     /// contract that still has code on the node, and writes config.toml. An
@@ -36,7 +36,9 @@ public:
     /// Throws Error(not_found) when there is no anvil, Error(unavailable) when
     /// it does not come up within 30 s (naming its log), what
     /// TokenContract::deploy throws; anvil is stopped again when this throws.
-    Devnet(const Settings& settings, const std::map<std::string, std::string>& env);
+    /// `lock`, this server's hold on the data directory, must be taken
+    /// first: a second server must not stop the first one's anvil.
+    Devnet(const Settings& settings, const store::DataDirLock& lock);
     /// Stops anvil (it dumps its state on SIGTERM).
     ~Devnet();
     Devnet(const Devnet&) = delete;
@@ -68,11 +70,11 @@ private:
     bool deployed_ = false;
 };
 
-/// The anvil to run: $ABCI_ANVIL (from `env`) when set, else
+/// The anvil to run: `configured` (ABCI_ANVIL) when set, else
 /// node_modules/.bin/anvil under the current directory, else under the
 /// directory of this executable or any of its parents, else `anvil` on PATH.
 /// Error(not_found) saying where it looked and how to provide one.
-[[nodiscard]] std::string find_anvil(const std::map<std::string, std::string>& env);
+[[nodiscard]] std::string find_anvil(const std::string& configured);
 
 /// The devnet's first admin when the environment names none (both
 /// ABCI_ADMIN_EMAIL and ABCI_ADMIN_PASSWORD set: the server creates that one).

@@ -76,6 +76,10 @@ void render_error(httplib::Response& res, const Error& error, Unauthorized why) 
     case ErrorKind::unauthenticated:
         body["message"] = error.what();
         body["code"] = unauthorized_code(why);
+        // RFC 7235: a 401 names the scheme that would succeed (RFC 6750 for bearer tokens).
+        res.set_header("WWW-Authenticate", why == Unauthorized::invalid_token
+                                               ? R"(Bearer realm="abci", error="invalid_token")"
+                                               : R"(Bearer realm="abci")");
         break;
     case ErrorKind::forbidden:
         body["message"] = error.what();
@@ -87,8 +91,14 @@ void render_error(httplib::Response& res, const Error& error, Unauthorized why) 
         body["mintId"] = mint->mint_id();
         body["transactionHashes"] = mint->transaction_hashes();
     }
-    if (const auto* limited = dynamic_cast<const limits::RateLimitExceeded*>(&error))
+    if (const auto* limited = dynamic_cast<const limits::RateLimitExceeded*>(&error)) {
         res.set_header("Retry-After", std::to_string(limited->retry_after().count()));
+        const auto& source = limited->source();
+        body["details"] = {{"limit", source.limit.limit},
+                           {"windowSeconds", source.limit.window.count()},
+                           {"setting", source.setting}};
+        if (!source.environment.empty()) body["details"]["environment"] = source.environment;
+    }
     set_json(res, status, body);
 }
 

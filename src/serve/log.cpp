@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <mutex>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -20,5 +21,13 @@ void log_line(std::string_view level, std::string_view message, const nlohmann::
     std::fwrite(text.data(), 1, text.size(), stderr);
     std::fflush(stderr);
 }
+
+namespace {
+thread_local nlohmann::json request_fields = nlohmann::json::object();
+}
+
+void add_request_log_field(const std::string& key, const nlohmann::json& value) { request_fields[key] = value; }
+
+nlohmann::json take_request_log_fields() { return std::exchange(request_fields, nlohmann::json::object()); }
 
 }  // namespace abci::serve

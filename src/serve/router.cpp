@@ -67,14 +67,19 @@ void set_rate_headers(httplib::Response& response, const limits::RateDecision& d
     response.set_header("RateLimit-Reset", std::to_string(decision.reset.count()));
 }
 
-void check_rate(httplib::Response& response, limits::RateLimiter& limiter, const std::string& key) {
+/// Counts `key` against `limiter`, the limit set by config key `setting` or environment variable `env`.
+void check_rate(httplib::Response& response, limits::RateLimiter& limiter, const std::string& key, const char* setting,
+                const char* env) {
     if (!limiter.limit().enabled()) return;
     const auto decision = limiter.hit(key);
     set_rate_headers(response, decision);
+    // The admin's own CLI meets this limit first: say how it is changed.
     if (!decision.allowed)
-        throw limits::RateLimitExceeded(fmt::format("rate limit of {} requests per {} s exceeded; retry in {} s",
-                                                    decision.limit, limiter.limit().window.count(), decision.reset.count()),
-                                        decision.reset);
+        throw limits::RateLimitExceeded(
+            fmt::format("rate limit of {} requests per {} s exceeded; retry in {} s (the server's operator sets the "
+                        "limit with {} in its config file or {}; \"0\" turns it off)",
+                        decision.limit, limiter.limit().window.count(), decision.reset.count(), setting, env),
+            decision.reset, {limiter.limit(), setting, env});
 }
 
 /// A route's pattern as the audit log names it: each regex group becomes "*"
@@ -150,7 +155,8 @@ void Router::add(const std::string& method, const std::string& pattern, RouteOpt
                     refused = e;
                 }
                 check_rate(response, services_.abci_limiter,
-                           ctx.principal ? ctx.principal->actor() : "addr:" + ctx.client_address);
+                           ctx.principal ? ctx.principal->actor() : "addr:" + ctx.client_address, "rate_limit.abci",
+                           "ABCI_RATE_LIMIT");
                 if (refused) throw *refused;
                 const auto scope = auth::abci_scope_for(request.method, request.path);
                 require(ctx.principal->is_admin() || (scope && ctx.principal->has_scope(*scope)),
@@ -164,7 +170,7 @@ void Router::add(const std::string& method, const std::string& pattern, RouteOpt
                 }
                 ctx.principal = services_.auth.authenticate(bearer);
                 require(ctx.principal->kind == auth::Principal::Kind::user, "API keys are accepted on /abci routes only");
-                check_rate(response, services_.api_limiter, ctx.principal->actor());
+                check_rate(response, services_.api_limiter, ctx.principal->actor(), "rate_limit.api", "ABCI_API_RATE_LIMIT");
             }
             why = options.handler_unauthorized;
             auto reply = handler(ctx);

@@ -77,6 +77,22 @@ void warn_if_exposed(const std::string& path) {
         log_line("warn", "secret file is readable by group or others; chmod 600 it", {{"path", path}});
 }
 
+/// A wrong setup (node unreachable, wrong chain id, no contract, signer
+/// without the minter role or funds) is said at start, one line per failing
+/// check, rather than met by the first mint; `strict` refuses to start then.
+void check_at_start(service::AbciService& abci, bool strict) {
+    const auto ready = abci.readiness();
+    std::string failed;
+    for (const auto& [name, check] : ready.body["checks"].items()) {
+        if (check["healthy"].get<bool>()) continue;
+        failed += (failed.empty() ? "" : ", ") + name;
+        log_line("warn", "start-up check failed", {{"check", name}, {"message", check.value("message", "")}});
+    }
+    if (strict && !failed.empty())
+        throw Error(ErrorKind::unavailable,
+                    "--strict: start-up checks failed (" + failed + "); the log lines above say what to fix");
+}
+
 }  // namespace
 
 struct Server::State {
@@ -126,11 +142,13 @@ Server::Server(Settings settings) : state_(std::make_unique<State>()) {
         if (!s.settings.chains.empty() && (s.settings.signer.anvil_key || !s.settings.signer.keystore.empty()))
             key.emplace(service::load_signer_key(s.settings.signer));
         s.settings.signer.password.clear();
-        for (auto& chain : s.settings.chains) chain.mint_batching = s.settings.mint_batching;
+        if (s.settings.mint_batching)
+            for (auto& chain : s.settings.chains) chain.mint_batching = s.settings.batch_options;
         s.registry = std::make_unique<service::Registry>(s.settings.chains, key ? &*key : nullptr, *s.store);
         if (key) log_line("info", "signer loaded", {{"address", key->address().checksummed()}});
     }
     s.abci = std::make_unique<service::AbciService>(*s.store, *s.registry, *s.content);
+    check_at_start(*s.abci, s.settings.strict);
     s.abci->reconcile();
     s.services = std::make_unique<Services>(s.settings, *s.store, *s.auth, *s.content, *s.registry, *s.abci);
     auto listen_socket = std::make_shared<int>(-1);
@@ -146,6 +164,7 @@ Server::Server(Settings settings) : state_(std::make_unique<State>()) {
         response.set_header("X-Request-Id", sane ? given : crypto::random_uuid());
         // What `abcictl version` reports of the server it talks to.
         response.set_header("Server", "abcictl/" ABCI_VERSION);
+        (void)take_request_log_fields();  // whatever a request before this one on the thread left unlogged
         return httplib::Server::HandlerResponse::Unhandled;
     });
     s.http->set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& response) {
@@ -161,6 +180,7 @@ Server::Server(Settings settings) : state_(std::make_unique<State>()) {
                               {"client", request.remote_addr}};
         if (const auto timing = response.get_header_value("Server-Timing"); timing.rfind("app;dur=", 0) == 0)
             fields["duration_ms"] = std::stod(timing.substr(8));
+        fields.update(take_request_log_fields());
         log_line("info", "request", fields);
     });
 
@@ -171,6 +191,7 @@ Server::Server(Settings settings) : state_(std::make_unique<State>()) {
     add_workflow_routes(router);
     add_content_routes(router);
     add_abci_routes(router);
+    add_probe_routes(router, *s.abci);
     router.abci_fallback();
 
     s.port = s.settings.listen_port == 0 ? s.http->bind_to_any_port(s.settings.listen_host)

@@ -2,15 +2,19 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <set>
+#include <sstream>
 
+#include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
 #include "core/abci/devnet_key.hpp"
 #include "core/error.hpp"
+#include "core/rpc/url.hpp"
+#include "core/store/data_dir.hpp"
+#include "core/util/suggest.hpp"
 
 extern char** environ;
 
@@ -21,15 +25,6 @@ namespace {
 Error bad_setting(const std::string& where, const std::string& why) {
     return Error(ErrorKind::invalid_input, where + ": " + why);
 }
-
-/// `$<xdg_variable>/<leaf>`, else `~/<home_fallback>/<leaf>`, else `no_home` (relative to here).
-std::string xdg_dir(const char* xdg_variable, const char* home_fallback, const std::string& leaf, const char* no_home) {
-    if (const char* xdg = std::getenv(xdg_variable); xdg && *xdg) return std::string(xdg) + "/" + leaf;
-    if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/" + home_fallback + "/" + leaf;
-    return no_home;
-}
-
-std::string default_data_dir() { return xdg_dir("XDG_DATA_HOME", ".local/share", "abcictl", "abcictl-data"); }
 
 /// Splits "host:port" ("[v6]:port" too). Error naming `where` when malformed.
 void parse_listen(const std::string& text, const std::string& where, Settings& settings) {
@@ -50,176 +45,433 @@ bool is_loopback(const std::string& host) {
     return host == "127.0.0.1" || host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
 }
 
-class Table {
+std::string host_port(const std::string& host, std::uint16_t port) {
+    return (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
+/// One setting's value as given: a TOML node of the config file, or the text
+/// of an environment variable or flag. Each reader states the type it wants;
+/// a value of another type is an error naming where it came from.
+class Value {
 public:
-    Table(const toml::table* table, std::string prefix) : table_(table), prefix_(std::move(prefix)) {}
+    Value(const toml::node& node, std::string where) : node_(&node), where_(std::move(where)) {}
+    Value(std::string text, std::string where) : text_(std::move(text)), where_(std::move(where)) {}
 
-    /// The entries of an array of tables (`[[key]]`), named "key[i].".
-    [[nodiscard]] std::vector<Table> tables(const std::string& key) const {
-        std::vector<Table> entries;
-        const auto* node = find(key);
-        if (!node) return entries;
-        const auto* array = node->as_array();
-        if (!array || !array->is_array_of_tables()) throw bad_setting(name(key), "must be an array of tables ([[" + key + "]])");
-        for (std::size_t i = 0; i < array->size(); ++i)
-            entries.emplace_back(array->get(i)->as_table(), prefix_ + key + "[" + std::to_string(i) + "].");
-        return entries;
-    }
+    [[nodiscard]] const std::string& where() const noexcept { return where_; }
 
-    /// Refuses any key but `known`, so a misspelt key cannot silently fall back to a default.
-    void only(std::initializer_list<std::string_view> known) const {
-        if (!table_) return;
-        for (const auto& [key, value] : *table_)
-            if (std::find(known.begin(), known.end(), key.str()) == known.end())
-                throw bad_setting(name(std::string(key.str())), "is not a known key");
+    [[nodiscard]] std::string string() const {
+        if (!node_) return text_;
+        if (!node_->is_string()) throw bad_setting(where_, "must be a string");
+        return node_->value<std::string>().value();
     }
-
-    [[nodiscard]] Table sub(const std::string& key) const {
-        if (!table_) return {nullptr, prefix_ + key + "."};
-        const auto* node = table_->get(key);
-        if (node && !node->is_table()) throw bad_setting(name(key), "must be a table");
-        return {node ? node->as_table() : nullptr, prefix_ + key + "."};
+    [[nodiscard]] bool boolean() const {
+        if (node_ ? node_->is_boolean() : text_ == "true" || text_ == "false")
+            return node_ ? node_->value<bool>().value() : text_ == "true";
+        throw bad_setting(where_, "must be true or false");
     }
-
-    void get(const std::string& key, std::string& out) const {
-        if (const auto* node = find(key)) {
-            if (!node->is_string()) throw bad_setting(name(key), "must be a string");
-            out = node->value<std::string>().value();
+    [[nodiscard]] std::int64_t integer(std::int64_t min, std::int64_t max) const {
+        std::optional<std::int64_t> value;
+        if (node_) {
+            if (node_->is_integer()) value = node_->value<std::int64_t>();
+        } else {
+            std::int64_t parsed = 0;
+            const auto [ptr, ec] = std::from_chars(text_.data(), text_.data() + text_.size(), parsed);
+            if (ec == std::errc() && ptr == text_.data() + text_.size()) value = parsed;
         }
+        if (!value || *value < min || *value > max)
+            throw bad_setting(where_, "must be an integer from " + std::to_string(min) + " to " + std::to_string(max));
+        return *value;
     }
-    void get(const std::string& key, bool& out) const {
-        if (const auto* node = find(key)) {
-            if (!node->is_boolean()) throw bad_setting(name(key), "must be true or false");
-            out = node->value<bool>().value();
+    template <typename Duration>
+    [[nodiscard]] Duration duration(std::int64_t min, std::int64_t max) const {
+        return Duration(integer(min, max));
+    }
+    /// A TOML array of strings; in the environment, comma-separated.
+    [[nodiscard]] std::vector<std::string> strings() const {
+        std::vector<std::string> out;
+        if (!node_) {
+            std::istringstream items(text_);
+            for (std::string item; std::getline(items, item, ',');)
+                if (!item.empty()) out.push_back(item);
+            return out;
         }
-    }
-    template <typename Int>
-    void get_int(const std::string& key, Int& out, std::int64_t min, std::int64_t max) const {
-        if (const auto* node = find(key)) {
-            const auto value = node->value<std::int64_t>();
-            if (!node->is_integer() || !value || *value < min || *value > max)
-                throw bad_setting(name(key), "must be an integer from " + std::to_string(min) + " to " + std::to_string(max));
-            out = static_cast<Int>(*value);
+        const auto* array = node_->as_array();
+        if (!array) throw bad_setting(where_, "must be an array of strings");
+        for (const auto& item : *array) {
+            if (!item.is_string()) throw bad_setting(where_, "must be an array of strings");
+            out.push_back(item.value<std::string>().value());
         }
+        return out;
     }
-    // A duration in the unit of `out` (seconds for "…Lifetime", milliseconds for "…Ms").
-    template <typename Rep, typename Period>
-    void get_duration(const std::string& key, std::chrono::duration<Rep, Period>& out, std::int64_t min,
-                      std::int64_t max) const {
-        std::int64_t count = out.count();
-        get_int(key, count, min, max);
-        out = std::chrono::duration<Rep, Period>(count);
-    }
-    void get(const std::string& key, std::vector<std::string>& out) const {
-        if (const auto* node = find(key)) {
-            const auto* array = node->as_array();
-            if (!array) throw bad_setting(name(key), "must be an array of strings");
-            out.clear();
-            for (const auto& item : *array) {
-                if (!item.is_string()) throw bad_setting(name(key), "must be an array of strings");
-                out.push_back(item.value<std::string>().value());
-            }
+    /// A TOML array of positive integers; in the environment, comma-separated.
+    [[nodiscard]] std::vector<std::uint64_t> positive_integers() const {
+        std::vector<std::uint64_t> out;
+        if (!node_) {
+            for (const auto& item : strings())
+                out.push_back(static_cast<std::uint64_t>(Value(item, where_).integer(1, std::numeric_limits<std::int64_t>::max())));
+            return out;
         }
-    }
-    void get(const std::string& key, std::vector<std::uint64_t>& out) const {
-        if (const auto* node = find(key)) {
-            const auto* array = node->as_array();
-            if (!array) throw bad_setting(name(key), "must be an array of integers");
-            out.clear();
-            for (const auto& item : *array) {
-                const auto value = item.value<std::int64_t>();
-                if (!item.is_integer() || !value || *value <= 0) throw bad_setting(name(key), "must be an array of positive integers");
-                out.push_back(static_cast<std::uint64_t>(*value));
-            }
+        const auto* array = node_->as_array();
+        if (!array) throw bad_setting(where_, "must be an array of integers");
+        for (const auto& item : *array) {
+            const auto value = item.value<std::int64_t>();
+            if (!item.is_integer() || !value || *value <= 0) throw bad_setting(where_, "must be an array of positive integers");
+            out.push_back(static_cast<std::uint64_t>(*value));
         }
+        return out;
     }
-    void get_rate(const std::string& key, limits::RateLimit& out) const {
-        std::string text;
-        get(key, text);
-        if (!text.empty()) out = limits::parse_rate_limit(text, name(key));
-    }
-    [[nodiscard]] bool present() const noexcept { return table_ != nullptr; }
-    [[nodiscard]] const toml::table* raw() const noexcept { return table_; }
-    /// "config key <prefix><key>", as errors name a key.
-    [[nodiscard]] std::string name(const std::string& key) const { return "config key " + prefix_ + key; }
+    [[nodiscard]] limits::RateLimit rate() const { return limits::parse_rate_limit(string(), where_); }
 
 private:
-    [[nodiscard]] const toml::node* find(const std::string& key) const { return table_ ? table_->get(key) : nullptr; }
-
-    const toml::table* table_;
-    std::string prefix_;
+    const toml::node* node_ = nullptr;
+    std::string text_;
+    std::string where_;
 };
 
-void apply_idp(const Table& idp, Settings& settings) {
-    auth::OidcProviderSettings provider;
-    idp.get("name", provider.name);
-    idp.get("issuer", provider.issuer);
-    idp.get("clientId", provider.client_id);
-    idp.get("clientSecret", provider.client_secret);
-    idp.get("redirectUri", provider.redirect_uri);
-    idp.get("scopes", provider.scopes);
-    idp.get("authorizationEndpoint", provider.authorization_endpoint);
-    idp.get("tokenEndpoint", provider.token_endpoint);
-    idp.get("jwksUri", provider.jwks_uri);
-    idp.get("autoRegister", settings.auth.idp_auto_register);
-    const auto require = [](const std::string& value, const char* key) {
-        if (value.empty()) throw bad_setting(std::string("config key idp.") + key, "is required when [idp] is present");
+
+// How --print-config shows a value: as TOML has it (JSON's strings and arrays are TOML's too).
+std::string text(const std::string& value) { return nlohmann::json(value).dump(); }
+std::string text(bool value) { return value ? "true" : "false"; }
+std::string text(std::int64_t value) { return std::to_string(value); }
+std::string text(const limits::RateLimit& rate) {
+    return text(rate.enabled() ? std::to_string(rate.limit) + "/" + std::to_string(rate.window.count()) : "0");
+}
+template <typename T>
+std::string text(const std::vector<T>& values) {
+    return nlohmann::json(values).dump();
+}
+
+/// A row of the key table with what reads and shows it: `read` applies a
+/// given value to the target (throwing what Value throws, naming where it
+/// came from); `show` is the effective value, "" to show nothing.
+template <typename Target>
+struct Entry {
+    SettingKey key;
+    void (*read)(const Value&, Target&);
+    std::string (*show)(const Target&);
+};
+
+auth::OidcProviderSettings& idp(Settings& s) {
+    // [idp] in the file makes the provider (load_settings); its keys only reach it then.
+    return *s.auth.idp;
+}
+/// The row of a string key of [idp].
+template <std::string auth::OidcProviderSettings::*field>
+Entry<Settings> idp_text(SettingKey key) {
+    return {std::move(key), [](const Value& v, Settings& s) { idp(s).*field = v.string(); },
+            [](const Settings& s) { return s.auth.idp ? text((*s.auth.idp).*field) : std::string(); }};
+}
+
+// ccache's k_config_key_table is the model: one row per setting. To add one,
+// add its row here (and its field to Settings); the loader, the refusal of
+// unknown keys, the man page and --print-config follow.
+const std::vector<Entry<Settings>>& server_entries() {
+    static const std::vector<Entry<Settings>> entries{
+        {{"listen", "host:port", "ABCI_LISTEN", "127.0.0.1:8080", "The address to listen on (also --listen)."},
+         [](const Value& v, Settings& s) { parse_listen(v.string(), v.where(), s); },
+         [](const Settings& s) { return text(host_port(s.listen_host, s.listen_port)); }},
+        {{"dataDir", "path", "ABCI_DATA_DIR", "$XDG_DATA_HOME/abcictl; with --devnet $XDG_STATE_HOME/abcictl/devnet",
+          "The data directory: database, secrets, content (also --data-dir)."},
+         [](const Value& v, Settings& s) { s.data_dir = v.string(); }, [](const Settings& s) { return text(s.data_dir); }},
+        {{"domain", "host[:port]", "ABCI_DOMAIN", "the listen address",
+          "The public host, the domain of Sign-In with Ethereum messages."},
+         [](const Value& v, Settings& s) { s.domain = v.string(); }, [](const Settings& s) { return text(s.domain); }},
+        {{"trustedProxies", "array of strings", "", "[]",
+          "Addresses of the TLS proxies in front, whose X-Forwarded-For is believed."},
+         [](const Value& v, Settings& s) { s.trusted_proxies = v.strings(); },
+         [](const Settings& s) { return text(s.trusted_proxies); }},
+        {{"rate_limit.abci", "rate N/S, or 0", "ABCI_RATE_LIMIT", "10/60",
+          "Requests to /abci per caller (user, API key or client address) in S seconds; 0 turns the limit off."},
+         [](const Value& v, Settings& s) { s.abci_rate = v.rate(); }, [](const Settings& s) { return text(s.abci_rate); }},
+        {{"rate_limit.api", "rate N/S, or 0", "ABCI_API_RATE_LIMIT", "120/60", "The same for /api and /v1, per user."},
+         [](const Value& v, Settings& s) { s.api_rate = v.rate(); }, [](const Settings& s) { return text(s.api_rate); }},
+        {{"rate_limit.login", "rate N/S, or 0", "", "10/300",
+          "Login attempts per account from one client address; five times as many per client address, and an account slowed down after five times as many failures from everywhere."},
+         [](const Value& v, Settings& s) {
+             const auto login = v.rate();
+             s.auth.login_per_account_address = login;
+             s.auth.login_per_address = limits::RateLimit{login.limit * 5, login.window};
+             s.auth.login_account_backoff.threshold = login.limit * 5;
+             s.auth.login_account_backoff.window = login.window;
+         },
+         [](const Settings& s) { return text(s.auth.login_per_account_address); }},
+        {{"auth.tokenLifetime", "seconds, 1 to 86400", "", "3600", "Lifetime of an access token."},
+         [](const Value& v, Settings& s) { s.auth.jwt.lifetime = v.duration<std::chrono::seconds>(1, 24 * 3600); },
+         [](const Settings& s) { return text(std::int64_t{s.auth.jwt.lifetime.count()}); }},
+        {{"auth.refreshLifetime", "seconds, 60 to 31536000", "", "2592000", "Lifetime of a refresh token."},
+         [](const Value& v, Settings& s) { s.auth.refresh_lifetime = v.duration<std::chrono::seconds>(60, 365LL * 24 * 3600); },
+         [](const Settings& s) { return text(std::int64_t{s.auth.refresh_lifetime.count()}); }},
+        {{"auth.clockSkew", "seconds, 0 to 300", "", "30", "Clock skew tolerated in a token's times."},
+         [](const Value& v, Settings& s) { s.auth.jwt.leeway = v.duration<std::chrono::seconds>(0, 300); },
+         [](const Settings& s) { return text(std::int64_t{s.auth.jwt.leeway.count()}); }},
+        {{"auth.jwtSecretFile", "path", "ABCI_JWT_SECRET_FILE", "DATA_DIR/jwt.secret",
+          "The key that signs access tokens, created on first start."},
+         [](const Value& v, Settings& s) { s.jwt_secret_file = v.string(); },
+         [](const Settings& s) { return text(s.jwt_secret_file); }},
+        {{"auth.redirectOrigins", "array of strings", "", "[]",
+          "Origins besides loopback that a login may redirect to, e.g. \"https://app.example.org\"."},
+         [](const Value& v, Settings& s) { s.auth.redirect_origins = v.strings(); },
+         [](const Settings& s) { return text(s.auth.redirect_origins); }},
+        {{"auth.wallet.chainIds", "array of integers", "", "[] (with --devnet: [31337])",
+          "Chain ids of Sign-In with Ethereum logins; empty: no wallet login."},
+         [](const Value& v, Settings& s) { s.auth.wallet.chain_ids = v.positive_integers(); },
+         [](const Settings& s) { return text(s.auth.wallet.chain_ids); }},
+        {{"auth.wallet.autoRegister", "boolean", "", "false", "An unknown wallet that logs in becomes a new farmer user."},
+         [](const Value& v, Settings& s) { s.auth.wallet.auto_register = v.boolean(); },
+         [](const Settings& s) { return text(s.auth.wallet.auto_register); }},
+        {{"auth.wallet.uri", "URL", "", "http(s)://DOMAIN", "What a Sign-In with Ethereum message's URI must start with."},
+         [](const Value& v, Settings& s) { s.auth.wallet.uri_origin = v.string(); },
+         [](const Settings& s) { return text(s.auth.wallet.uri_origin); }},
+        idp_text<&auth::OidcProviderSettings::name>(
+            {"idp.name", "string", "", "idp",
+             "The OpenID Connect provider's routes: /api/auth/NAME-login and NAME-callback."}),
+        idp_text<&auth::OidcProviderSettings::issuer>(
+            {"idp.issuer", "URL", "", "",
+             "The provider's issuer; required with [idp]."}),
+        idp_text<&auth::OidcProviderSettings::client_id>(
+            {"idp.clientId", "string", "", "",
+             "This server's client id at the provider; required with [idp]."}),
+        {{"idp.clientSecret", "string", "ABCI_IDP_CLIENT_SECRET", "", "Its client secret (only with [idp]); none for a public client.", true},
+         [](const Value& v, Settings& s) {
+             if (s.auth.idp) s.auth.idp->client_secret = v.string();
+         },
+         [](const Settings& s) { return s.auth.idp ? text(s.auth.idp->client_secret) : std::string(); }},
+        idp_text<&auth::OidcProviderSettings::redirect_uri>(
+            {"idp.redirectUri", "URL", "", "",
+             "This server's callback, e.g. https://HOST/api/auth/idp-callback; required with [idp]."}),
+        {{"idp.scopes", "array of strings", "", "[\"openid\", \"email\", \"profile\"]", "The scopes asked for."},
+         [](const Value& v, Settings& s) { idp(s).scopes = v.strings(); },
+         [](const Settings& s) { return s.auth.idp ? text(s.auth.idp->scopes) : ""; }},
+        idp_text<&auth::OidcProviderSettings::authorization_endpoint>(
+            {"idp.authorizationEndpoint", "URL", "", "from discovery",
+             "The provider's authorization endpoint."}),
+        idp_text<&auth::OidcProviderSettings::token_endpoint>(
+            {"idp.tokenEndpoint", "URL", "", "from discovery",
+             "The provider's token endpoint."}),
+        idp_text<&auth::OidcProviderSettings::jwks_uri>(
+            {"idp.jwksUri", "URL", "", "from discovery",
+             "The provider's signing keys."}),
+        {{"idp.autoRegister", "boolean", "", "false", "An unknown identity with a verified e-mail becomes a new farmer user."},
+         [](const Value& v, Settings& s) { s.auth.idp_auto_register = v.boolean(); },
+         [](const Settings& s) { return s.auth.idp ? text(s.auth.idp_auto_register) : ""; }},
+        {{"content.backend", "\"local\" or \"kubo\"", "", "local", "Where content (metadata records) is stored."},
+         [](const Value& v, Settings& s) { s.content.backend = v.string(); },
+         [](const Settings& s) { return text(s.content.backend); }},
+        {{"content.kuboUrl", "URL", "", "http://127.0.0.1:5001", "The kubo node's RPC API."},
+         [](const Value& v, Settings& s) { s.content.kubo_url = v.string(); },
+         [](const Settings& s) { return text(s.content.kubo_url); }},
+        {{"content.timeoutMs", "milliseconds, 100 to 600000", "", "5000", "Deadline of one kubo request."},
+         [](const Value& v, Settings& s) { s.content.timeout = v.duration<std::chrono::milliseconds>(100, 600000); },
+         [](const Settings& s) { return text(std::int64_t{s.content.timeout.count()}); }},
+        {{"signer.keystore", "path", "", "", "The signer's v3 keystore; it signs for every chain."},
+         [](const Value& v, Settings& s) { s.signer.keystore = v.string(); },
+         [](const Settings& s) { return text(s.signer.keystore); }},
+        {{"signer.passwordFile", "path", "", "", "The keystore's password (one line); else ABCI_SIGNER_PASSWORD."},
+         [](const Value& v, Settings& s) { s.signer.password_file = v.string(); },
+         [](const Settings& s) { return text(s.signer.password_file); }},
+        {{"signer.anvilKey", "boolean", "", "false", "Sign with anvil's published dev key; only when every chain is a local devnet."},
+         [](const Value& v, Settings& s) { s.signer.anvil_key = v.boolean(); },
+         [](const Settings& s) { return text(s.signer.anvil_key); }},
+        {{"tls.cert", "path", "", "", "Certificate chain (PEM); with tls.key the server speaks HTTPS."},
+         [](const Value& v, Settings& s) { s.tls_cert = v.string(); }, [](const Settings& s) { return text(s.tls_cert); }},
+        {{"tls.key", "path", "", "", "The certificate's private key (PEM)."},
+         [](const Value& v, Settings& s) { s.tls_key = v.string(); }, [](const Settings& s) { return text(s.tls_key); }},
+        {{"mint_batching.enabled", "boolean", "", "false", "Concurrent mints on a chain go out together in mintMany transactions."},
+         [](const Value& v, Settings& s) { s.mint_batching = v.boolean(); },
+         [](const Settings& s) { return text(s.mint_batching); }},
+        {{"mint_batching.windowMs", "milliseconds, 1 to 1000", "", "25", "How long a batch's first mint waits for others."},
+         [](const Value& v, Settings& s) { s.batch_options.window = v.duration<std::chrono::milliseconds>(1, 1000); },
+         [](const Settings& s) { return text(std::int64_t{s.batch_options.window.count()}); }},
+        {{"mint_batching.maxMints", "integer, 2 to 1000", "", "100", "Mints per transaction at most."},
+         [](const Value& v, Settings& s) { s.batch_options.max_mints = static_cast<std::size_t>(v.integer(2, 1000)); },
+         [](const Settings& s) { return text(static_cast<std::int64_t>(s.batch_options.max_mints)); }},
+        {{"limits.maxBodyBytes", "integer, 1024 to 67108864", "", "1048576", "The largest request body accepted."},
+         [](const Value& v, Settings& s) { s.max_body_bytes = static_cast<std::size_t>(v.integer(1024, 64LL * 1024 * 1024)); },
+         [](const Settings& s) { return text(static_cast<std::int64_t>(s.max_body_bytes)); }},
+        {{"limits.maxJsonDepth", "integer, 2 to 512", "", "32", "The deepest nesting of a JSON body accepted."},
+         [](const Value& v, Settings& s) { s.max_json_depth = static_cast<int>(v.integer(2, 512)); },
+         [](const Settings& s) { return text(std::int64_t{s.max_json_depth}); }},
+        {{"limits.threads", "integer, 4 to 4096", "", "2048", "Requests served at once at most (a mint holds its thread until mined)."},
+         [](const Value& v, Settings& s) { s.threads = static_cast<std::size_t>(v.integer(4, 4096)); },
+         [](const Settings& s) { return text(static_cast<std::int64_t>(s.threads)); }},
+        {{"limits.headTimeout", "seconds, 1 to 300", "", "10", "Deadline for a request's whole line and headers; slower: 408."},
+         [](const Value& v, Settings& s) { s.connections.head_timeout = v.duration<std::chrono::seconds>(1, 300); },
+         [](const Settings& s) { return text(std::int64_t{s.connections.head_timeout.count()}); }},
+        {{"limits.maxHeaderLines", "integer, 8 to 1000", "", "100", "Header lines of a request at most; more: 431."},
+         [](const Value& v, Settings& s) { s.connections.max_header_lines = static_cast<std::size_t>(v.integer(8, 1000)); },
+         [](const Settings& s) { return text(static_cast<std::int64_t>(s.connections.max_header_lines)); }},
+        {{"limits.maxConnections", "integer, 2 to 4095", "", "1984",
+          "Connections open at once at most; below limits.threads, whose rest answer refused connections."},
+         [](const Value& v, Settings& s) { s.connections.max_connections = static_cast<std::size_t>(v.integer(2, 4095)); },
+         [](const Settings& s) { return text(static_cast<std::int64_t>(s.connections.max_connections)); }},
+        {{"limits.maxConnectionsPerClient", "integer, 1 to 4095", "", "1536", "Connections open at once from one client address."},
+         [](const Value& v, Settings& s) { s.connections.max_per_client = static_cast<std::size_t>(v.integer(1, 4095)); },
+         [](const Settings& s) { return text(static_cast<std::int64_t>(s.connections.max_per_client)); }},
+        {{"limits.connectionReserve", "integer, 0 to 4094", "", "256",
+          "The last slots of limits.maxConnections, only for client addresses holding none."},
+         [](const Value& v, Settings& s) { s.connections.reserve = static_cast<std::size_t>(v.integer(0, 4094)); },
+         [](const Settings& s) { return text(static_cast<std::int64_t>(s.connections.reserve)); }},
+        {{"limits.walletNonceRate", "rate N/S, or 0", "", "30/60", "Wallet-login nonces per client address."},
+         [](const Value& v, Settings& s) { s.auth.wallet.nonces_per_address = v.rate(); },
+         [](const Settings& s) { return text(s.auth.wallet.nonces_per_address); }},
+        {{"limits.maxPendingWalletNonces", "integer, 1 to 10000000", "", "10000", "Unused wallet-login nonces held at once, from all clients; more: 503."},
+         [](const Value& v, Settings& s) { s.auth.wallet.max_pending_nonces = static_cast<std::size_t>(v.integer(1, 10000000)); },
+         [](const Settings& s) { return text(static_cast<std::int64_t>(s.auth.wallet.max_pending_nonces)); }},
+        {{"strict", "boolean", "", "false",
+          "Refuse to start when a start-up check fails (node, chain id, contract, minter role, signer funds); also --strict."},
+         [](const Value& v, Settings& s) { s.strict = v.boolean(); }, [](const Settings& s) { return text(s.strict); }},
+        // The environment only: a password has no place in a file or a flag.
+        // No reader: it names the file, which is read before the environment is applied over it.
+        {{"", "path", "ABCI_CONFIG", "", "The config file (TOML), as --config."},
+         nullptr, [](const Settings& s) { return text(s.config_file); }},
+        {{"", "string", "ABCI_ADMIN_EMAIL", "", "The first administrator, created when the data directory has no users."},
+         [](const Value& v, Settings& s) { s.admin_email = v.string(); }, [](const Settings& s) { return text(s.admin_email); }},
+        {{"", "string", "ABCI_ADMIN_PASSWORD", "", "The first administrator's password.", true},
+         [](const Value& v, Settings& s) { s.admin_password = v.string(); },
+         [](const Settings& s) { return text(s.admin_password); }},
+        {{"", "string", "ABCI_SIGNER_PASSWORD", "", "The password of signer.keystore, when signer.passwordFile is not given.", true},
+         [](const Value& v, Settings& s) { s.signer.password = v.string(); },
+         [](const Settings& s) { return text(s.signer.password); }},
+        {{"", "path", "ABCI_ANVIL", "node_modules/.bin/anvil, else anvil on PATH", "The anvil that --devnet runs."},
+         [](const Value& v, Settings& s) { s.anvil = v.string(); }, [](const Settings& s) { return text(s.anvil); }},
     };
-    require(provider.issuer, "issuer");
-    require(provider.client_id, "clientId");
-    require(provider.redirect_uri, "redirectUri");
-    settings.auth.idp = std::move(provider);
+    return entries;
 }
 
-service::NetworkConfig parse_chain(const Table& entry) {
-    entry.only({"id", "name", "chainId", "network", "rpcUrls", "rpcUrl", "contractAddress", "blockExplorer", "status",
-                "confirmations", "headMaxAgeMs", "rpcTimeoutMs", "receiptTimeoutMs", "replaceAfterMs",
-                "maxFeePerGasGwei", "minSignerBalanceGwei", "nativeCurrency"});
-    service::NetworkConfig chain;
-    entry.get("id", chain.id);
-    entry.get("name", chain.name);
-    entry.get_int("chainId", chain.chain_id, 1, std::numeric_limits<std::int64_t>::max());
-    entry.get("network", chain.network);
-    entry.get("rpcUrls", chain.rpc_urls);
-    std::string single_url;
-    entry.get("rpcUrl", single_url);
-    if (!single_url.empty()) {
-        if (!chain.rpc_urls.empty()) throw bad_setting(entry.name("rpcUrl"), "give rpcUrls or rpcUrl, not both");
-        chain.rpc_urls = {single_url};
+const std::vector<Entry<service::NetworkConfig>>& chain_entries() {
+    using service::NetworkConfig;
+    static const std::vector<Entry<NetworkConfig>> entries{
+        {{"id", "slug [a-z0-9-]", "", "", "The chain's blockchainId in the API; required."},
+         [](const Value& v, NetworkConfig& c) { c.id = v.string(); }, [](const NetworkConfig& c) { return text(c.id); }},
+        {{"name", "string", "", "", "Its display name; required."},
+         [](const Value& v, NetworkConfig& c) { c.name = v.string(); }, [](const NetworkConfig& c) { return text(c.name); }},
+        {{"chainId", "integer", "", "", "The EVM chain id the node must serve; required."},
+         [](const Value& v, NetworkConfig& c) {
+             c.chain_id = static_cast<std::uint64_t>(v.integer(1, std::numeric_limits<std::int64_t>::max()));
+         },
+         [](const NetworkConfig& c) { return text(static_cast<std::int64_t>(c.chain_id)); }},
+        {{"network", "string", "", "", "The family label, e.g. \"ethereum\"."},
+         [](const Value& v, NetworkConfig& c) { c.network = v.string(); }, [](const NetworkConfig& c) { return text(c.network); }},
+        {{"rpcUrls", "array of URLs", "", "", "JSON-RPC endpoints, the first primary, the rest failover; this or rpcUrl is required."},
+         [](const Value& v, NetworkConfig& c) { c.rpc_urls = v.strings(); },
+         [](const NetworkConfig& c) {
+             std::vector<std::string> masked;
+             for (const auto& url : c.rpc_urls) masked.push_back(rpc::mask_url(url));
+             return text(masked);
+         }},
+        {{"rpcUrl", "URL", "", "", "One endpoint, instead of rpcUrls."},
+         [](const Value& v, NetworkConfig& c) {
+             if (!c.rpc_urls.empty()) throw bad_setting(v.where(), "give rpcUrls or rpcUrl, not both");
+             c.rpc_urls = {v.string()};
+         },
+         [](const NetworkConfig&) { return std::string(); }},
+        {{"contractAddress", "0x address", "", "", "The ABCIToken contract; none: reads only, no mints."},
+         [](const Value& v, NetworkConfig& c) { c.contract_address = v.string(); },
+         [](const NetworkConfig& c) { return text(c.contract_address); }},
+        {{"blockExplorer", "URL", "", "", "Shown to clients with the chain."},
+         [](const Value& v, NetworkConfig& c) { c.block_explorer = v.string(); },
+         [](const NetworkConfig& c) { return text(c.block_explorer); }},
+        {{"status", "\"active\", \"testnet\" or \"disabled\"", "", "active", "A disabled chain is neither listed nor served."},
+         [](const Value& v, NetworkConfig& c) {
+             const auto parsed = service::parse_network_status(v.string());
+             if (!parsed) throw bad_setting(v.where(), "must be \"active\", \"testnet\" or \"disabled\"");
+             c.status = *parsed;
+         },
+         [](const NetworkConfig& c) { return text(std::string(service::to_string(c.status))); }},
+        {{"confirmations", "integer, 1 to 10000", "", "1", "Blocks on top of a mint's before it counts as mined."},
+         [](const Value& v, NetworkConfig& c) { c.confirmations = static_cast<std::uint64_t>(v.integer(1, 10000)); },
+         [](const NetworkConfig& c) { return text(static_cast<std::int64_t>(c.confirmations)); }},
+        {{"headMaxAgeMs", "milliseconds, 0 to 60000", "", "250", "How old a head observation a balance read may rely on."},
+         [](const Value& v, NetworkConfig& c) { c.head_max_age = v.duration<std::chrono::milliseconds>(0, 60000); },
+         [](const NetworkConfig& c) { return text(std::int64_t{c.head_max_age.count()}); }},
+        {{"rpcTimeoutMs", "milliseconds, 100 to 600000", "", "30000", "Deadline of one JSON-RPC call, retries included."},
+         [](const Value& v, NetworkConfig& c) { c.rpc_timeout = v.duration<std::chrono::milliseconds>(100, 600000); },
+         [](const NetworkConfig& c) { return text(std::int64_t{c.rpc_timeout.count()}); }},
+        {{"receiptTimeoutMs", "milliseconds, 1000 to 3600000", "", "120000", "How long a mint request waits for its receipt."},
+         [](const Value& v, NetworkConfig& c) { c.receipt_timeout = v.duration<std::chrono::milliseconds>(1000, 3600000); },
+         [](const NetworkConfig& c) { return text(std::int64_t{c.receipt_timeout.count()}); }},
+        {{"replaceAfterMs", "milliseconds, 1000 to 3600000", "", "30000", "How long a transaction stays unmined before it is sent again with higher fees."},
+         [](const Value& v, NetworkConfig& c) { c.replace_after = v.duration<std::chrono::milliseconds>(1000, 3600000); },
+         [](const NetworkConfig& c) { return text(std::int64_t{c.replace_after.count()}); }},
+        {{"maxFeePerGasGwei", "integer, 0 to 100000000", "", "0", "The most a fee bump offers per gas, in gwei; 0: four times the first fee."},
+         [](const Value& v, NetworkConfig& c) { c.max_fee_per_gas_gwei = static_cast<std::uint64_t>(v.integer(0, 100'000'000)); },
+         [](const NetworkConfig& c) { return text(static_cast<std::int64_t>(c.max_fee_per_gas_gwei)); }},
+        {{"minSignerBalanceGwei", "integer", "", "0", "Health reports the signer degraded below this balance; 0: enough for 100 mints."},
+         [](const Value& v, NetworkConfig& c) {
+             c.min_signer_balance_gwei = static_cast<std::uint64_t>(v.integer(0, std::numeric_limits<std::int64_t>::max()));
+         },
+         [](const NetworkConfig& c) { return text(static_cast<std::int64_t>(c.min_signer_balance_gwei)); }},
+        {{"nativeCurrency.name", "string", "", "Ether", "The native currency's name."},
+         [](const Value& v, NetworkConfig& c) { c.native_currency.name = v.string(); },
+         [](const NetworkConfig& c) { return text(c.native_currency.name); }},
+        {{"nativeCurrency.symbol", "string", "", "ETH", "Its symbol."},
+         [](const Value& v, NetworkConfig& c) { c.native_currency.symbol = v.string(); },
+         [](const NetworkConfig& c) { return text(c.native_currency.symbol); }},
+        {{"nativeCurrency.decimals", "integer, 0 to 36", "", "18", "Its decimals."},
+         [](const Value& v, NetworkConfig& c) { c.native_currency.decimals = static_cast<int>(v.integer(0, 36)); },
+         [](const NetworkConfig& c) { return text(std::int64_t{c.native_currency.decimals}); }},
+    };
+    return entries;
+}
+
+template <typename Target>
+std::vector<std::string> file_keys(const std::vector<Entry<Target>>& entries) {
+    std::vector<std::string> keys;
+    for (const auto& entry : entries)
+        if (!entry.key.key.empty()) keys.push_back(entry.key.key);
+    return keys;
+}
+
+/// Refuses every key of `table` (at `prefix`, e.g. "auth.") that `keys` does
+/// not know, naming it as "<shown>key" and suggesting the nearest known key
+/// of the same table. The top level's "chains" holds chain tables.
+void check_keys(const toml::table& table, const std::string& prefix, const std::string& shown,
+                const std::vector<std::string>& keys, bool top) {
+    std::vector<std::string> here;  // the names this table may hold
+    for (const auto& key : keys)
+        if (key.rfind(prefix, 0) == 0) {
+            const auto rest = key.substr(prefix.size());
+            here.push_back(rest.substr(0, rest.find('.')));
+        }
+    if (top) here.push_back("chains");
+    for (const auto& [name, node] : table) {
+        const std::string key(name.str());
+        const std::string path = prefix + key;
+        if (top && key == "chains") {
+            const auto* array = node.as_array();
+            if (!array || !array->is_array_of_tables())
+                throw bad_setting("config key chains", "must be an array of tables ([[chains]])");
+            for (std::size_t i = 0; i < array->size(); ++i)
+                check_keys(*array->get(i)->as_table(), "", "chains[" + std::to_string(i) + "].",
+                           file_keys(chain_entries()), false);
+        } else if (std::any_of(keys.begin(), keys.end(), [&](const std::string& k) { return k.rfind(path + ".", 0) == 0; })) {
+            if (!node.is_table()) throw bad_setting("config key " + shown + path, "must be a table");
+            check_keys(*node.as_table(), path + ".", shown, keys, false);
+        } else if (std::find(keys.begin(), keys.end(), path) == keys.end()) {
+            const bool is_table = node.is_table();
+            const auto named = [&](const std::string& k) { return is_table ? "[" + shown + prefix + k + "]" : shown + prefix + k; };
+            std::string why = is_table ? "is not a known table" : "is not a known key";
+            if (const auto near = util::closest_match(key, here)) why += "; did you mean " + named(*near) + "?";
+            throw bad_setting(is_table ? "config " + named(key) : "config key " + named(key), why);
+        }
     }
-    entry.get("contractAddress", chain.contract_address);
-    entry.get("blockExplorer", chain.block_explorer);
-    std::string status = service::to_string(chain.status);
-    entry.get("status", status);
-    const auto parsed = service::parse_network_status(status);
-    if (!parsed) throw bad_setting(entry.name("status"), "must be \"active\", \"testnet\" or \"disabled\"");
-    chain.status = *parsed;
-    entry.get_int("confirmations", chain.confirmations, 1, 10000);
-    entry.get_duration("headMaxAgeMs", chain.head_max_age, 0, 60000);
-    entry.get_duration("rpcTimeoutMs", chain.rpc_timeout, 100, 600000);
-    entry.get_duration("receiptTimeoutMs", chain.receipt_timeout, 1000, 3600000);
-    entry.get_duration("replaceAfterMs", chain.replace_after, 1000, 3600000);
-    entry.get_int("maxFeePerGasGwei", chain.max_fee_per_gas_gwei, 0, 100'000'000);
-    entry.get_int("minSignerBalanceGwei", chain.min_signer_balance_gwei, 0, std::numeric_limits<std::int64_t>::max());
-
-    const auto currency = entry.sub("nativeCurrency");
-    currency.only({"name", "symbol", "decimals"});
-    currency.get("name", chain.native_currency.name);
-    currency.get("symbol", chain.native_currency.symbol);
-    currency.get_int("decimals", chain.native_currency.decimals, 0, 36);
-    if (chain.native_currency.name.empty() || chain.native_currency.symbol.empty())
-        throw bad_setting(currency.name("symbol"), "name and symbol must not be empty");
-    return chain;
 }
 
-void apply_signer(const Table& signer, service::SignerConfig& out) {
-    signer.only({"keystore", "passwordFile", "anvilKey"});
-    signer.get("keystore", out.keystore);
-    signer.get("passwordFile", out.password_file);
-    signer.get("anvilKey", out.anvil_key);
+/// Applies every key of `entries` that `table` holds, recording it in `sources` as "<shown>key".
+template <typename Target>
+void read_table(const toml::table& table, const std::vector<Entry<Target>>& entries, const std::string& shown,
+                Target& target, std::map<std::string, std::string>& sources) {
+    for (const auto& entry : entries) {
+        if (entry.key.key.empty() || !entry.read) continue;
+        const auto* node = table.at_path(entry.key.key).node();
+        if (!node) continue;
+        entry.read(Value(*node, "config key " + shown + entry.key.key), target);
+        // A chain's rpcUrl is shown as the rpcUrls it sets.
+        sources[shown + (entry.key.key == "rpcUrl" ? "rpcUrls" : entry.key.key)] = "file";
+    }
 }
 
-void apply_file(const std::string& path, Settings& settings, std::string& listen) {
+void apply_file(const std::string& path, Settings& settings) {
     if (!std::filesystem::exists(path)) throw Error(ErrorKind::not_found, "config file " + path + " does not exist");
     toml::table root;
     try {
@@ -229,129 +481,111 @@ void apply_file(const std::string& path, Settings& settings, std::string& listen
         throw Error(ErrorKind::invalid_input, "config file " + path + ":" + std::to_string(where.line) + ":" +
                                                   std::to_string(where.column) + ": " + std::string(e.description()));
     }
-    const Table top(&root, "");
-    top.get("listen", listen);
-    top.get("dataDir", settings.data_dir);
-    top.get("domain", settings.domain);
-    top.get("trustedProxies", settings.trusted_proxies);
-
-    const auto rate = top.sub("rate_limit");
-    rate.get_rate("abci", settings.abci_rate);
-    rate.get_rate("api", settings.api_rate);
-    limits::RateLimit login = settings.auth.login_per_account_address;
-    rate.get_rate("login", login);
-    settings.auth.login_per_account_address = login;
-    settings.auth.login_per_address = limits::RateLimit{login.limit * 5, login.window};
-    settings.auth.login_account_backoff.threshold = login.limit * 5;
-    settings.auth.login_account_backoff.window = login.window;
-
-    const auto auth = top.sub("auth");
-    auth.get_duration("tokenLifetime", settings.auth.jwt.lifetime, 1, 24 * 3600);
-    auth.get_duration("refreshLifetime", settings.auth.refresh_lifetime, 60, 365LL * 24 * 3600);
-    auth.get_duration("clockSkew", settings.auth.jwt.leeway, 0, 300);
-    auth.get("jwtSecretFile", settings.jwt_secret_file);
-    auth.get("redirectOrigins", settings.auth.redirect_origins);
-    const auto wallet = auth.sub("wallet");
-    wallet.get("chainIds", settings.auth.wallet.chain_ids);
-    wallet.get("autoRegister", settings.auth.wallet.auto_register);
-    wallet.get("uri", settings.auth.wallet.uri_origin);
-
-    if (const auto idp = top.sub("idp"); idp.present()) apply_idp(idp, settings);
-
-    const auto content = top.sub("content");
-    content.get("backend", settings.content.backend);
-    content.get("kuboUrl", settings.content.kubo_url);
-    content.get_duration("timeoutMs", settings.content.timeout, 100, 600000);
-
-    for (const auto& entry : top.tables("chains")) settings.chains.push_back(parse_chain(entry));
-    apply_signer(top.sub("signer"), settings.signer);
-
-    const auto tls = top.sub("tls");
-    tls.get("cert", settings.tls_cert);
-    tls.get("key", settings.tls_key);
-
-    const auto batching = top.sub("mint_batching");
-    bool batch = false;
-    chain::BatchOptions batch_options;
-    batching.only({"enabled", "windowMs", "maxMints"});
-    std::int64_t window_ms = batch_options.window.count();
-    batching.get("enabled", batch);
-    batching.get_int("windowMs", window_ms, 1, 1000);
-    batching.get_int("maxMints", batch_options.max_mints, 2, 1000);
-    batch_options.window = std::chrono::milliseconds(window_ms);
-    if (batch) settings.mint_batching = batch_options;
-
-    const auto limits = top.sub("limits");
-    limits.get_int("maxBodyBytes", settings.max_body_bytes, 1024, 64LL * 1024 * 1024);
-    limits.get_int("maxJsonDepth", settings.max_json_depth, 2, 512);
-    limits.get_int("threads", settings.threads, 4, 4096);
-    auto& connections = settings.connections;
-    limits.get_duration("headTimeout", connections.head_timeout, 1, 300);
-    limits.get_int("maxHeaderLines", connections.max_header_lines, 8, 1000);
-    limits.get_int("maxConnections", connections.max_connections, 2, 4095);
-    limits.get_int("maxConnectionsPerClient", connections.max_per_client, 1, 4095);
-    limits.get_int("connectionReserve", connections.reserve, 0, 4094);
-    limits.get_rate("walletNonceRate", settings.auth.wallet.nonces_per_address);
-    limits.get_int("maxPendingWalletNonces", settings.auth.wallet.max_pending_nonces, 1, 10000000);
-    if (connections.max_connections >= settings.threads)
-        throw bad_setting(limits.name("maxConnections"), "must be less than limits.threads (" +
-                                                             std::to_string(settings.threads) +
-                                                             "): the threads beyond it answer refused connections");
-    if (connections.reserve >= connections.max_connections)
-        throw bad_setting(limits.name("connectionReserve"), "must be less than limits.maxConnections");
+    check_keys(root, "", "", file_keys(server_entries()), true);
+    if (root["idp"].is_table()) settings.auth.idp.emplace();
+    read_table(root, server_entries(), "", settings, settings.sources);
+    if (const auto& idp = settings.auth.idp) {
+        const auto require = [](const std::string& value, const char* key) {
+            if (value.empty()) throw bad_setting(std::string("config key idp.") + key, "is required when [idp] is present");
+        };
+        require(idp->issuer, "issuer");
+        require(idp->client_id, "clientId");
+        require(idp->redirect_uri, "redirectUri");
+    }
+    if (const auto* chains = root["chains"].as_array())
+        for (std::size_t i = 0; i < chains->size(); ++i) {
+            const std::string shown = "chains[" + std::to_string(i) + "].";
+            service::NetworkConfig chain;
+            read_table(*chains->get(i)->as_table(), chain_entries(), shown, chain, settings.sources);
+            if (chain.native_currency.name.empty() || chain.native_currency.symbol.empty())
+                throw bad_setting("config key " + shown + "nativeCurrency.symbol", "name and symbol must not be empty");
+            settings.chains.push_back(std::move(chain));
+        }
 }
 
-std::string env_or(const std::map<std::string, std::string>& env, const char* name, const std::string& fallback) {
-    const auto it = env.find(name);
-    return it == env.end() || it->second.empty() ? fallback : it->second;
+/// Where the listen address came from, as an error names it.
+std::string listen_source(const Settings& settings) {
+    const auto it = settings.sources.find("listen");
+    if (it == settings.sources.end()) return "listen";
+    if (it->second == "file") return "config key listen";
+    return it->second.substr(it->second.find(' ') + 1);  // "--listen", "ABCI_LISTEN"
 }
 
 }  // namespace
 
+const std::vector<SettingKey>& setting_keys() {
+    static const std::vector<SettingKey> keys = [] {
+        std::vector<SettingKey> all;
+        for (const auto& entry : server_entries()) all.push_back(entry.key);
+        for (const auto& entry : chain_entries()) {
+            all.push_back(entry.key);
+            all.back().key = "chains[]." + entry.key.key;
+        }
+        return all;
+    }();
+    return keys;
+}
+
+std::string describe_settings(const Settings& settings) {
+    std::ostringstream out;
+    const auto line = [&](const std::string& name, const SettingKey& key, const std::string& value) {
+        if (value.empty()) return;
+        const auto source = settings.sources.find(name);
+        // A secret's presence is worth knowing; its value never is.
+        const bool hide = key.secret && value != text(std::string());
+        out << name << " = " << (hide ? "\"********\"" : value) << "  # "
+            << (source == settings.sources.end() ? "default" : source->second) << "\n";
+    };
+    out << "# abcictl serve: the effective settings; config file: "
+        << (settings.config_file.empty() ? "none" : settings.config_file) << "\n";
+    for (const auto& entry : server_entries())
+        line(entry.key.key.empty() ? entry.key.env : entry.key.key, entry.key, entry.show(settings));
+    for (std::size_t i = 0; i < settings.chains.size(); ++i)
+        for (const auto& entry : chain_entries())
+            line("chains[" + std::to_string(i) + "]." + entry.key.key, entry.key, entry.show(settings.chains[i]));
+    return out.str();
+}
+
 Settings load_settings(const FlagSettings& flags, const std::map<std::string, std::string>& env) {
     Settings settings;
-    std::string listen = "127.0.0.1:8080";
-    std::string listen_from = "listen";
+    if (const auto it = env.find("ABCI_CONFIG"); it != env.end() && !it->second.empty())
+        settings.config_file = it->second, settings.sources["ABCI_CONFIG"] = "env ABCI_CONFIG";
+    if (!flags.config_file.empty()) settings.config_file = flags.config_file, settings.sources["ABCI_CONFIG"] = "flag --config";
+    if (!settings.config_file.empty()) apply_file(settings.config_file, settings);
 
-    if (const auto config = flags.config_file.empty() ? env_or(env, "ABCI_CONFIG", "") : flags.config_file; !config.empty())
-        apply_file(config, settings, listen);
+    for (const auto& entry : server_entries()) {
+        const auto it = entry.key.env.empty() ? env.end() : env.find(entry.key.env);
+        if (!entry.read || it == env.end() || it->second.empty()) continue;
+        entry.read(Value(it->second, entry.key.env), settings);
+        settings.sources[entry.key.key.empty() ? entry.key.env : entry.key.key] = "env " + entry.key.env;
+    }
 
-    listen = env_or(env, "ABCI_LISTEN", listen);
-    settings.data_dir = env_or(env, "ABCI_DATA_DIR", settings.data_dir);
-    settings.domain = env_or(env, "ABCI_DOMAIN", settings.domain);
-    settings.jwt_secret_file = env_or(env, "ABCI_JWT_SECRET_FILE", settings.jwt_secret_file);
-    if (const auto rate = env_or(env, "ABCI_RATE_LIMIT", ""); !rate.empty())
-        settings.abci_rate = limits::parse_rate_limit(rate, "ABCI_RATE_LIMIT");
-    if (const auto rate = env_or(env, "ABCI_API_RATE_LIMIT", ""); !rate.empty())
-        settings.api_rate = limits::parse_rate_limit(rate, "ABCI_API_RATE_LIMIT");
-    settings.admin_email = env_or(env, "ABCI_ADMIN_EMAIL", "");
-    settings.admin_password = env_or(env, "ABCI_ADMIN_PASSWORD", "");
-    settings.signer.password = env_or(env, "ABCI_SIGNER_PASSWORD", "");
-    if (settings.auth.idp)
-        settings.auth.idp->client_secret = env_or(env, "ABCI_IDP_CLIENT_SECRET", settings.auth.idp->client_secret);
+    if (!flags.listen.empty()) parse_listen(flags.listen, "--listen", settings), settings.sources["listen"] = "flag --listen";
+    if (!flags.data_dir.empty()) settings.data_dir = flags.data_dir, settings.sources["dataDir"] = "flag --data-dir";
+    if (flags.strict) settings.strict = true, settings.sources["strict"] = "flag --strict";
 
-    if (!flags.listen.empty()) listen = flags.listen, listen_from = "--listen";
-    if (!flags.data_dir.empty()) settings.data_dir = flags.data_dir;
-
-    parse_listen(listen, listen_from, settings);
-    if (settings.data_dir.empty()) settings.data_dir = flags.devnet ? devnet_data_dir() : default_data_dir();
+    if (settings.data_dir.empty())
+        settings.data_dir = (flags.devnet ? store::devnet_data_dir() : store::default_data_dir()).string();
     if (settings.jwt_secret_file.empty()) settings.jwt_secret_file = settings.data_dir + "/jwt.secret";
     settings.content.data_dir = settings.data_dir;
     if (settings.content.backend != "local" && settings.content.backend != "kubo")
         throw bad_setting("config key content.backend", "must be \"local\" or \"kubo\"");
     if (settings.tls_cert.empty() != settings.tls_key.empty())
         throw bad_setting("config [tls]", "cert and key must be given together");
+    if (settings.connections.max_connections >= settings.threads)
+        throw bad_setting("config key limits.maxConnections",
+                          "must be less than limits.threads (" + std::to_string(settings.threads) +
+                              "): the threads beyond it answer refused connections");
+    if (settings.connections.reserve >= settings.connections.max_connections)
+        throw bad_setting("config key limits.connectionReserve", "must be less than limits.maxConnections");
     check_chains(settings.chains, settings.signer);
     // Spec 5.1: HTTPS is mandatory in production. Without TLS of our own, only
     // loopback, or a TLS-terminating proxy the operator names, may reach us.
     if (!settings.tls() && !is_loopback(settings.listen_host) && settings.trusted_proxies.empty())
-        throw bad_setting(listen_from, "listening on " + settings.listen_host +
-                                           " without TLS needs [tls] cert and key, or trustedProxies naming the TLS proxy in front");
+        throw bad_setting(listen_source(settings), "listening on " + settings.listen_host +
+                                                       " without TLS needs [tls] cert and key, or trustedProxies naming the TLS proxy in front");
 
-    if (settings.domain.empty())
-        settings.domain = (settings.listen_host.find(':') != std::string::npos ? "[" + settings.listen_host + "]"
-                                                                                : settings.listen_host) +
-                          ":" + std::to_string(settings.listen_port);
+    if (settings.domain.empty()) settings.domain = host_port(settings.listen_host, settings.listen_port);
     auto& wallet = settings.auth.wallet;
     wallet.domain = settings.domain;
     if (wallet.uri_origin.empty()) wallet.uri_origin = (settings.tls() ? "https://" : "http://") + settings.domain;
@@ -385,7 +619,6 @@ void check_chains(const std::vector<service::NetworkConfig>& chains, const servi
                                       std::to_string(chain.chain_id));
 }
 
-std::string devnet_data_dir() { return xdg_dir("XDG_STATE_HOME", ".local/state", "abcictl/devnet", "abcictl-devnet"); }
 
 std::map<std::string, std::string> abci_environment() {
     std::map<std::string, std::string> env;

@@ -34,8 +34,10 @@ struct FlagSettings {
     std::string config_file;
     std::string listen;
     std::string data_dir;
-    /// `--devnet`: a data directory not given anywhere defaults to devnet_data_dir().
+    /// `--devnet`: a data directory not given anywhere defaults to store::devnet_data_dir().
     bool devnet = false;
+    /// `--strict`: a failing start-up check refuses the start.
+    bool strict = false;
 };
 
 struct Settings {
@@ -53,7 +55,8 @@ struct Settings {
     auth::AuthSettings auth;
 
     std::vector<service::NetworkConfig> chains;  // [[chains]]; may be empty (auth only)
-    std::optional<chain::BatchOptions> mint_batching;  // [mint_batching] enabled: for every chain
+    bool mint_batching = false;            // [mint_batching] enabled: for every chain
+    chain::BatchOptions batch_options;     // its window and size
     service::SignerConfig signer;                // [signer]; password from ABCI_SIGNER_PASSWORD
 
     std::string tls_cert;  // both set: serve HTTPS
@@ -63,18 +66,49 @@ struct Settings {
     int max_json_depth = 32;
     std::size_t threads = 2048;  // at most this many requests served at once (a mint holds its thread until mined)
     ConnectionLimits connections;
+    bool strict = false;         // a failing start-up check (AbciService::readiness) refuses the start
 
     // First admin on an empty data directory (environment only: a password has no place in a file or a flag).
     std::string admin_email;
     std::string admin_password;
+    std::string anvil;  // ABCI_ANVIL: the anvil of --devnet (default: find_anvil's search)
+
+    /// The config file read, if any.
+    std::string config_file;
+    /// Where each setting that is not at its default came from, by key
+    /// ("listen", "chains[0].rpcUrls", "ABCI_ADMIN_EMAIL"): "file", "env
+    /// ABCI_LISTEN" or "flag --listen".
+    std::map<std::string, std::string> sources;
 
     [[nodiscard]] bool tls() const noexcept { return !tls_cert.empty() && !tls_key.empty(); }
 };
 
+/// One setting of `abcictl serve`, as the key table has it (ccache's
+/// k_config_key_table is the model): loading, the refusal of unknown keys,
+/// the man page and --print-config all come from the one table.
+struct SettingKey {
+    /// The config file's key: "listen", "rate_limit.abci"; a chain's keys are
+    /// "chains[].rpcUrls". Empty for a setting only the environment gives.
+    std::string key;
+    std::string type;         // "string", "integer 1–4096", "rate N/S", …
+    std::string env;          // its environment variable, or ""
+    std::string fallback;     // the default, as a person reads it
+    std::string description;  // one line
+    bool secret = false;      // never shown by --print-config
+};
+
+/// Every setting, server-wide first, then the keys of each [[chains]] entry.
+[[nodiscard]] const std::vector<SettingKey>& setting_keys();
+
+/// The effective settings, one line per key: `key = value  # source`, the
+/// source being default, file, env VARIABLE or flag --FLAG; secrets masked.
+[[nodiscard]] std::string describe_settings(const Settings& settings);
+
 /// Builds the settings from the defaults, the config file (flag, else
 /// ABCI_CONFIG), the environment `env` and the flags. Error(invalid_input)
 /// naming the key or variable that is wrong; Error(not_found) when a named
-/// config file does not exist.
+/// config file does not exist. A key no table knows is refused with the
+/// nearest known key as a suggestion.
 [[nodiscard]] Settings load_settings(const FlagSettings& flags, const std::map<std::string, std::string>& env);
 
 /// Checks the chain registry's settings as a whole: every chain validate()d,
@@ -83,9 +117,6 @@ struct Settings {
 /// local devnet (chain id 31337). Error(invalid_input) naming the entry.
 void check_chains(const std::vector<service::NetworkConfig>& chains, const service::SignerConfig& signer);
 
-/// `$XDG_STATE_HOME/abcictl/devnet`, else `~/.local/state/abcictl/devnet`:
-/// the devnet's chain state is state, not data the operator curates.
-[[nodiscard]] std::string devnet_data_dir();
 
 /// The process environment's ABCI_* variables.
 [[nodiscard]] std::map<std::string, std::string> abci_environment();

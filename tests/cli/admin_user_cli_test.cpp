@@ -148,10 +148,26 @@ TEST_CASE("admin user errors: a line on stderr naming the problem, and the docum
     fails({"admin", "user", "link-wallet", "--email", "ann@example.com", "--address", "0x1234"}, 2, "0x1234");
     CHECK(data.json({"admin", "user", "list"}).size() == 1);
 
-    // The directory comes from --data-dir or ABCI_DATA_DIR, and one of them is required.
-    const auto missing = run_abcictl({"admin", "user", "list"});
-    CHECK(missing.exit_code == 2);
-    CHECK(missing.err.find("--data-dir") != std::string::npos);
+    // The directory comes from --data-dir or ABCI_DATA_DIR, else serve's default (issue 14, item 12).
+    CleanHome home;
+    const auto default_dir = home / ".local/share/abcictl";
+    const auto missing = run_abcictl({"admin", "user", "list"}, {}, home.env());
+    CHECK(missing.exit_code == 1);
+    CHECK(missing.err.find("no abcictl database in " + default_dir) != std::string::npos);
+    // After `make run`, the devnet's is the one meant: said so.
+    const auto devnet_dir = home / ".local/state/abcictl/devnet";
+    REQUIRE(run_abcictl({"admin", "user", "add", "--email", "dev@example.com", "--role", "admin", "--no-password",
+                         "--data-dir", devnet_dir}, {}, home.env()).exit_code == 0);
+    const auto hinted = run_abcictl({"admin", "user", "list"}, {}, home.env());
+    CHECK(hinted.exit_code == 1);
+    CHECK(hinted.err.find("add --data-dir " + devnet_dir) != std::string::npos);
+    REQUIRE(run_abcictl({"admin", "user", "add", "--email", "ops@example.com", "--role", "admin", "--no-password"}, {},
+                        home.env()).exit_code == 0);
+    const auto by_default = run_abcictl({"-q", "admin", "user", "list"}, {}, home.env());
+    CHECK(by_default.exit_code == 0);
+    CHECK(by_default.out.find("ops@example.com") == std::string::npos);  // -q: ids only
+    CHECK(lines_of(by_default.out).size() == 1);
+    CHECK(std::filesystem::exists(default_dir + "/abci.db"));
     const auto from_env = run_abcictl({"-q", "admin", "user", "list"}, {}, {{"ABCI_DATA_DIR", data.path()}});
     CHECK(from_env.exit_code == 0);
     CHECK(lines_of(from_env.out).size() == 1);

@@ -97,3 +97,57 @@ TEST_CASE("serve says so when its port is taken", "[serve-cli]") {
     CHECK(result.exit_code == 1);
     CHECK(result.err.find("cannot listen on 127.0.0.1:" + std::to_string(port)) != std::string::npos);
 }
+
+TEST_CASE("serve refuses an unknown key or table, suggesting the nearest known one, before touching anything", "[serve-cli][settings]") {
+    CleanHome home;
+    const auto data = home / "data";
+    const std::string chain = "[[chains]]\nid = \"dev\"\nname = \"Dev\"\nchainId = 31337\nrpcUrl = \"http://127.0.0.1:1\"\n";
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {"dataDri = \"/tmp/elsewhere\"\n", "config key dataDri: is not a known key; did you mean dataDir?"},
+        {"lisen = \"127.0.0.1:9\"\n", "config key lisen: is not a known key; did you mean listen?"},
+        {"trustedProxy = [\"127.0.0.1\"]\n", "config key trustedProxy: is not a known key; did you mean trustedProxies?"},
+        {"[rate_limits]\nabci = \"1000/60\"\n", "config [rate_limits]: is not a known table; did you mean [rate_limit]?"},
+        {"[limits]\nthread = 8\n", "config key limits.thread: is not a known key; did you mean limits.threads?"},
+        {"[auth.wallet]\nchainID = [1]\n", "config key auth.wallet.chainID: is not a known key; did you mean auth.wallet.chainIds?"},
+        {chain + "confirmation = 2\n", "config key chains[0].confirmation: is not a known key; did you mean chains[0].confirmations?"},
+        {"[mystery]\nx = 1\n", "config [mystery]: is not a known table"},
+    };
+    for (const auto& [config, says] : cases) {
+        INFO(config);
+        const auto result = run_abcictl({"serve", "--config", home.write("serve.toml", config), "--data-dir", data}, {},
+                                        home.env());
+        INFO(result.err);
+        CHECK(result.exit_code == 2);
+        CHECK(result.err.find(says) != std::string::npos);
+        CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
+        CHECK_FALSE(std::filesystem::exists(data));
+    }
+}
+
+TEST_CASE("serve --print-config shows the effective settings with their sources and masks secrets", "[serve-cli][settings]") {
+    CleanHome home;
+    const auto data = home / "data";
+    const auto config = home.write("serve.toml",
+                                   "[rate_limit]\nabci = \"5/10\"\n[signer]\nanvilKey = true\n"
+                                   "[[chains]]\nid = \"dev\"\nname = \"Dev\"\nchainId = 31337\n"
+                                   "rpcUrl = \"https://eth-sepolia.g.alchemy.com/v2/Zx8aPq3LmN0vB7kT\"\n");
+    const auto result = run_abcictl({"serve", "--print-config", "--config", config, "--data-dir", data}, {},
+                                    home.env({{"ABCI_LISTEN", "127.0.0.1:9999"}, {"ABCI_ADMIN_PASSWORD", "hunter2 secret"}}));
+    INFO(result.out << result.err);
+    REQUIRE(result.exit_code == 0);
+    for (const auto* line : {"listen = \"127.0.0.1:9999\"  # env ABCI_LISTEN\n",
+                             "rate_limit.abci = \"5/10\"  # file\n",
+                             "rate_limit.api = \"120/60\"  # default\n",
+                             "limits.threads = 2048  # default\n",
+                             "signer.anvilKey = true  # file\n",
+                             "ABCI_ADMIN_PASSWORD = \"********\"  # env ABCI_ADMIN_PASSWORD\n",
+                             "chains[0].chainId = 31337  # file\n",
+                             "chains[0].confirmations = 1  # default\n",
+                             "chains[0].rpcUrls = [\"https://eth-sepolia.g.alchemy.com/v2/****\"]  # file\n"})
+        CHECK(result.out.find(line) != std::string::npos);
+    CHECK(result.out.find("dataDir = \"" + data + "\"  # flag --data-dir\n") != std::string::npos);
+    CHECK(result.out.find("config file: " + config) != std::string::npos);
+    CHECK(result.out.find("hunter2") == std::string::npos);
+    CHECK(result.out.find("Zx8aPq3LmN0vB7kT") == std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(data));  // printing starts nothing
+}

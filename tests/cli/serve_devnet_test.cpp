@@ -59,6 +59,8 @@ public:
     }
 
     [[nodiscard]] std::string log() const { return read_file(log_); }
+    [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
+    [[nodiscard]] int pid() const noexcept { return process_->pid(); }
     [[nodiscard]] abci::test::Http http() const { return abci::test::Http("http://127.0.0.1:" + std::to_string(port_)); }
     [[nodiscard]] pid_t pid() const noexcept { return process_->pid(); }
     /// SIGTERM; the exit status.
@@ -241,6 +243,42 @@ TEST_CASE("serve --devnet after a kill -9 stops the anvil left behind and keeps 
     CHECK(again.contract == config.contract);
     CHECK(deployed(again));
     CHECK(second.stop() == 0);
+}
+
+// Issue 14, item 1: a second server on the same data directory used to stop
+// the first one's anvil and rewrite its config before failing on the port.
+TEST_CASE("a second serve on a data directory in use names the holder and touches nothing", "[serve-cli][devnet][lock]") {
+    CleanHome home;
+    const auto data = home / "data";
+    DevnetRun first(home, data, admin_env(), "first");
+    const auto config = read_config(data);
+    const auto config_text = read_file(data + "/devnet/config.toml");
+    const auto config_time = std::filesystem::last_write_time(data + "/devnet/config.toml");
+    const auto holder = "(pid " + std::to_string(first.pid()) + ", listening on 127.0.0.1:" + std::to_string(first.port()) + ")";
+
+    Env env = admin_env();
+    env["ABCI_ANVIL"] = abci::test::tool("anvil");
+    for (const auto& extra : {std::vector<std::string>{"--devnet"}, std::vector<std::string>{}}) {
+        std::vector<std::string> args{"serve", "--data-dir", data, "--listen",
+                                      "127.0.0.1:" + std::to_string(abci::os::free_loopback_port())};
+        args.insert(args.end(), extra.begin(), extra.end());
+        const auto second = abci::test::run_abcictl(args, {}, home.env(env));
+        INFO(second.err);
+        CHECK(second.exit_code == 2);
+        CHECK(second.err.find("the data directory " + data + " is in use by another abcictl serve " + holder) !=
+              std::string::npos);
+        CHECK(std::count(second.err.begin(), second.err.end(), '\n') == 1);
+    }
+    // The first server's chain, config and service are as they were.
+    CHECK(read_file(data + "/devnet/config.toml") == config_text);
+    CHECK(std::filesystem::last_write_time(data + "/devnet/config.toml") == config_time);
+    CHECK(deployed(config));
+    CHECK(login_status(first, kAdminEmail, kAdminPassword) == 200);
+    // The admin commands work beside a running server.
+    const auto users = abci::test::run_abcictl({"admin", "user", "list", "--data-dir", data}, {}, home.env());
+    CHECK(users.exit_code == 0);
+    CHECK(users.out.find(kAdminEmail) != std::string::npos);
+    CHECK(first.stop() == 0);
 }
 
 TEST_CASE("serve --devnet without ABCI_ADMIN_* prints a generated admin password once", "[serve-cli][devnet]") {

@@ -146,7 +146,7 @@ TEST_CASE("abci health: healthy, 503 degraded within 3 s once the node stops, he
     ChainServer chain(options);
     const auto http = chain.http();
     const auto key = chain.server().create_api_key("monitor", {"abci:health"});
-    const std::vector<std::string> checks{"network:devnet", "contract:devnet", "signer:devnet", "contentStorage",
+    const std::vector<std::string> checks{"network:devnet", "contract:devnet", "minter:devnet", "signer:devnet", "contentStorage",
                                           "database"};
 
     const auto require_health = [&](const HttpResponse& r, bool healthy) {

@@ -8,7 +8,9 @@
 // `.\" @GLOBAL_OPTIONS@` and `.\" @COMMANDS@` become the global options and
 // every command with its arguments and examples; `.\" @CLI_ENVIRONMENT@` and
 // `.\" @CLI_CONFIG_KEYS@` the variables and config.toml keys of the CLI's
-// settings table (cli/cli_settings.hpp).
+// settings table (cli/cli_settings.hpp); `.\" @SERVE_CONFIGURATION@` and
+// `.\" @SERVE_ENVIRONMENT@` the server's settings and their environment
+// variables, from its key table (serve/settings.hpp).
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
@@ -21,6 +23,10 @@
 #include "cli/command_tree.hpp"
 #include "cli/commands/commands.hpp"
 #include "core/error.hpp"
+
+#ifdef ABCI_WITH_SERVE
+#include "serve/settings.hpp"
+#endif
 
 namespace abci::cli {
 namespace {
@@ -101,6 +107,34 @@ void write_command(std::ostream& out, const CommandSpec& command) {
     for (const auto& sub : command.subcommands) write_command(out, sub);
 }
 
+#ifdef ABCI_WITH_SERVE
+/// "The description. Type: T. Default: D. Environment: E."
+std::string setting_text(const serve::SettingKey& key, bool with_env) {
+    std::string text = roff(key.description) + " Type: " + roff(key.type) + ".";
+    if (!key.fallback.empty()) text += " Default: " + roff(key.fallback) + ".";
+    if (with_env && !key.env.empty()) text += " Environment: " + bold(key.env) + ".";
+    if (key.secret) text += " Masked by " + bold("--print-config") + ".";
+    return text;
+}
+
+void write_serve_configuration(std::ostream& out) {
+    for (const auto& key : serve::setting_keys())
+        if (!key.key.empty()) out << ".TP\n.B " << roff(key.key) << "\n" << setting_text(key, true) << "\n";
+}
+
+void write_serve_environment(std::ostream& out) {
+    for (const auto& key : serve::setting_keys()) {
+        if (key.env.empty()) continue;
+        out << ".TP\n.B " << roff(key.env) << "\n" << setting_text(key, false);
+        if (!key.key.empty()) out << " As " << bold(key.key) << " in the configuration file.";
+        out << "\n";
+    }
+}
+#else
+void write_serve_configuration(std::ostream&) {}
+void write_serve_environment(std::ostream&) {}
+#endif
+
 std::string render(const CommandSpec& root, std::istream& in) {
     std::ostringstream out;
     std::string line;
@@ -130,6 +164,10 @@ std::string render(const CommandSpec& root, std::istream& in) {
                 out << ".\n";
             }
             out << ".RE\n";
+        } else if (line == ".\\\" @SERVE_CONFIGURATION@") {
+            write_serve_configuration(out);
+        } else if (line == ".\\\" @SERVE_ENVIRONMENT@") {
+            write_serve_environment(out);
         } else {
             for (auto at = line.find("@VERSION@"); at != std::string::npos; at = line.find("@VERSION@"))
                 line.replace(at, 9, ABCI_VERSION);

@@ -15,6 +15,7 @@
 #include <optional>
 #include <thread>
 
+#include "core/store/data_dir.hpp"
 #include "serve/devnet.hpp"
 #include "serve/server.hpp"
 #include "serve/settings.hpp"
@@ -53,14 +54,20 @@ void serve_until_signalled(serve::Server& server, const sigset_t& signals) {
     waiter.join();
 }
 
-void run_server(const serve::FlagSettings& flags) {
+void run_server(const serve::FlagSettings& flags, bool print_config) {
     const auto signals = termination_signals();
-    const auto env = serve::abci_environment();
-    auto settings = serve::load_settings(flags, env);
+    auto settings = serve::load_settings(flags, serve::abci_environment());
+    if (print_config) {
+        std::cout << serve::describe_settings(settings) << std::flush;
+        return;
+    }
+    // Held until the server and its anvil have stopped: one server per data directory.
+    const auto lock = store::DataDir(settings.data_dir)
+                          .lock_for_server(settings.listen_host + ":" + std::to_string(settings.listen_port));
     // Declared before the server, so anvil stops after it (also when it throws).
     std::optional<serve::Devnet> devnet;
     if (flags.devnet) {
-        devnet.emplace(settings, env);
+        devnet.emplace(settings, lock);
         devnet->add_to(settings);
         serve::bootstrap_devnet_admin(settings, std::cerr);
     }
@@ -88,7 +95,14 @@ void add_serve_command(CLI::App& app, Context&) {
         command.add_flag("--devnet", flags->devnet,
                          "Also run a local anvil devnet with the contract deployed, kept in <data-dir>/devnet "
                          "(default data dir $XDG_STATE_HOME/abcictl/devnet); stopped on exit");
-        command.callback([flags] { run_server(*flags); });
+        command.add_flag("--strict", flags->strict,
+                         "Refuse to start when a start-up check fails: a chain's node unreachable or on another chain "
+                         "id, no contract at its address, the signer without the minter role or funds");
+        auto print_config = std::make_shared<bool>(false);
+        command.add_flag("--print-config", *print_config,
+                         "Print the effective settings, each with where it came from (default, file, env, flag), "
+                         "secrets masked, and exit");
+        command.callback([flags, print_config] { run_server(*flags, *print_config); });
     });
 }
 

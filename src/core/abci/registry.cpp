@@ -1,5 +1,7 @@
 #include "core/abci/registry.hpp"
 
+#include "core/util/suggest.hpp"
+
 #include <fstream>
 #include <sstream>
 
@@ -194,7 +196,11 @@ Registry::Registry(const std::vector<NetworkConfig>& configs, const eth::Private
 Network& Registry::find(const std::string& id) {
     for (auto& network : networks_)
         if (network->config().id == id) return *network;
-    throw Error(ErrorKind::not_found, "unknown blockchain '" + id + "'");
+    std::vector<std::string> ids;
+    for (const auto& network : networks_) ids.push_back(network->config().id);
+    const auto near = util::closest_match(id, ids);
+    throw Error(ErrorKind::not_found, "unknown blockchain '" + id + "'" + (near ? "; did you mean '" + *near + "'?" : "") +
+                                          " The configured ones: `abcictl chains list` or GET /abci/blockchains/list");
 }
 
 }  // namespace abci::service

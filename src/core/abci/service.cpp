@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/eth/address.hpp"
 #include "core/chain/send_errors.hpp"
+#include "core/rpc/client.hpp"
 #include "core/rpc/quantity.hpp"
 #include "core/store/store.hpp"
 #include "core/util/fields.hpp"
@@ -183,6 +184,33 @@ void AbciService::release(const std::string& mint_id, const Error& why) {
     }
 }
 
+namespace {
+
+/// Whether `never_mined` came of a node that did not answer (rpc::Unreachable, nested by PendingMint::wait).
+bool silent_node(const chain::NeverMined& never_mined) {
+    try {
+        std::rethrow_if_nested(never_mined);
+    } catch (const rpc::Unreachable&) {
+        return true;
+    } catch (const std::exception&) {
+        return false;  // another cause: the refusal's own message says it
+    }
+    return false;
+}
+
+/// A mint that was not sent because the node did not answer, in plain words;
+/// the RPC client's own (batch label, attempts, retries) stay in details.
+Error node_silent(Network& network, const Error& raw) {
+    const auto& id = network.config().id;
+    return Error(raw.kind(),
+                 "the node of blockchain '" + id + "' (" + network.masked_rpc_url() +
+                     ") did not answer, so nothing was sent: try again later; GET /abci/blockchains/" + id +
+                     "/status shows its state",
+                 {raw.what()});
+}
+
+}  // namespace
+
 Answer AbciService::submit_and_wait(Network& network, const Mint& m, const MintOptions& options,
                                     const std::string& mint_id) {
     std::optional<chain::PendingMint> pending;
@@ -191,6 +219,10 @@ Answer AbciService::submit_and_wait(Network& network, const Mint& m, const MintO
         purpose = prepare(network, m, options, mint_id);
         const std::string cid = purpose.at("cid").get<std::string>();
         pending.emplace(network.submit_mint({m.to, m.kind.id, m.amount, eth::Bytes(cid.begin(), cid.end())}, purpose.dump()));
+    } catch (const rpc::Unreachable& e) {
+        const auto plain = node_silent(network, e);
+        release(mint_id, plain);
+        throw plain;
     } catch (const Error& e) {
         release(mint_id, e);  // nothing was signed
         throw;
@@ -204,7 +236,9 @@ Answer AbciService::submit_and_wait(Network& network, const Mint& m, const MintO
         const bool held = m.kind.family == TokenFamily::role &&
                           (e.kind() == ErrorKind::conflict ||
                            (e.kind() == ErrorKind::chain_rejected && network.contract().balance_of(m.to, m.kind.id) != eth::U256(0)));
-        const Error refusal = held ? m.role_held() : Error(e.kind(), e.what(), e.details());
+        const Error refusal = held                ? m.role_held()
+                              : silent_node(e) ? node_silent(network, e)
+                                               : Error(e.kind(), e.what(), e.details());
         release(mint_id, refusal);
         throw refusal;
     } catch (const Error& e) {
@@ -232,7 +266,10 @@ json AbciService::prepare(Network& network, const Mint& m, const MintOptions& op
     const std::string to = lower_address(m.to);
     if (m.kind.family == TokenFamily::role) {
         if (!store_.find_user_by_wallet(to))
-            throw Error(ErrorKind::unprocessable, "no user is linked to the address " + m.to.checksummed());
+            throw Error(ErrorKind::unprocessable, "no user is linked to the address " + m.to.checksummed() +
+                                                      ": a role token goes to a user's wallet; link it with `abcictl "
+                                                      "admin user link-wallet --email EMAIL --address " +
+                                                      m.to.checksummed() + "`");
         const auto held = store_.find_token_balance(config.id, to, m.kind.id);
         if (held && held->balance != "0") throw m.role_held();
     }
@@ -660,62 +697,89 @@ json AbciService::token_metadata(const std::string& token_id, const std::optiona
                                           {"lastUpdated", util::format_iso8601_utc(updated)}});
 }
 
-Answer AbciService::health() {
-    using Check = std::pair<std::string, json>;
-    std::vector<std::future<Check>> checks;
-    for (const auto& n : registry_.networks()) {
-        Network* network = n.get();
-        checks.push_back(std::async(std::launch::async, [network]() -> Check {
-            const auto& c = network->config();
-            json check = {{"healthy", false}, {"chainId", c.chain_id}};
-            const auto start = std::chrono::steady_clock::now();
-            try {
-                const auto chain_id = network->probe().node_chain_id();
-                const auto block = network->probe().block_number();
-                check["latestBlock"] = block;
-                check["healthy"] = chain_id == c.chain_id;
-                if (chain_id != c.chain_id) check["message"] = "the node serves chain id " + std::to_string(chain_id);
-            } catch (const Error& e) {
-                check["message"] = e.what();
-            }
-            check["latencyMs"] = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
-            return {"network:" + c.id, check};
-        }));
-        if (!network->has_contract()) continue;
-        checks.push_back(std::async(std::launch::async, [network]() -> Check {
-            const auto& c = network->config();
-            json check = {{"healthy", false}, {"address", eth::Address::parse(c.contract_address).checksummed()}};
-            try {
-                auto& token = network->probe_contract();
-                if (token.is_deployed()) {
-                    check["version"] = token.version();
-                    check["healthy"] = true;
-                } else {
-                    check["message"] = "no contract deployed at this address";
-                }
-            } catch (const Error& e) {
-                check["message"] = e.what();
-            }
-            return {"contract:" + c.id, check};
-        }));
+namespace {
+
+using Check = std::pair<std::string, json>;
+
+Check network_check(Network& network) {
+    const auto& c = network.config();
+    json check = {{"healthy", false}, {"chainId", c.chain_id}};
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        const auto chain_id = network.probe().node_chain_id();
+        const auto block = network.probe().block_number();
+        check["latestBlock"] = block;
+        check["healthy"] = chain_id == c.chain_id;
+        if (chain_id != c.chain_id)
+            check["message"] = "the node at " + network.masked_rpc_url() + " serves chain id " + std::to_string(chain_id) +
+                               ", not the configured chainId " + std::to_string(c.chain_id) + ": check rpcUrls and chainId";
+    } catch (const Error& e) {
+        check["message"] = "the node at " + network.masked_rpc_url() + " does not answer: " + e.what();
     }
-    for (const auto& n : registry_.networks()) {
-        if (!n->has_sender()) continue;
-        Network* network = n.get();
-        checks.push_back(std::async(std::launch::async, [network]() -> Check { return signer_check(*network); }));
-    }
-    checks.push_back(std::async(std::launch::async, [this]() -> Check {
-        const auto result = content_.check();
-        return {"contentStorage", {{"healthy", result.healthy}, {"message", result.message}}};
-    }));
-    checks.push_back(std::async(std::launch::async, [this]() -> Check {
-        try {
-            (void)store_.count_users();
-            return {"database", {{"healthy", true}}};
-        } catch (const Error& e) {
-            return {"database", {{"healthy", false}, {"message", e.what()}}};
+    check["latencyMs"] = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+    return {"network:" + c.id, check};
+}
+
+Check contract_check(Network& network) {
+    const auto address = eth::Address::parse(network.config().contract_address).checksummed();
+    json check = {{"healthy", false}, {"address", address}};
+    try {
+        auto& token = network.probe_contract();
+        if (token.is_deployed()) {
+            check["version"] = token.version();
+            check["healthy"] = true;
+        } else {
+            check["message"] = "no contract deployed at " + address +
+                               ": check contractAddress, or deploy one with `abcictl admin contract deploy`";
         }
-    }));
+    } catch (const Error& e) {
+        check["message"] = "the contract at " + address + " cannot be read: " + e.what();
+    }
+    return {"contract:" + network.config().id, check};
+}
+
+Check minter_check(Network& network) {
+    const auto signer = network.sender().address().checksummed();
+    json check = {{"healthy", false}, {"address", signer}};
+    try {
+        check["healthy"] = network.probe_contract().is_minter(network.sender().address());
+        if (!check["healthy"].get<bool>())
+            check["message"] = "the signer " + signer + " does not hold MINTER_ROLE on the contract, so every mint "
+                               "reverts: grant it (grantRole) from the contract's admin account";
+    } catch (const Error& e) {
+        check["message"] = "cannot read the signer's MINTER_ROLE: " + std::string(e.what());
+    }
+    return {"minter:" + network.config().id, check};
+}
+
+/// The checks of every network (only those not disabled with `enabled_only`), started at once.
+std::vector<std::future<Check>> network_checks(const Registry& registry, bool enabled_only) {
+    std::vector<std::future<Check>> checks;
+    for (const auto& n : registry.networks()) {
+        Network* network = n.get();
+        if (enabled_only && network->config().status == NetworkStatus::disabled) continue;
+        checks.push_back(std::async(std::launch::async, [network] { return network_check(*network); }));
+        if (network->has_contract())
+            checks.push_back(std::async(std::launch::async, [network] { return contract_check(*network); }));
+        if (network->has_contract() && network->has_sender())
+            checks.push_back(std::async(std::launch::async, [network] { return minter_check(*network); }));
+        if (network->has_sender())
+            checks.push_back(std::async(std::launch::async, [network] { return signer_check(*network); }));
+    }
+    return checks;
+}
+
+Check database_check(store::Store& store) {
+    try {
+        (void)store.count_users();
+        return {"database", {{"healthy", true}}};
+    } catch (const Error& e) {
+        return {"database", {{"healthy", false}, {"message", e.what()}}};
+    }
+}
+
+/// 200 with `good` when every check is healthy, else 503 with `bad`.
+Answer collect(std::vector<std::future<Check>> checks, const char* good, const char* bad) {
     json results = json::object();
     bool healthy = true;
     for (auto& f : checks) {
@@ -723,8 +787,25 @@ Answer AbciService::health() {
         healthy = healthy && check["healthy"].get<bool>();
         results[name] = std::move(check);
     }
-    return {healthy ? 200 : 503,
-            {{"status", healthy ? "healthy" : "degraded"}, {"checks", results}, {"timestamp", now_iso()}}};
+    return {healthy ? 200 : 503, {{"status", healthy ? good : bad}, {"checks", results}, {"timestamp", now_iso()}}};
+}
+
+}  // namespace
+
+Answer AbciService::health() {
+    auto checks = network_checks(registry_, false);
+    checks.push_back(std::async(std::launch::async, [this]() -> Check {
+        const auto result = content_.check();
+        return {"contentStorage", {{"healthy", result.healthy}, {"message", result.message}}};
+    }));
+    checks.push_back(std::async(std::launch::async, [this] { return database_check(store_); }));
+    return collect(std::move(checks), "healthy", "degraded");
+}
+
+Answer AbciService::readiness() {
+    auto checks = network_checks(registry_, true);
+    checks.push_back(std::async(std::launch::async, [this] { return database_check(store_); }));
+    return collect(std::move(checks), "ready", "not ready");
 }
 
 namespace {

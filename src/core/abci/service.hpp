@@ -105,8 +105,16 @@ public:
     /// The same for the mint `actor` requested with Idempotency-Key `key`.
     [[nodiscard]] nlohmann::json mint_status_by_key(const std::string& key, const std::string& actor);
 
-    /// GET /abci/health (spec 4.8): every check runs at once with a short deadline.
+    /// GET /abci/health (spec 4.8): every check runs at once with a short
+    /// deadline. Per network: network:<id> (the node answers with the
+    /// configured chain id), contract:<id> (code at the address, its
+    /// version()), minter:<id> (the signer holds MINTER_ROLE) and signer:<id>
+    /// (funded, nothing stuck); then contentStorage and database.
     [[nodiscard]] Answer health();
+    /// GET /readyz and the start-up checks: the database and the network
+    /// checks of every chain that is not disabled; 200 "ready" or 503 "not
+    /// ready", each failing check with a message that says what to fix.
+    [[nodiscard]] Answer readiness();
 
     /// Settles what a crash or stop left unsettled: the journal's pending
     /// transactions go back to their senders (sent again, settled as live

@@ -77,11 +77,12 @@ LoginResult AuthService::login_password(std::string_view email, std::string_view
     if (!by_pair.allowed || !by_address.allowed)
         throw limits::RateLimitExceeded("too many login attempts; try again later",
                                         std::max(by_pair.allowed ? std::chrono::seconds(0) : by_pair.reset,
-                                                 by_address.allowed ? std::chrono::seconds(0) : by_address.reset));
+                                                 by_address.allowed ? std::chrono::seconds(0) : by_address.reset),
+                                        {settings_.login_per_account_address, "rate_limit.login", ""});
     if (const auto wait = account_backoff_.wait(account_key); wait.count() > 0)
         throw limits::RateLimitExceeded("this account has had many failed logins; try again in " +
                                             std::to_string(wait.count()) + " s",
-                                        wait);
+                                        wait, {settings_.login_per_account_address, "rate_limit.login", ""});
 
     std::optional<store::User> user;
     std::optional<std::string> hash;
@@ -102,7 +103,8 @@ AuthService::WalletNonce AuthService::issue_wallet_nonce(std::string_view client
         const auto by_address = nonces_per_address_.hit(client_address);
         if (!by_address.allowed)
             throw limits::RateLimitExceeded("too many wallet nonces asked for from this address; try again later",
-                                            by_address.reset);
+                                            by_address.reset,
+                                            {settings_.wallet.nonces_per_address, "limits.walletNonceRate", ""});
     }
     if (store_.count_tickets(kNonceTicket, Clock::now()) >= settings_.wallet.max_pending_nonces)
         throw Error(ErrorKind::unavailable, "too many wallet logins are pending; try again in a few minutes");
@@ -124,7 +126,9 @@ LoginResult AuthService::login_wallet(std::string_view address, std::string_view
     const auto wallet = siwe.address.lower();
     auto user = store_.find_user_by_wallet(wallet);
     if (!user) {
-        if (!settings_.wallet.auto_register) throw refused("this wallet is not linked to any user");
+        if (!settings_.wallet.auto_register)
+            throw refused("the wallet " + siwe.address.checksummed() +
+                          " is not linked to any user: an admin links it with `abcictl admin user link-wallet`");
         auto created = store_.create_user(store::NewUser{wallet.substr(2) + "@wallet.invalid", to_string(Role::farmer), false});
         store_.link_wallet(created.id, wallet);
         user = std::move(created);

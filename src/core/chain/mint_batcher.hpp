@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <functional>
 #include <future>
 #include <memory>
@@ -57,7 +58,8 @@ public:
         } catch (const NeverMined&) {
             throw;
         } catch (const Error& e) {
-            throw NeverMined(e.kind(), e.what(), e.details());
+            // Nested: a caller may tell why (rpc::Unreachable: the node said nothing).
+            std::throw_with_nested(NeverMined(e.kind(), e.what(), e.details()));
         }
         Receipt receipt = signed_tx.get();
         if (!receipt.success && alone_) return alone_().wait();

@@ -1,5 +1,7 @@
 #include "core/chain/token_contract.hpp"
 
+#include "core/eth/keccak.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include "core/chain/contract_artifact.hpp"
@@ -131,6 +133,12 @@ std::vector<Value> TokenContract::view(std::string_view signature, std::span<con
 bool TokenContract::is_deployed() { return !chain_.code_at(address_).empty(); }
 
 std::string TokenContract::version() { return view("version()(string)", {}).at(0).as_string(); }
+
+bool TokenContract::is_minter(const eth::Address& account) {
+    const auto role = eth::keccak256(std::string_view("MINTER_ROLE"));
+    const std::vector<Value> args{eth::Bytes(role.begin(), role.end()), account};
+    return view("hasRole(bytes32,address)(bool)", args).at(0).as_bool();
+}
 
 std::uint64_t TokenContract::deployed_at() { return view("deployedAt()(uint256)", {}).at(0).as_uint().to_u64(); }
 

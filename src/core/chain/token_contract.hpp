@@ -62,6 +62,8 @@ public:
     [[nodiscard]] bool is_deployed();
     /// The contract's version() string.
     [[nodiscard]] std::string version();
+    /// hasRole(MINTER_ROLE, account): whether `account` may mint.
+    [[nodiscard]] bool is_minter(const eth::Address& account);
     /// deployedAt(): the block timestamp (seconds) of the deployment.
     [[nodiscard]] std::uint64_t deployed_at();
     [[nodiscard]] eth::U256 balance_of(const eth::Address& owner, std::uint64_t id);

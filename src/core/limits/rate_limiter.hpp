@@ -29,15 +29,25 @@ struct RateLimit {
 /// Parses "N/S" (N ≥ 1, S ≥ 1) or "0". Error(invalid_input) naming `what` otherwise.
 [[nodiscard]] RateLimit parse_rate_limit(std::string_view text, std::string_view what);
 
-/// Error(rate_limited) that says when to come back (HTTP Retry-After).
+/// The configured limit a refusal came from, so that it can say how an operator changes it.
+struct LimitSetting {
+    RateLimit limit;
+    std::string setting;      // the config key, e.g. "rate_limit.abci"
+    std::string environment;  // its environment variable, or ""
+};
+
+/// Error(rate_limited) that says when to come back (HTTP Retry-After) and
+/// which setting sets the limit.
 class RateLimitExceeded : public Error {
 public:
-    RateLimitExceeded(std::string message, std::chrono::seconds retry_after)
-        : Error(ErrorKind::rate_limited, std::move(message)), retry_after_(retry_after) {}
+    RateLimitExceeded(std::string message, std::chrono::seconds retry_after, LimitSetting source)
+        : Error(ErrorKind::rate_limited, std::move(message)), retry_after_(retry_after), source_(std::move(source)) {}
     [[nodiscard]] std::chrono::seconds retry_after() const noexcept { return retry_after_; }
+    [[nodiscard]] const LimitSetting& source() const noexcept { return source_; }
 
 private:
     std::chrono::seconds retry_after_;
+    LimitSetting source_;
 };
 
 struct RateDecision {

@@ -278,8 +278,8 @@ struct Client::Impl {
             throw Error(ErrorKind::timeout, fmt::format("{}: no time left to send it (timeout too short)", label));
         auto message = fmt::format("{}: {} ({} attempt{}, {})", label, failures.back(), failures.size(),
                                    failures.size() == 1 ? "" : "s", stopped_because);
-        throw Error(last->timed_out ? ErrorKind::timeout : ErrorKind::unavailable, std::move(message),
-                    std::move(failures));
+        throw Unreachable(last->timed_out ? ErrorKind::timeout : ErrorKind::unavailable, std::move(message),
+                          std::move(failures));
     }
 };
 

@@ -30,6 +30,13 @@ namespace abci::rpc {
 
 /// The node answered a request with a JSON-RPC error object.
 /// kind() is chain_rejected; what() reads "<method>: <node's message> (JSON-RPC error <code>)".
+/// No endpoint answered a call: every attempt failed to connect, timed out
+/// or got a broken answer (details(): each attempt). Nothing the node said.
+class Unreachable : public Error {
+public:
+    using Error::Error;
+};
+
 class RpcError : public Error {
 public:
     /// `data` is the error object's "data" member (null when absent).

@@ -1,8 +1,16 @@
 #include "core/store/data_dir.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <system_error>
 
 #include "core/error.hpp"
+#include "core/os/xdg.hpp"
 
 namespace abci::store {
 
@@ -13,6 +21,40 @@ void DataDir::create() const {
     if (ec || !std::filesystem::is_directory(root_))
         throw Error(ErrorKind::unavailable, "cannot create the data directory " + root_.string() +
                                                 (ec ? ": " + ec.message() : ": a file is in the way"));
+}
+
+std::filesystem::path default_data_dir() {
+    return os::xdg_path(os::XdgBase::data, "abcictl").value_or("abcictl-data");
+}
+
+std::filesystem::path devnet_data_dir() {
+    return os::xdg_path(os::XdgBase::state, "abcictl/devnet").value_or("abcictl-devnet");
+}
+
+DataDirLock DataDir::lock_for_server(const std::string& listen) const {
+    create();
+    const auto path = lock_file();
+    os::UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+    if (!fd.valid())
+        throw Error(ErrorKind::unavailable, "cannot open " + path.string() + ": " + std::strerror(errno));
+    if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+        if (errno != EWOULDBLOCK)
+            throw Error(ErrorKind::unavailable, "cannot lock " + path.string() + ": " + std::strerror(errno));
+        std::ifstream in(path);
+        std::string pid = "?", address = "?";
+        for (std::string key, value; in >> key >> value;) {
+            if (key == "pid") pid = value;
+            if (key == "listen") address = value;
+        }
+        throw Error(ErrorKind::invalid_input,
+                    "the data directory " + root_.string() + " is in use by another abcictl serve (pid " + pid +
+                        ", listening on " + address + "): stop it first, or give this one another --data-dir");
+    }
+    const std::string holder = "pid " + std::to_string(::getpid()) + "\nlisten " + listen + "\n";
+    if (::ftruncate(fd.get(), 0) != 0 ||
+        ::pwrite(fd.get(), holder.data(), holder.size(), 0) != static_cast<ssize_t>(holder.size()))
+        throw Error(ErrorKind::unavailable, "cannot write " + path.string() + ": " + std::strerror(errno));
+    return DataDirLock(std::move(fd));
 }
 
 std::unique_ptr<Store> DataDir::open_store(bool create_missing) const {

@@ -4,10 +4,32 @@
 
 #include <filesystem>
 #include <memory>
+#include <string>
 
+#include "core/os/fd.hpp"
 #include "core/store/store.hpp"
 
 namespace abci::store {
+
+/// One server's hold on a data directory: an flock on <dir>/serve.lock,
+/// which also names the holder (pid, listen address) for whoever is refused.
+/// The kernel releases it when the holder ends, however it ends (kill -9
+/// too), and children never inherit it (close-on-exec).
+class DataDirLock {
+public:
+    explicit DataDirLock(os::UniqueFd fd) : fd_(std::move(fd)) {}
+
+private:
+    os::UniqueFd fd_;
+};
+
+/// The data directory `abcictl serve` uses when none is given:
+/// $XDG_DATA_HOME/abcictl, else ~/.local/share/abcictl.
+[[nodiscard]] std::filesystem::path default_data_dir();
+/// The one of `abcictl serve --devnet`: $XDG_STATE_HOME/abcictl/devnet, else
+/// ~/.local/state/abcictl/devnet (the devnet's chain state is state, not data
+/// the operator curates).
+[[nodiscard]] std::filesystem::path devnet_data_dir();
 
 class DataDir {
 public:
@@ -20,6 +42,14 @@ public:
     /// Creates the directory (mode 0700) when missing. Error(unavailable) when
     /// it cannot be created or is not a directory.
     void create() const;
+
+    /// Takes the directory for the one server that may run on it (creating
+    /// the directory when missing), recording this process and `listen`.
+    /// Error(invalid_input) naming the holder's pid and listen address when
+    /// another server holds it; nothing in the directory is changed then.
+    /// The `admin` commands take no lock: they work beside a running server.
+    [[nodiscard]] DataDirLock lock_for_server(const std::string& listen) const;
+    [[nodiscard]] std::filesystem::path lock_file() const { return root_ / "serve.lock"; }
 
     /// Opens the store; when `create_missing` is false a data directory
     /// without a database is Error(not_found) (a mistyped --data-dir should not

@@ -3,7 +3,10 @@
 
 #include <httplib.h>
 
+#include <functional>
+
 #include "core/abci/service.hpp"
+#include "serve/log.hpp"
 #include "serve/router.hpp"
 #include "serve/routes/routes.hpp"
 
@@ -25,19 +28,30 @@ service::MintOptions mint_options(const RequestContext& ctx) {
 // the idle connection for the whole keep-alive timeout (after a burst of 1000
 // mints, that polling took the CPU the node and the next block's answers
 // needed), so a mint's answer closes the connection.
-Reply mint_answer(RequestContext& ctx, service::Answer a) {
+// The request's log line names the mint's transaction, so an operator can
+// follow a request to the chain; also when its outcome is not known yet.
+Reply mint_answer(RequestContext& ctx, const std::function<service::Answer()>& mint) {
     ctx.response.set_header("Connection", "close");
-    return answer(std::move(a));
+    try {
+        auto a = mint();
+        if (const auto hash = a.body.value("/data/transactionHash"_json_pointer, nlohmann::json()); hash.is_string())
+            add_request_log_field("transaction_hash", hash);
+        return answer(std::move(a));
+    } catch (const service::MintUnsettled& e) {
+        add_request_log_field("mint_id", e.mint_id());
+        add_request_log_field("transaction_hashes", e.transaction_hashes());
+        throw;
+    }
 }
 
 Reply mint_role_token(RequestContext& ctx) {
     // Spec 5.2 rule 4: an API key's scopes never reach this route.
     require(ctx.caller().is_admin(), "minting a role token requires the admin role");
-    return mint_answer(ctx, ctx.services.abci.mint_role(ctx.json_body(), mint_options(ctx)));
+    return mint_answer(ctx, [&] { return ctx.services.abci.mint_role(ctx.json_body(), mint_options(ctx)); });
 }
 
 Reply mint_entity_token(RequestContext& ctx) {
-    return mint_answer(ctx, ctx.services.abci.mint_entity(ctx.json_body(), mint_options(ctx)));
+    return mint_answer(ctx, [&] { return ctx.services.abci.mint_entity(ctx.json_body(), mint_options(ctx)); });
 }
 
 Reply token_balance(RequestContext& ctx) {

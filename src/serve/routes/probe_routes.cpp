@@ -1,0 +1,58 @@
+// /livez and /readyz: the probes of a process supervisor or load balancer,
+// unauthenticated (a probe has no credentials) and outside the /abci gate.
+
+#include <chrono>
+#include <future>
+#include <memory>
+#include <mutex>
+
+#include "core/abci/service.hpp"
+#include "serve/router.hpp"
+#include "serve/routes/routes.hpp"
+
+namespace abci::serve {
+
+namespace {
+
+/// Anyone may ask /readyz, and each evaluation calls every chain's node: the
+/// callers of one second share one evaluation, and concurrent callers wait
+/// for the one running, so the nodes see at most one round of probes per
+/// second however many ask. No lock is held while the probes run.
+class SharedReadiness {
+public:
+    explicit SharedReadiness(service::AbciService& abci) : abci_(abci) {}
+
+    service::Answer get() {
+        std::shared_future<service::Answer> answer;
+        {
+            std::lock_guard lock(mutex_);
+            const auto now = std::chrono::steady_clock::now();
+            if (!current_.valid() || now - started_ >= kReuseFor) {
+                current_ = std::async(std::launch::async, [this] { return abci_.readiness(); }).share();
+                started_ = now;
+            }
+            answer = current_;
+        }
+        return answer.get();
+    }
+
+private:
+    static constexpr std::chrono::seconds kReuseFor{1};
+    service::AbciService& abci_;
+    std::mutex mutex_;
+    std::shared_future<service::Answer> current_;
+    std::chrono::steady_clock::time_point started_;
+};
+
+}  // namespace
+
+void add_probe_routes(Router& router, service::AbciService& abci) {
+    router.get("/livez", RouteOptions{Access::open}, [](RequestContext&) { return Reply::json(200, {{"status", "alive"}}); });
+    auto readiness = std::make_shared<SharedReadiness>(abci);
+    router.get("/readyz", RouteOptions{Access::open}, [readiness](RequestContext&) {
+        auto answer = readiness->get();
+        return Reply::json(answer.status, std::move(answer.body));
+    });
+}
+
+}  // namespace abci::serve
