@@ -265,7 +265,7 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin user\'' -s h -l help -d 
 
 # abcictl admin user add
 complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -s h -l help -d 'Show this help'
-complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l email -x -d 'The user\'s e-mail (their login; case-insensitive)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l role -x -a 'farmer verifier admin developer' -d 'The user\'s role'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l password-file -r -F -d 'Read the password from this file'
@@ -274,22 +274,22 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l no-passwo
 
 # abcictl admin user list
 complete -c abcictl -n '__abcictl_under \'abcictl admin user list\'' -s h -l help -d 'Show this help'
-complete -c abcictl -n '__abcictl_under \'abcictl admin user list\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user list\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 
 # abcictl admin user import
 complete -c abcictl -n '__abcictl_at \'abcictl admin user import\'' -r -F -d 'The JSON Lines file, or - for standard input (the default)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user import\'' -s h -l help -d 'Show this help'
-complete -c abcictl -n '__abcictl_under \'abcictl admin user import\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user import\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 
 # abcictl admin user set-role
 complete -c abcictl -n '__abcictl_under \'abcictl admin user set-role\'' -s h -l help -d 'Show this help'
-complete -c abcictl -n '__abcictl_under \'abcictl admin user set-role\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user set-role\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user set-role\'' -l email -x -d 'The user\'s e-mail'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user set-role\'' -l role -x -a 'farmer verifier admin developer' -d 'The new role'
 
 # abcictl admin user link-wallet
 complete -c abcictl -n '__abcictl_under \'abcictl admin user link-wallet\'' -s h -l help -d 'Show this help'
-complete -c abcictl -n '__abcictl_under \'abcictl admin user link-wallet\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user link-wallet\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user link-wallet\'' -l email -x -d 'The user\'s e-mail'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user link-wallet\'' -l address -x -d '0x address (checksummed or one case)'
 
@@ -301,22 +301,22 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin apikey\'' -s h -l help -
 
 # abcictl admin apikey create
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey create\'' -s h -l help -d 'Show this help'
-complete -c abcictl -n '__abcictl_under \'abcictl admin apikey create\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin apikey create\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey create\'' -l name -x -d 'What the key is for (shown in lists)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey create\'' -l scope -x -a 'abci:read abci:health abci:mint-entity' -d 'A permission of the key (repeatable, or comma-separated)'
 
 # abcictl admin apikey list
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey list\'' -s h -l help -d 'Show this help'
-complete -c abcictl -n '__abcictl_under \'abcictl admin apikey list\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin apikey list\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 
 # abcictl admin apikey revoke
 complete -c abcictl -n '__abcictl_at \'abcictl admin apikey revoke\'' -x -d 'The key\'s id (from `apikey list`)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey revoke\'' -s h -l help -d 'Show this help'
-complete -c abcictl -n '__abcictl_under \'abcictl admin apikey revoke\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin apikey revoke\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 
 # abcictl admin audit
 complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -s h -l help -d 'Show this help'
-complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l since -x -d 'Only entries at or after this time: ISO 8601, or a duration ago (15m, 2h, 7d)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l limit -x -d 'Show at most this many entries (the newest that match)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l oldest-first -d 'Oldest first (and --limit keeps the oldest)'
@@ -332,7 +332,7 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin journal\'' -s h -l help 
 
 # abcictl admin journal list
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -s h -l help -d 'Show this help'
-complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l all -d 'Every status, not only pending'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l status -x -a 'pending mined reverted replaced dropped refused abandoned' -d 'Only this status (repeatable)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l chain -x -a '(__abcictl_chains)' -d 'Only this blockchain id'
@@ -341,12 +341,12 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l limit
 # abcictl admin journal show
 complete -c abcictl -n '__abcictl_at \'abcictl admin journal show\'' -x -d 'The transaction hash (0x…)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal show\'' -s h -l help -d 'Show this help'
-complete -c abcictl -n '__abcictl_under \'abcictl admin journal show\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal show\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 
 # abcictl admin journal abandon
 complete -c abcictl -n '__abcictl_at \'abcictl admin journal abandon\'' -x -d 'The transaction hash (0x…)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -s h -l help -d 'Show this help'
-complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory (as given to `abcictl serve`)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l rpc-url -x -d 'JSON-RPC endpoint of the chain, for the proof'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l force -d 'No proof: the chain was reset (asks for confirmation unless -y)'
 
@@ -356,6 +356,8 @@ complete -c abcictl -n '__abcictl_under \'abcictl serve\'' -l config -r -F -d 'S
 complete -c abcictl -n '__abcictl_under \'abcictl serve\'' -l listen -x -d 'Address to listen on, host:port (default 127.0.0.1:8080); env ABCI_LISTEN'
 complete -c abcictl -n '__abcictl_under \'abcictl serve\'' -l data-dir -x -d 'Data directory (database, secrets); env ABCI_DATA_DIR'
 complete -c abcictl -n '__abcictl_under \'abcictl serve\'' -l devnet -d 'Also run a local anvil devnet with the contract deployed, kept in <data-dir>/devnet (default data dir $XDG_STATE_HOME/abcictl/devnet); stopped on exit'
+complete -c abcictl -n '__abcictl_under \'abcictl serve\'' -l strict -d 'Refuse to start when a start-up check fails: a chain\'s node unreachable or on another chain id, no contract at its address, the signer without the minter role or funds'
+complete -c abcictl -n '__abcictl_under \'abcictl serve\'' -l print-config -d 'Print the effective settings, each with where it came from (default, file, env, flag), secrets masked, and exit'
 
 # abcictl login
 complete -c abcictl -n '__abcictl_under \'abcictl login\'' -s h -l help -d 'Show this help'

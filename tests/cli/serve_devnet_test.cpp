@@ -60,7 +60,6 @@ public:
 
     [[nodiscard]] std::string log() const { return read_file(log_); }
     [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
-    [[nodiscard]] int pid() const noexcept { return process_->pid(); }
     [[nodiscard]] abci::test::Http http() const { return abci::test::Http("http://127.0.0.1:" + std::to_string(port_)); }
     [[nodiscard]] pid_t pid() const noexcept { return process_->pid(); }
     /// SIGTERM; the exit status.
