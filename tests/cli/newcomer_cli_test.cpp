@@ -60,10 +60,10 @@ TEST_CASE("help reads as prose on a terminal: plain value names, defaults, globa
     const auto run = test::run_abcictl_on_terminal({"admin", "audit", "--help"}, {});
     INFO(run.transcript);
     CHECK(run.exit_code == 0);
-    for (const char* line : {"USAGE\r\n  abcictl admin audit --data-dir DIR [flags]\r\n",
+    for (const char* line : {"USAGE\r\n  abcictl admin audit [flags]\r\n",
                              "  --limit N                 Show at most this many entries (the newest that match) "
                              "(default 1000)\r\n",
-                             "  --data-dir DIR            ", "(required, env ABCI_DATA_DIR)\r\n",
+                             "  --data-dir DIR            ", "(env ABCI_DATA_DIR)\r\n",
                              "GLOBAL FLAGS\r\n", "  --color auto|always|never\r\n", "  -y, --yes ",
                              "EXAMPLES\r\n  # The last day's requests\r\n  abcictl admin audit --data-dir "})
         CHECK(run.transcript.find(line) != std::string::npos);

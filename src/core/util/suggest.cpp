@@ -27,13 +27,15 @@ std::size_t distance(std::string_view a, std::string_view b) {
 }  // namespace
 
 std::optional<std::string> closest_match(std::string_view word, const std::vector<std::string>& candidates) {
-    // One slip in a word of up to seven letters, two in a longer one: further
-    // than that a suggestion is more often noise than help (cobra, which gh
-    // and kubectl use, stops at two as well).
-    const std::size_t allowed = word.size() < 8 ? 1 : 2;
+    // One slip in a word of up to seven letters, two in a longer one, three
+    // from twelve letters (a plural of a long config key: trustedProxy):
+    // further than that a suggestion is more often noise than help (cobra,
+    // which gh and kubectl use, stops at two for its short command names).
+    const std::size_t allowed = word.size() < 8 ? 1 : word.size() < 12 ? 2 : 3;
     std::optional<std::string> best;
     std::size_t best_distance = allowed + 1;
     for (const auto& candidate : candidates) {
+        if (candidate == word) continue;  // not a typo of itself
         const std::size_t d = distance(word, candidate);
         if (d < best_distance) {
             best = candidate;

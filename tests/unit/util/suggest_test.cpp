@@ -35,3 +35,15 @@ TEST_CASE("closest_match offers nothing for a word that is not a slip", "[sugges
     CHECK_FALSE(closest_match("mxnt-yolx", {"mint-role"}));
     CHECK_FALSE(closest_match("hlth", {"health"}));
 }
+
+TEST_CASE("closest_match suggests config keys as typed in a server's config file", "[suggest]") {
+    const std::vector<std::string> keys{"listen", "dataDir", "domain", "trustedProxies", "rate_limit", "limits", "threads"};
+    CHECK(closest_match("lisen", keys) == "listen");
+    CHECK(closest_match("dataDri", keys) == "dataDir");
+    CHECK(closest_match("datadir", keys) == "dataDir");
+    CHECK(closest_match("trustedProxy", keys) == "trustedProxies");  // three slips in a twelve-letter word
+    CHECK(closest_match("rate_limits", keys) == "rate_limit");
+    CHECK(closest_match("thread", keys) == "threads");
+    CHECK_FALSE(closest_match("mystery", keys));
+    CHECK_FALSE(closest_match("listen", keys));  // not a typo of itself
+}
