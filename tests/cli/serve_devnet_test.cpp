@@ -386,3 +386,32 @@ TEST_CASE("the README's command-line session logs in and mints on serve --devnet
     CHECK(result.err.find("logged out of " + devnet.http().base_url()) != std::string::npos);
     CHECK(devnet.stop() == 0);
 }
+
+TEST_CASE("a server given port 0 names the port it bound to whoever its lock refuses", "[serve-cli][lock]") {
+    CleanHome home;
+    const auto data = home / "data";
+    const auto log = home / "any-port.log";
+    const Env env = admin_env();
+    abci::os::Process first(abci::test::abcictl_argv({"serve", "--listen", "127.0.0.1:0", "--data-dir", data}, home.env(env)),
+                            log, home.env(env));
+    const std::string marker = "\"listen\":\"";
+    std::string bound;
+    for (int i = 0; i < 300 && bound.empty() && first.running(); ++i) {
+        const auto text = read_file(log);
+        if (const auto at = text.find(marker); at != std::string::npos && text.find("\"serving\"") != std::string::npos)
+            bound = text.substr(at + marker.size(), text.find('"', at + marker.size()) - at - marker.size());
+        else
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    INFO(read_file(log));
+    REQUIRE(!bound.empty());
+    CHECK(bound != "127.0.0.1:0");
+
+    const auto second = abci::test::run_abcictl(
+        {"serve", "--data-dir", data, "--listen", "127.0.0.1:" + std::to_string(abci::os::free_loopback_port())}, {},
+        home.env(env));
+    INFO(second.err);
+    CHECK(second.exit_code == 2);
+    CHECK(second.err.find("(pid " + std::to_string(first.pid()) + ", listening on " + bound + ")") != std::string::npos);
+    CHECK(first.stop(std::chrono::seconds(15)) == 0);
+}

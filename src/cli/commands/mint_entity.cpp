@@ -120,8 +120,9 @@ void add_mint_entity_command(CLI::App& app, Context& ctx) {
         cmd.add_option("--entity-id", s->entity_id, "The platform's id of the entity")->required();
         cmd.add_option("--chain", s->chain, "Blockchain id (see: abcictl chains list)")->required();
         whole_number(cmd.add_option("--amount", s->amount, "How many tokens")->capture_default_str(), 1);
-        auto* file = cmd.add_option("--metadata", s->metadata_file, "Metadata JSON file, or - for stdin (the flags below replace or add to its fields)");
-        auto* name = cmd.add_option("--name", s->name, "Metadata: name");
+        cmd.add_option("--metadata", s->metadata_file,
+                       "Metadata JSON file, or - for stdin (the flags below replace or add to its fields)");
+        cmd.add_option("--name", s->name, "Metadata: name");
         cmd.add_option("--description", s->description, "Metadata: description");
         cmd.add_option("--image", s->image, "Metadata: image URL");
         cmd.add_option("--external-url", s->external_url, "Metadata: external URL");

@@ -71,7 +71,9 @@ void run_server(const serve::FlagSettings& flags, bool print_config) {
         devnet->add_to(settings);
         serve::bootstrap_devnet_admin(settings, std::cerr);
     }
+    const auto listen_host = settings.listen_host;
     serve::Server server(std::move(settings));
+    lock.record_holder(listen_host + ":" + std::to_string(server.port()));
     if (devnet)
         std::cerr << "abcictl: devnet: anvil at " << devnet->network().rpc_urls.front() << " (chain id "
                   << devnet->network().chain_id << "), ABCIToken at " << devnet->network().contract_address

@@ -50,11 +50,16 @@ DataDirLock DataDir::lock_for_server(const std::string& listen) const {
                     "the data directory " + root_.string() + " is in use by another abcictl serve (pid " + pid +
                         ", listening on " + address + "): stop it first, or give this one another --data-dir");
     }
+    DataDirLock lock(std::move(fd));
+    lock.record_holder(listen);
+    return lock;
+}
+
+void DataDirLock::record_holder(const std::string& listen) const {
     const std::string holder = "pid " + std::to_string(::getpid()) + "\nlisten " + listen + "\n";
-    if (::ftruncate(fd.get(), 0) != 0 ||
-        ::pwrite(fd.get(), holder.data(), holder.size(), 0) != static_cast<ssize_t>(holder.size()))
-        throw Error(ErrorKind::unavailable, "cannot write " + path.string() + ": " + std::strerror(errno));
-    return DataDirLock(std::move(fd));
+    if (::ftruncate(fd_.get(), 0) != 0 ||
+        ::pwrite(fd_.get(), holder.data(), holder.size(), 0) != static_cast<ssize_t>(holder.size()))
+        throw Error(ErrorKind::unavailable, std::string("cannot write the data directory's serve.lock: ") + std::strerror(errno));
 }
 
 std::unique_ptr<Store> DataDir::open_store(bool create_missing) const {

@@ -19,6 +19,10 @@ class DataDirLock {
 public:
     explicit DataDirLock(os::UniqueFd fd) : fd_(std::move(fd)) {}
 
+    /// Names this process and the address it listens on as the holder: again
+    /// once bound, since a configured port 0 becomes a real one only then.
+    void record_holder(const std::string& listen) const;
+
 private:
     os::UniqueFd fd_;
 };
