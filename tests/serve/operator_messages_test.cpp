@@ -2,6 +2,9 @@
 // next; a 429 says how the limit is changed; a 401 names its scheme; a mint's
 // log line names its transaction.
 
+#include <chrono>
+#include <thread>
+
 #include "serve/expect.hpp"
 #include "support/anvil.hpp"
 #include "support/chain_server.hpp"
@@ -42,7 +45,13 @@ TEST_CASE("refusals name the next step and keep the node's own words out of the 
     const auto minted = http.post("/abci/contracts/mint-role-token", role_mint_body(wallet, "producer"), admin);
     REQUIRE(minted.status == 200);
     const auto hash = minted.json["data"]["transactionHash"].get<std::string>();
-    const auto log = server.log();
+    // The request's line is written once its answer has gone out: wait for it.
+    const auto logged = "\"transaction_hash\":\"" + hash + "\"";
+    auto log = server.log();
+    for (int i = 0; i < 200 && log.find(logged) == std::string::npos; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        log = server.log();
+    }
     const auto line_start = log.rfind('\n', log.find("\"transaction_hash\":\"" + hash + "\"")) + 1;
     INFO(log);
     CHECK(log.find("\"transaction_hash\":\"" + hash + "\"") != std::string::npos);
