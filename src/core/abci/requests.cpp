@@ -172,6 +172,16 @@ MintEntityRequest parse_mint_entity(const json& body) {
     return {*to, *kind, std::move(entity_id), std::move(blockchain_id), amount, std::move(details)};
 }
 
+std::optional<eth::Address> address_field(util::Fields& fields, const std::string& name, const std::string& text) {
+    if (text.empty()) return std::nullopt;
+    try {
+        return eth::Address::parse(text);
+    } catch (const Error& e) {
+        fields.check(false, name + ": " + e.what());
+    }
+    return std::nullopt;
+}
+
 store::NewRoleRequest parse_role_request(const json& body, const std::string& user_id) {
     util::Fields fields(body);
     auto role_type = fields.required_string("roleType", 32);
@@ -180,16 +190,10 @@ store::NewRoleRequest parse_role_request(const json& body, const std::string& us
     auto note = fields.optional_string("note", 2000).value_or("");
     fields.check(role_type.empty() || role_token(role_type).has_value(),
                  "roleType must be one of producer, verifier, valuator, certifier");
-    std::string address;
-    if (!wallet.empty()) {
-        try {
-            address = eth::Address::parse(wallet).lower();
-        } catch (const Error& e) {
-            fields.check(false, std::string("walletAddress: ") + e.what());
-        }
-    }
+    const auto address = address_field(fields, "walletAddress", wallet);
     fields.done();
-    return {user_id, std::move(role_type), std::move(address), std::move(blockchain_id), std::move(note)};
+    return {user_id, std::move(role_type), address ? address->lower() : std::string(), std::move(blockchain_id),
+            std::move(note)};
 }
 
 }  // namespace abci::service

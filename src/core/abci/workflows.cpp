@@ -29,18 +29,6 @@ std::optional<store::User> linked_to(store::Store& store, const std::string& wal
     return holder;
 }
 
-// The address field `name` holds as `text` (empty when missing, which
-// `fields` has recorded already); a problem recorded when it is no address.
-std::optional<eth::Address> address_field(util::Fields& fields, const std::string& name, const std::string& text) {
-    if (text.empty()) return std::nullopt;
-    try {
-        return eth::Address::parse(text);
-    } catch (const Error& e) {
-        fields.check(false, name + ": " + e.what());
-    }
-    return std::nullopt;
-}
-
 store::RoleRequest load(store::Store& store, const std::string& id) {
     auto request = store.find_role_request(id);
     if (!request) throw Error(ErrorKind::not_found, "no role request " + id);

@@ -708,19 +708,8 @@ public:
         audit_error_handler_ = std::move(handler);
     }
 
-    std::vector<AuditEntry> list_audit(std::optional<TimePoint> since, std::size_t limit) override {
-        // Our own queued entries first, so a request's row is listed by the next request.
-        (void)audit_writer_.flush(std::chrono::seconds(5));
-        const std::int64_t from = since ? to_millis(*since) : std::numeric_limits<std::int64_t>::min();
-        const auto max_rows =
-            static_cast<std::int64_t>(std::min<std::size_t>(limit, std::numeric_limits<std::int64_t>::max()));
-        return run({}, [&](Database& db) {
-            return query_all(db, select_columns(kAuditColumns, "FROM audit_log WHERE time >= ? ORDER BY id LIMIT ?"),
-                             read_audit, from, max_rows);
-        });
-    }
-
     std::vector<AuditEntry> query_audit(const AuditQuery& query) override {
+        // Our own queued entries first, so a request's row is listed by the next request.
         (void)audit_writer_.flush(std::chrono::seconds(5));
         const std::int64_t from = query.since ? to_millis(*query.since) : std::numeric_limits<std::int64_t>::min();
         const auto max_rows =

@@ -373,8 +373,13 @@ public:
     virtual void set_audit_error_handler(std::function<void(const std::string& error)> handler) = 0;
     /// Entries at or after `since` (all when empty), oldest first, at most
     /// `limit`; entries this store queued before the call are included.
-    [[nodiscard]] virtual std::vector<AuditEntry> list_audit(std::optional<TimePoint> since,
-                                                             std::size_t limit) = 0;
+    [[nodiscard]] std::vector<AuditEntry> list_audit(std::optional<TimePoint> since, std::size_t limit) {
+        AuditQuery oldest_first;
+        oldest_first.since = since;
+        oldest_first.limit = limit;
+        oldest_first.newest_first = false;
+        return query_audit(oldest_first);
+    }
 
     /// The entries `query` selects, in its order; entries this store queued before the call are included.
     [[nodiscard]] virtual std::vector<AuditEntry> query_audit(const AuditQuery& query) = 0;
