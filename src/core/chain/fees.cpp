@@ -48,7 +48,11 @@ FeeTiers fee_tiers_from_history(const nlohmann::json& history, const eth::U256& 
         return tiers;
     }
     tiers.next_base_fee = rpc::quantity_to_u256(base_fees->back(), "eth_feeHistory baseFeePerGas");
-    if (tiers.next_base_fee.is_zero() && base_fees->size() == 1) tiers.eip1559 = false;
+    // Before London a node reports every base fee as 0 and refuses type-2
+    // transactions; a legacy one is valid on either side of the fork.
+    tiers.eip1559 = std::any_of(base_fees->begin(), base_fees->end(), [](const nlohmann::json& fee) {
+        return !rpc::quantity_to_u256(fee, "eth_feeHistory baseFeePerGas").is_zero();
+    });
 
     std::vector<eth::U256> tips[3];
     const auto rewards = history.find("reward");

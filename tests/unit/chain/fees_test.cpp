@@ -43,6 +43,9 @@ TEST_CASE("a chain without base fees is legacy, malformed history is refused", "
     const auto legacy = fee_tiers_from_history(nlohmann::json::object(), eth::U256(5'000'000'000ULL));
     CHECK_FALSE(legacy.eip1559);
     CHECK(legacy.expected_price(chain::FeeTier::standard) == eth::U256(5'000'000'000ULL));
+    // A node before London (anvil --hardfork berlin) reports a base fee of 0 for every block.
+    const auto berlin = nlohmann::json::parse(R"({"baseFeePerGas": ["0x0", "0x0"], "gasUsedRatio": [0.0], "reward": [["0x0","0x0","0x0"]]})");
+    CHECK_FALSE(fee_tiers_from_history(berlin, eth::U256(1)).eip1559);
     CHECK_THROWS_AS(fee_tiers_from_history(nlohmann::json::array(), eth::U256(1)), Error);
     CHECK_THROWS_AS(fee_tiers_from_history(nlohmann::json::parse(R"({"baseFeePerGas": ["zz"]})"), eth::U256(1)), Error);
 }

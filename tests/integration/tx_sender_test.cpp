@@ -1,0 +1,337 @@
+// The transaction sender driven into the states that only a misbehaving
+// network, node or account brings about, each on a real anvil (with the fault
+// proxy between them where the transport must fail): a chain without
+// EIP-1559, rounds larger than a batch, a broadcast lost in transport, a nonce
+// someone else used or holds, the fee cap, a chain reset, an unfunded signer.
+// The journal here is the sender's own record of what it signed and settled,
+// read by the tests: the store's journal is tested in journal_test.cpp.
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "core/chain/chain_client.hpp"
+#include "core/chain/tx_journal.hpp"
+#include "core/chain/tx_sender.hpp"
+#include "core/eth/tx.hpp"
+#include "core/rpc/quantity.hpp"
+#include "support/anvil.hpp"
+#include "support/fault_proxy.hpp"
+
+namespace abci::sender_tests {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+// Every version the sender journaled and what it settled each as.
+class RecordingJournal final : public chain::TxJournal {
+public:
+    // Runs inside record(), after the versions are written and before the sender broadcasts them.
+    std::function<void()> on_record;
+
+    void record(const std::vector<chain::SignedTx>& txs) override {
+        {
+            std::lock_guard lock(mutex_);
+            for (const auto& tx : txs) recorded_.push_back(tx);
+        }
+        if (on_record) on_record();
+    }
+    void settle(const std::vector<chain::Settlement>& settlements) noexcept override {
+        std::lock_guard lock(mutex_);
+        for (const auto& s : settlements) status_[s.hash] = s.status;
+    }
+    void reopen(const eth::Hash32& hash) noexcept override {
+        std::lock_guard lock(mutex_);
+        status_.erase(hash);
+    }
+
+    [[nodiscard]] std::vector<chain::SignedTx> recorded() const {
+        std::lock_guard lock(mutex_);
+        return recorded_;
+    }
+    [[nodiscard]] std::optional<chain::TxStatus> status(const eth::Hash32& hash) const {
+        std::lock_guard lock(mutex_);
+        const auto it = status_.find(hash);
+        return it == status_.end() ? std::nullopt : std::optional(it->second);
+    }
+
+private:
+    mutable std::mutex mutex_;
+    std::vector<chain::SignedTx> recorded_;
+    std::map<eth::Hash32, chain::TxStatus> status_;
+};
+
+eth::PrivateKey dev_key(std::size_t i) { return eth::PrivateKey::from_hex(test::Anvil::dev_accounts()[i].private_key); }
+eth::Address dev_address(std::size_t i) { return eth::Address::parse(test::Anvil::dev_accounts()[i].address); }
+
+chain::ChainSettings settings_for(const std::string& url, std::uint64_t chain_id) {
+    chain::ChainSettings s;
+    s.chain_id = chain_id;
+    s.rpc_urls = {url};
+    s.poll_interval = 50ms;
+    s.fee_cache_ttl = 1ms;  // every round asks the node: a round with the node unreachable cannot sign
+    s.rpc.call_timeout = 2s;
+    s.rpc.backoff_base = 20ms;
+    return s;
+}
+
+// Maintenance fast enough for a test to see several rounds in a second.
+chain::SenderOptions quick(RecordingJournal& journal) {
+    chain::SenderOptions o;
+    o.maintenance_interval = 50ms;
+    o.rebroadcast_after = 150ms;
+    o.journal = &journal;
+    return o;
+}
+
+// A 0-value transfer to dev account 9 with a gas limit of its own (no estimate).
+chain::TxRequest transfer(std::string purpose, std::chrono::milliseconds timeout = 20s) {
+    chain::TxRequest r;
+    r.to = dev_address(9);
+    r.gas_limit = 21'000;
+    r.timeout = timeout;
+    r.purpose = std::move(purpose);
+    return r;
+}
+
+// Polls `done` every 20 ms for up to 15 s; its last answer.
+template <typename Predicate>
+bool eventually(Predicate done) {
+    for (int i = 0; i < 750; ++i) {
+        if (done()) return true;
+        std::this_thread::sleep_for(20ms);
+    }
+    return done();
+}
+
+json node_rpc(chain::ChainClient& chain, const std::string& method, json params = json::array()) {
+    return chain.rpc().call(method, std::move(params));
+}
+
+// An account's transaction `nonce` as the chain has it (a foreign one: sent by anvil for the unlocked account).
+void send_foreign(chain::ChainClient& chain, const eth::Address& from, std::uint64_t nonce) {
+    (void)node_rpc(chain, "eth_sendTransaction",
+                   {{{"from", from.checksummed()}, {"to", from.checksummed()}, {"nonce", rpc::to_quantity(nonce)},
+                     {"gas", "0x5208"}, {"maxFeePerGas", "0x174876e800"}, {"maxPriorityFeePerGas", "0x174876e800"}}});
+}
+
+// The sender on a chain without EIP-1559 (before London: no base fee) signs
+// legacy transactions with a gas price; a type-2 transaction would be refused.
+TEST_CASE("sender: a chain without EIP-1559 gets legacy transactions with a gas price", "[sender][anvil]") {
+    test::Anvil anvil({.extra_args = {"--hardfork", "berlin"}});
+    chain::ChainClient chain(settings_for(anvil.url(), anvil.chain_id()));
+    CHECK_FALSE(chain.fee_tiers().eip1559);
+    RecordingJournal journal;
+    chain::TxSender sender(chain, dev_key(1), quick(journal));
+    const auto receipt = sender.submit(transfer("legacy")).get();
+    CHECK(receipt.success);
+    const auto tx = node_rpc(chain, "eth_getTransactionByHash", {eth::to_hex(receipt.transaction_hash)});
+    CHECK(tx["type"] == "0x0");
+    CHECK(tx.contains("gasPrice"));
+    CHECK_FALSE(tx.contains("maxFeePerGas"));
+}
+
+TEST_CASE("sender: more transactions than a round holds go out over several rounds with contiguous nonces",
+          "[sender][anvil]") {
+    test::Anvil anvil;
+    chain::ChainClient chain(settings_for(anvil.url(), anvil.chain_id()));
+    RecordingJournal journal;
+    auto options = quick(journal);
+    options.max_batch = 2;
+    chain::TxSender sender(chain, dev_key(1), options);
+    std::vector<std::future<chain::Receipt>> results;
+    for (int i = 0; i < 5; ++i) results.push_back(sender.submit(transfer("round-" + std::to_string(i))));
+    std::vector<std::uint64_t> nonces;
+    for (auto& r : results) nonces.push_back(r.get().nonce);
+    std::sort(nonces.begin(), nonces.end());
+    CHECK(nonces == std::vector<std::uint64_t>{0, 1, 2, 3, 4});
+    CHECK(journal.recorded().size() == 5);
+}
+
+// The node never hears the broadcast (the connection closes before it is
+// forwarded): the same signed bytes go out again, never a second signature.
+TEST_CASE("sender: a broadcast lost in transport is sent again with the same bytes", "[sender][anvil][faults]") {
+    test::Anvil anvil;
+    test::FaultProxy proxy(anvil.port());
+    chain::ChainClient chain(settings_for(proxy.url(), anvil.chain_id()));
+    RecordingJournal journal;
+    std::once_flag first_record;
+    journal.on_record = [&] {
+        std::call_once(first_record, [&] { proxy.set_rate(test::Fault::drop_before, 1.0); });
+    };
+    chain::TxSender sender(chain, dev_key(1), quick(journal));
+    auto mined = sender.submit(transfer("lost in transport"));
+    // More drops than one call makes attempts (4): the first broadcast failed whole, and was tried again.
+    REQUIRE(eventually([&] { return proxy.injected(test::Fault::drop_before) >= 5; }));
+    proxy.set_rate(test::Fault::drop_before, 0.0);
+    const auto receipt = mined.get();
+    CHECK(receipt.success);
+    const auto versions = journal.recorded();
+    REQUIRE(versions.size() == 1);
+    CHECK(versions[0].hash == receipt.transaction_hash);
+    CHECK(journal.status(receipt.transaction_hash) == chain::TxStatus::mined);
+}
+
+// A transaction an earlier run journaled, whose nonce another transaction
+// took meanwhile: only its bytes are known, so it cannot be signed again; it
+// is settled dropped and its listener hears so. A listener that throws is
+// logged and does not stop the sender; adopting the same nonce twice keeps one.
+TEST_CASE("sender: an adopted transaction whose nonce someone else used is settled dropped", "[sender][anvil]") {
+    test::Anvil anvil;
+    chain::ChainClient chain(settings_for(anvil.url(), anvil.chain_id()));
+    auto key = dev_key(1);
+    const auto fees = chain.fee_tiers().standard;
+    eth::Transaction tx;
+    tx.chain_id = anvil.chain_id();
+    tx.nonce = 0;
+    tx.max_fee_per_gas = fees.max_fee_per_gas;
+    tx.max_priority_fee_per_gas = fees.max_priority_fee_per_gas;
+    tx.gas_limit = 21'000;
+    tx.to = dev_address(9);
+    const auto signed_tx = eth::sign_transaction(tx, key);
+    send_foreign(chain, key.address(), 0);  // mined at once: nonce 0 is gone
+
+    RecordingJournal journal;
+    chain::TxSender sender(chain, std::move(key), quick(journal));
+    std::promise<chain::Unwaited> heard;
+    sender.on_unwaited([&](const chain::Unwaited& fate) {
+        heard.set_value(fate);
+        throw Error(ErrorKind::unavailable, "the listener's store is down");
+    });
+    const chain::JournaledTx adopted{signed_tx.hash, 0, signed_tx.raw, "adopted"};
+    sender.adopt({adopted});
+    sender.adopt({adopted});
+    CHECK(sender.in_flight() == 1);
+    const auto fate = heard.get_future().get();
+    CHECK(fate.purpose == "adopted");
+    CHECK(fate.status == chain::TxStatus::dropped);
+    CHECK(journal.status(signed_tx.hash) == chain::TxStatus::dropped);
+    CHECK(sender.in_flight() == 0);
+    // The sender goes on: the next transaction takes nonce 1.
+    CHECK(sender.submit(transfer("after the drop")).get().nonce == 1);
+}
+
+// Someone else's transaction holds our nonce in the node's pool at a higher
+// fee: ours is refused as an underpriced replacement, which proves nothing
+// while the nonce is unmined, so the sender asks again each round; once the
+// other is mined, ours is signed again with the next nonce.
+TEST_CASE("sender: a nonce held by someone else's pending transaction is judged again until the chain settles it",
+          "[sender][anvil]") {
+    test::Anvil anvil;
+    chain::ChainClient chain(settings_for(anvil.url(), anvil.chain_id()));
+    (void)node_rpc(chain, "evm_setAutomine", {false});
+    const auto signer = dev_address(1);
+    RecordingJournal journal;
+    chain::TxSender sender(chain, dev_key(1), quick(journal));
+    auto mined = sender.submit(transfer("held by another"));
+    REQUIRE(eventually([&] { return chain.pending_nonce(signer) == 1; }));
+    send_foreign(chain, signer, 0);  // replaces ours in the pool: a higher fee
+    // Ours is found gone from the pool, sent again, refused as underpriced,
+    // judged open (nonce 0 is not mined), and judged again in later rounds.
+    std::this_thread::sleep_for(800ms);
+    REQUIRE(journal.recorded().size() == 1);
+    CHECK(journal.recorded()[0].nonce == 0);
+    CHECK_FALSE(journal.status(journal.recorded()[0].hash));
+    (void)node_rpc(chain, "evm_mine");
+    REQUIRE(eventually([&] { return journal.recorded().size() == 2; }));
+    (void)node_rpc(chain, "evm_mine");
+    const auto receipt = mined.get();
+    CHECK(receipt.nonce == 1);
+    CHECK(journal.status(journal.recorded()[0].hash) == chain::TxStatus::dropped);
+    CHECK(journal.recorded()[1].hash == receipt.transaction_hash);
+}
+
+// Unmined, the transaction is replaced with higher fees up to the cap and
+// then left as it is, shown by stuck() until it is mined.
+TEST_CASE("sender: a replacement stops at the fee cap and the transaction shows as stuck until mined",
+          "[sender][anvil][replace]") {
+    test::Anvil anvil;
+    chain::ChainClient chain(settings_for(anvil.url(), anvil.chain_id()));
+    (void)node_rpc(chain, "evm_setAutomine", {false});
+    const auto first = chain.fee_tiers().standard;
+    RecordingJournal journal;
+    auto options = quick(journal);
+    options.replace_after = 200ms;
+    // Room for one replacement (more than the 10% a node asks of one), not two.
+    options.max_fee_per_gas = first.max_fee_per_gas * eth::U256(111) / eth::U256(100);
+    chain::TxSender sender(chain, dev_key(1), options);
+    auto mined = sender.submit(transfer("capped"));
+    REQUIRE(eventually([&] { return !sender.stuck().empty(); }));
+    const auto stuck = sender.stuck();
+    REQUIRE(stuck.size() == 1);
+    CHECK(stuck[0].nonce == 0);
+    const auto versions = journal.recorded();
+    REQUIRE(versions.size() == 2);
+    CHECK(stuck[0].hash == versions[1].hash);
+    const auto last = node_rpc(chain, "eth_getTransactionByHash", {eth::to_hex(versions[1].hash)});
+    CHECK(rpc::quantity_to_u256(last["maxFeePerGas"], "maxFeePerGas") == options.max_fee_per_gas);
+    std::this_thread::sleep_for(400ms);  // more rounds at the cap: no further version
+    CHECK(journal.recorded().size() == 2);
+    (void)node_rpc(chain, "evm_mine");
+    const auto receipt = mined.get();
+    CHECK(receipt.transaction_hash == versions[1].hash);
+    CHECK(journal.status(versions[0].hash) == chain::TxStatus::replaced);
+    CHECK(sender.stuck().empty());
+}
+
+// The node comes back without its state (a devnet restarted): the chain's
+// nonce is behind the sender's pending transaction, which can never be
+// mined. Its caller is told at once; the nonces up to it are filled with
+// 0-value transfers so that nothing later waits on a gap.
+TEST_CASE("sender: a chain reset under a waiting transaction fails it and fills the signer's nonces",
+          "[sender][anvil][reset]") {
+    test::Anvil anvil;
+    chain::ChainClient chain(settings_for(anvil.url(), anvil.chain_id()));
+    RecordingJournal journal;
+    chain::TxSender sender(chain, dev_key(1), quick(journal));
+    for (int i = 0; i < 2; ++i) CHECK(sender.submit(transfer("before the reset")).get().success);
+    (void)node_rpc(chain, "evm_setAutomine", {false});
+    auto waiting = sender.submit(transfer("lost in the reset", 60s));
+    REQUIRE(eventually([&] { return journal.recorded().size() == 3; }));
+    anvil.stop();
+    std::this_thread::sleep_for(300ms);  // maintenance rounds meet the node down
+    anvil.start();  // a new chain: the signer's nonce is 0 again
+    try {
+        (void)waiting.get();
+        FAIL("a transaction of the old chain was mined on the new one");
+    } catch (const chain::NeverMined&) {
+        FAIL("a transaction that was sent is answered as never sent");
+    } catch (const Error& e) {
+        CHECK(e.kind() == ErrorKind::unavailable);
+        CHECK_THAT(e.what(), Catch::Contains("the chain was reset"));
+    }
+    REQUIRE(eventually([&] { return chain.pending_nonce(sender.address()) == 3; }));
+    (void)node_rpc(chain, "evm_mine");
+    REQUIRE(eventually([&] { return sender.in_flight() == 0; }));
+    CHECK(chain.latest_nonce(sender.address()) == 3);
+}
+
+// A value transfer from an account without funds: refused at once in one
+// line that names the signer, its balance and the value, and its nonce given back.
+TEST_CASE("sender: a value transfer the signer cannot pay for is refused naming the value", "[sender][anvil]") {
+    test::Anvil anvil;
+    chain::ChainClient chain(settings_for(anvil.url(), anvil.chain_id()));
+    RecordingJournal journal;
+    auto key = eth::PrivateKey::generate();
+    const auto address = key.address();
+    chain::TxSender sender(chain, std::move(key), quick(journal));
+    auto request = transfer("unfunded");
+    request.value = eth::U256(1'000'000);
+    try {
+        (void)sender.submit(request).get();
+        FAIL("an unfunded transfer was mined");
+    } catch (const chain::NeverMined& e) {
+        CHECK(e.kind() == ErrorKind::unavailable);
+        CHECK_THAT(e.what(), Catch::Contains(address.checksummed()) && Catch::Contains("has 0 wei") &&
+                                 Catch::Contains("plus a value of 1000000 wei"));
+    }
+    REQUIRE(journal.recorded().size() == 1);
+    CHECK(journal.status(journal.recorded()[0].hash) == chain::TxStatus::refused);
+    CHECK(sender.in_flight() == 0);
+}
+
+}  // namespace abci::sender_tests
