@@ -3,6 +3,7 @@
 // proxy between them where the transport must fail): a chain without
 // EIP-1559, rounds larger than a batch, a broadcast lost in transport, a nonce
 // someone else used or holds, the fee cap, a chain reset, an unfunded signer.
+// The method-counting proxy fails chosen calls at the moment a test needs.
 // The journal here is the sender's own record of what it signed and settled,
 // read by the tests: the store's journal is tested in journal_test.cpp.
 
@@ -21,6 +22,7 @@
 #include "core/rpc/quantity.hpp"
 #include "support/anvil.hpp"
 #include "support/fault_proxy.hpp"
+#include "support/method_counting_proxy.hpp"
 
 namespace abci::sender_tests {
 
@@ -119,6 +121,19 @@ void send_foreign(chain::ChainClient& chain, const eth::Address& from, std::uint
                      {"gas", "0x5208"}, {"maxFeePerGas", "0x174876e800"}, {"maxPriorityFeePerGas", "0x174876e800"}}});
 }
 
+// A 0-value transfer from `key` to dev account 9 with `nonce`, signed here as an earlier run would have.
+eth::SignedTransaction sign_transfer(const chain::ChainClient& chain, const eth::PrivateKey& key, std::uint64_t nonce,
+                                     const chain::Fees& fees) {
+    eth::Transaction tx;
+    tx.chain_id = chain.settings().chain_id;
+    tx.nonce = nonce;
+    tx.max_fee_per_gas = fees.max_fee_per_gas;
+    tx.max_priority_fee_per_gas = fees.max_priority_fee_per_gas;
+    tx.gas_limit = 21'000;
+    tx.to = dev_address(9);
+    return eth::sign_transaction(tx, key);
+}
+
 // The sender on a chain without EIP-1559 (before London: no base fee) signs
 // legacy transactions with a gas price; a type-2 transaction would be refused.
 TEST_CASE("sender: a chain without EIP-1559 gets legacy transactions with a gas price", "[sender][anvil]") {
@@ -167,6 +182,7 @@ TEST_CASE("sender: a broadcast lost in transport is sent again with the same byt
     auto mined = sender.submit(transfer("lost in transport"));
     // More drops than one call makes attempts (4): the first broadcast failed whole, and was tried again.
     REQUIRE(eventually([&] { return proxy.injected(test::Fault::drop_before) >= 5; }));
+    std::this_thread::sleep_for(300ms);  // several whole calls fail (each gives up within about 100 ms)
     proxy.set_rate(test::Fault::drop_before, 0.0);
     const auto receipt = mined.get();
     CHECK(receipt.success);
@@ -178,22 +194,18 @@ TEST_CASE("sender: a broadcast lost in transport is sent again with the same byt
 
 // A transaction an earlier run journaled, whose nonce another transaction
 // took meanwhile: only its bytes are known, so it cannot be signed again; it
-// is settled dropped and its listener hears so. A listener that throws is
-// logged and does not stop the sender; adopting the same nonce twice keeps one.
+// is settled dropped and its listener hears so, but only once the chain
+// proves it (while the node cannot say the account's nonce, it is judged
+// again later). A listener that throws is logged and does not stop the
+// sender; adopting the same nonce twice keeps one.
 TEST_CASE("sender: an adopted transaction whose nonce someone else used is settled dropped", "[sender][anvil]") {
     test::Anvil anvil;
-    chain::ChainClient chain(settings_for(anvil.url(), anvil.chain_id()));
+    test::MethodCountingProxy proxy(anvil.port(), {});
+    chain::ChainClient chain(settings_for(proxy.url(), anvil.chain_id()));
     auto key = dev_key(1);
-    const auto fees = chain.fee_tiers().standard;
-    eth::Transaction tx;
-    tx.chain_id = anvil.chain_id();
-    tx.nonce = 0;
-    tx.max_fee_per_gas = fees.max_fee_per_gas;
-    tx.max_priority_fee_per_gas = fees.max_priority_fee_per_gas;
-    tx.gas_limit = 21'000;
-    tx.to = dev_address(9);
-    const auto signed_tx = eth::sign_transaction(tx, key);
+    const auto signed_tx = sign_transfer(chain, key, 0, chain.fee_tiers().standard);
     send_foreign(chain, key.address(), 0);  // mined at once: nonce 0 is gone
+    proxy.refuse("eth_getTransactionCount", -32000, "header not found");
 
     RecordingJournal journal;
     chain::TxSender sender(chain, std::move(key), quick(journal));
@@ -206,6 +218,11 @@ TEST_CASE("sender: an adopted transaction whose nonce someone else used is settl
     sender.adopt({adopted});
     sender.adopt({adopted});
     CHECK(sender.in_flight() == 1);
+    // Refused as "nonce too low", and judged without an answer at least twice.
+    REQUIRE(eventually([&] { return proxy.count("eth_getTransactionCount") >= 3; }));
+    CHECK(sender.in_flight() == 1);
+    CHECK_FALSE(journal.status(signed_tx.hash));
+    proxy.pass("eth_getTransactionCount");
     const auto fate = heard.get_future().get();
     CHECK(fate.purpose == "adopted");
     CHECK(fate.status == chain::TxStatus::dropped);
@@ -213,6 +230,32 @@ TEST_CASE("sender: an adopted transaction whose nonce someone else used is settl
     CHECK(sender.in_flight() == 0);
     // The sender goes on: the next transaction takes nonce 1.
     CHECK(sender.submit(transfer("after the drop")).get().nonce == 1);
+}
+
+// A crash after a fee bump leaves two versions of one nonce journaled; the
+// older one was mined meanwhile. Adopted together, the mined one settles both.
+TEST_CASE("sender: adopted versions of one nonce are settled by the one the chain mined", "[sender][anvil]") {
+    test::Anvil anvil;
+    chain::ChainClient chain(settings_for(anvil.url(), anvil.chain_id()));
+    auto key = dev_key(1);
+    const auto fees = chain.fee_tiers().standard;
+    const auto older = sign_transfer(chain, key, 1, fees);
+    const auto newer = sign_transfer(chain, key, 1, chain::bumped(fees));
+    RecordingJournal journal;
+    chain::TxSender sender(chain, std::move(key), quick(journal));
+    std::promise<chain::Unwaited> heard;
+    sender.on_unwaited([&](const chain::Unwaited& fate) { heard.set_value(fate); });
+    // The receipt poller has seen the head before the older version is mined by someone else.
+    (void)sender.submit(transfer("before the crash")).get();
+    (void)node_rpc(chain, "eth_sendRawTransaction", {eth::to_hex(older.raw)});
+    sender.adopt({{older.hash, 1, older.raw, "bumped"}, {newer.hash, 1, newer.raw, "bumped"}});
+    const auto fate = heard.get_future().get();
+    CHECK(fate.status == chain::TxStatus::mined);
+    REQUIRE(fate.receipt);
+    CHECK(fate.receipt->transaction_hash == older.hash);
+    REQUIRE(eventually([&] { return journal.status(newer.hash) == chain::TxStatus::replaced; }));
+    CHECK(journal.status(older.hash) == chain::TxStatus::mined);
+    CHECK(sender.in_flight() == 0);
 }
 
 // Someone else's transaction holds our nonce in the node's pool at a higher
@@ -281,17 +324,24 @@ TEST_CASE("sender: a replacement stops at the fee cap and the transaction shows 
 // The node comes back without its state (a devnet restarted): the chain's
 // nonce is behind the sender's pending transaction, which can never be
 // mined. Its caller is told at once; the nonces up to it are filled with
-// 0-value transfers so that nothing later waits on a gap.
+// 0-value transfers so that nothing later waits on a gap (also when the
+// node cannot say its fees at that moment: the gap is filled at a later check).
 TEST_CASE("sender: a chain reset under a waiting transaction fails it and fills the signer's nonces",
           "[sender][anvil][reset]") {
+    const bool fees_unreadable = GENERATE(false, true);
+    INFO("fees unreadable at the reset: " << fees_unreadable);
     test::Anvil anvil;
-    chain::ChainClient chain(settings_for(anvil.url(), anvil.chain_id()));
+    test::MethodCountingProxy proxy(anvil.port(), {});
+    chain::ChainClient chain(settings_for(proxy.url(), anvil.chain_id()));
     RecordingJournal journal;
     chain::TxSender sender(chain, dev_key(1), quick(journal));
     for (int i = 0; i < 2; ++i) CHECK(sender.submit(transfer("before the reset")).get().success);
     (void)node_rpc(chain, "evm_setAutomine", {false});
     auto waiting = sender.submit(transfer("lost in the reset", 60s));
     REQUIRE(eventually([&] { return journal.recorded().size() == 3; }));
+    const std::vector<std::string> fee_methods{"eth_feeHistory", "eth_maxPriorityFeePerGas", "eth_gasPrice"};
+    if (fees_unreadable)
+        for (const auto& method : fee_methods) proxy.refuse(method, -32603, "internal error");
     anvil.stop();
     std::this_thread::sleep_for(300ms);  // maintenance rounds meet the node down
     anvil.start();  // a new chain: the signer's nonce is 0 again
@@ -304,6 +354,11 @@ TEST_CASE("sender: a chain reset under a waiting transaction fails it and fills 
         CHECK(e.kind() == ErrorKind::unavailable);
         CHECK_THAT(e.what(), Catch::Contains("the chain was reset"));
     }
+    if (fees_unreadable) {
+        std::this_thread::sleep_for(300ms);  // checks that cannot fill the gap without fees
+        CHECK(chain.latest_nonce(sender.address()) == 0);
+        for (const auto& method : fee_methods) proxy.pass(method);
+    }
     REQUIRE(eventually([&] { return chain.pending_nonce(sender.address()) == 3; }));
     (void)node_rpc(chain, "evm_mine");
     REQUIRE(eventually([&] { return sender.in_flight() == 0; }));
@@ -311,10 +366,14 @@ TEST_CASE("sender: a chain reset under a waiting transaction fails it and fills 
 }
 
 // A value transfer from an account without funds: refused at once in one
-// line that names the signer, its balance and the value, and its nonce given back.
+// line that names the signer, its balance (when the node can say it) and the
+// value, and its nonce given back.
 TEST_CASE("sender: a value transfer the signer cannot pay for is refused naming the value", "[sender][anvil]") {
+    const bool balance_unreadable = GENERATE(false, true);
     test::Anvil anvil;
-    chain::ChainClient chain(settings_for(anvil.url(), anvil.chain_id()));
+    test::MethodCountingProxy proxy(anvil.port(), {});
+    chain::ChainClient chain(settings_for(proxy.url(), anvil.chain_id()));
+    if (balance_unreadable) proxy.refuse("eth_getBalance", -32603, "internal error");
     RecordingJournal journal;
     auto key = eth::PrivateKey::generate();
     const auto address = key.address();
@@ -326,7 +385,8 @@ TEST_CASE("sender: a value transfer the signer cannot pay for is refused naming 
         FAIL("an unfunded transfer was mined");
     } catch (const chain::NeverMined& e) {
         CHECK(e.kind() == ErrorKind::unavailable);
-        CHECK_THAT(e.what(), Catch::Contains(address.checksummed()) && Catch::Contains("has 0 wei") &&
+        CHECK_THAT(e.what(), Catch::Contains(address.checksummed()) &&
+                                 Catch::Contains(balance_unreadable ? "has an unknown balance" : "has 0 wei") &&
                                  Catch::Contains("plus a value of 1000000 wei"));
     }
     REQUIRE(journal.recorded().size() == 1);

@@ -1,14 +1,17 @@
 #pragma once
 // A real HTTP server on loopback in front of a node (anvil) that passes every
 // JSON-RPC request on and counts the calls, by method and per request (single
-// or batched); it can also hold the first request back, or play a node
-// without eth_getBlockReceipts.
+// or batched); it can also hold the first request back, or answer the calls
+// of chosen methods itself with a JSON-RPC error (a node without
+// eth_getBlockReceipts, or one failing a call at the moment a test needs),
+// passing the other calls of the same batch on.
 
 #include <httplib.h>
 
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -36,6 +39,10 @@ public:
     [[nodiscard]] int count(const std::string& method) const;
     /// How many calls each HTTP request carried, in arrival order.
     [[nodiscard]] std::vector<std::size_t> calls_per_request() const;
+    /// From now on, answers every call of `method` with error `code` and `message`; the node never sees it.
+    void refuse(const std::string& method, int code, const std::string& message);
+    /// Passes the calls of `method` on again.
+    void pass(const std::string& method);
 
 private:
     httplib::Server server_;
@@ -44,6 +51,7 @@ private:
     mutable std::mutex mutex_;
     std::map<std::string, int> counts_;
     std::vector<std::size_t> calls_per_request_;
+    std::map<std::string, nlohmann::json> refusals_;  // method -> its error object
 };
 
 }  // namespace abci::test
