@@ -321,6 +321,38 @@ TEST_CASE("sender: a replacement stops at the fee cap and the transaction shows 
     CHECK(sender.stuck().empty());
 }
 
+// A journaled transaction of a signer drained while the server was down: the
+// node refuses it for funds. Nobody waits for it and its nonce cannot be
+// given back (later ones may exist), so a 0-value transfer is to take the
+// nonce, which the node refuses too until the signer is funded; then it is
+// mined and the adopted transaction is settled as replaced.
+TEST_CASE("sender: an adopted transaction of a drained signer keeps its nonce filled until funds arrive",
+          "[sender][anvil]") {
+    test::Anvil anvil;
+    chain::ChainClient chain(settings_for(anvil.url(), anvil.chain_id()));
+    auto key = eth::PrivateKey::generate();
+    const auto address = key.address();
+    const auto signed_tx = sign_transfer(chain, key, 0, chain.fee_tiers().standard);
+    RecordingJournal journal;
+    chain::TxSender sender(chain, std::move(key), quick(journal));
+    std::promise<chain::Unwaited> heard;
+    sender.on_unwaited([&](const chain::Unwaited& fate) { heard.set_value(fate); });
+    sender.adopt({{signed_tx.hash, 0, signed_tx.raw, "drained"}});
+    REQUIRE(eventually([&] { return journal.recorded().size() >= 1; }));
+    std::this_thread::sleep_for(300ms);  // the filler is offered again and refused
+    CHECK(sender.in_flight() == 1);
+    CHECK(chain.pending_nonce(address) == 0);
+    (void)node_rpc(chain, "anvil_setBalance", {address.checksummed(), "0xde0b6b3a7640000"});
+    const auto fate = heard.get_future().get();
+    CHECK(fate.purpose == "drained");
+    CHECK(fate.status == chain::TxStatus::replaced);
+    REQUIRE(eventually([&] { return sender.in_flight() == 0; }));
+    CHECK(chain.latest_nonce(address) == 1);
+    const auto filler = journal.recorded().back();
+    CHECK(filler.purpose == "filler");
+    CHECK(journal.status(filler.hash) == chain::TxStatus::mined);
+}
+
 // The node comes back without its state (a devnet restarted): the chain's
 // nonce is behind the sender's pending transaction, which can never be
 // mined. Its caller is told at once; the nonces up to it are filled with

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "core/chain/send_errors.hpp"
 #include "core/eth/tx.hpp"
 #include "core/rpc/quantity.hpp"
@@ -98,6 +100,14 @@ std::vector<Settlement> settlements(const std::vector<eth::Hash32>& hashes, TxSt
     return out;
 }
 
+// The hash of an eth_getBlockByNumber answer; nothing when unanswered or not a block.
+std::optional<eth::Hash32> block_hash(const rpc::Outcome& block) {
+    if (!block.ok() || !block.value().is_object()) return std::nullopt;
+    const auto hash = block.value().find("hash");
+    if (hash == block.value().end() || !hash->is_string()) return std::nullopt;
+    return eth::from_hex_fixed<32>(hash->get<std::string>(), "block hash");
+}
+
 std::string seconds_text(std::chrono::milliseconds t) {
     return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(t).count()) + " s";
 }
@@ -186,7 +196,7 @@ std::vector<StuckTx> TxSender::stuck() const {
     std::vector<StuckTx> out;
     std::lock_guard lock(mutex_);
     for (const auto& [nonce, f] : inflight_)
-        if (f->at_fee_cap && now - f->first_sent >= options_.replace_after)
+        if (f->at_fee_cap)  // set only once replace_after has passed since first_sent
             out.push_back({nonce, f->hash, std::chrono::duration_cast<std::chrono::seconds>(now - f->first_sent)});
     return out;
 }
@@ -200,6 +210,16 @@ void TxSender::adopt(std::vector<JournaledTx> txs) {
         for (std::size_t i = 0; i + 1 < versions.size(); ++i) f->superseded.emplace_back(versions[i].hash, versions[i].purpose);
         f->purpose = std::move(last.purpose);
         f->resignable = false;
+        // Its fees as signed: a filler that takes its nonce must offer more
+        // than the version the node may still hold.
+        try {
+            const auto tx = eth::decode_transaction(last.raw).tx;
+            f->eip1559 = tx.type == eth::TxType::eip1559;
+            f->fees = f->eip1559 ? Fees{tx.max_fee_per_gas, tx.max_priority_fee_per_gas} : Fees{tx.gas_price, tx.gas_price};
+        } catch (const Error& e) {
+            util::log(util::LogLevel::warning, "a journaled transaction does not decode; a filler of its nonce offers "
+                      "the current fees", {{"nonce", nonce}, {"hash", eth::to_hex(last.hash)}, {"error", e.what()}});
+        }
         f->raw = std::move(last.raw);
         f->hash = last.hash;
         f->journaled = true;
@@ -426,7 +446,8 @@ void TxSender::broadcast(const std::vector<std::uint64_t>& all_nonces) {
             if (it == inflight_.end()) continue;
             Inflight& f = *it->second;
             const rpc::RpcError* error = outcomes[i].error();
-            switch (error ? classify_send_refusal(*error) : SendRefusal::already_known) {
+            const SendRefusal refusal = error ? classify_send_refusal(*error) : SendRefusal::already_known;
+            switch (refusal) {
             case SendRefusal::already_known:
                 f.broadcast_ok = true;
                 if (f.first_sent == Clock::time_point{}) f.first_sent = f.last_sent;
@@ -439,7 +460,7 @@ void TxSender::broadcast(const std::vector<std::uint64_t>& all_nonces) {
                 f.broadcast_ok = true;
                 if (f.first_sent == Clock::time_point{}) f.first_sent = f.last_sent;
                 // An underpriced replacement only means our earlier version is still pending.
-                if (f.replacements == 0 || classify_send_refusal(*error) == SendRefusal::nonce_too_low) {
+                if (f.replacements == 0 || refusal == SendRefusal::nonce_too_low) {
                     f.contested = true;
                     contested.push_back(sent[i]);
                 }
@@ -514,12 +535,13 @@ NeverMined TxSender::funds_error(const Inflight& f, const rpc::RpcError& error) 
     } catch (const Error&) {
         // The message still names what is needed.
     }
+    std::string value;
+    if (f.value != eth::U256(0)) value = fmt::format(" plus a value of {} wei", f.value.to_dec());
     return NeverMined(ErrorKind::unavailable,
-                      "the signer " + key_.address().checksummed() + " has " + balance +
-                          " but this transaction needs up to " + needed.to_dec() + " wei (gas " + std::to_string(f.gas) +
-                          " at up to " + f.fees.max_fee_per_gas.to_dec() + " wei per gas" +
-                          (f.value != eth::U256(0) ? " plus a value of " + f.value.to_dec() + " wei" : std::string()) +
-                          "): fund the signer and try again",
+                      fmt::format("the signer {} has {} but this transaction needs up to {} wei (gas {} at up to {} wei "
+                                  "per gas{}): fund the signer and try again",
+                                  key_.address().checksummed(), balance, needed.to_dec(), f.gas,
+                                  f.fees.max_fee_per_gas.to_dec(), value),
                       {error.rpc_message()});
 }
 
@@ -543,9 +565,12 @@ void TxSender::refused(std::uint64_t nonce, const rpc::RpcError& error) {
                   {{"chainId", chain_.settings().chain_id}, {"nonce", nonce}, {"error", error.rpc_message()}});
         return;
     }
-    const auto answer = funds ? std::make_exception_ptr(funds_error(facts, error))
-                              : std::make_exception_ptr(NeverMined(
-                                    ErrorKind::chain_rejected, "the node refused the transaction: " + error.rpc_message()));
+    std::exception_ptr answer;
+    if (funds)
+        answer = std::make_exception_ptr(funds_error(facts, error));
+    else
+        answer = std::make_exception_ptr(
+            NeverMined(ErrorKind::chain_rejected, "the node refused the transaction: " + error.rpc_message()));
     std::shared_ptr<Intent> waiter;  // answered last, once the journal says what became of the nonce
     {
         std::lock_guard lock(mutex_);
@@ -601,6 +626,14 @@ std::unique_ptr<TxSender::Inflight> TxSender::untrack(std::uint64_t nonce) {
 }
 
 void TxSender::fill(std::uint64_t nonce) {
+    // At least what the chain asks now: the nonce's last version may have
+    // been signed long ago (adopted after a restart) when fees were lower.
+    std::optional<Fees> current;
+    try {
+        current = chain_.fee_tiers().standard;
+    } catch (const Error&) {
+        // A raise over the last version's fees alone, then.
+    }
     {
         std::lock_guard lock(mutex_);
         auto it = inflight_.find(nonce);
@@ -615,6 +648,10 @@ void TxSender::fill(std::uint64_t nonce) {
         f.data.clear();
         f.gas = kTransferGas;
         f.fees = bumped(f.fees);
+        if (current) {
+            f.fees.max_fee_per_gas = std::max(f.fees.max_fee_per_gas, current->max_fee_per_gas);
+            f.fees.max_priority_fee_per_gas = std::max(f.fees.max_priority_fee_per_gas, current->max_priority_fee_per_gas);
+        }
         f.contested = false;
         f.at_fee_cap = false;
         ++f.replacements;
@@ -686,9 +723,8 @@ void TxSender::check_settled() {
         // With them the genesis block: another one means another chain (a reset), not a reorg.
         requests.push_back({"eth_getBlockByNumber", {"0x0", false}});
         const auto outcomes = chain_.rpc().batch(requests);
-        if (const auto& g = outcomes.back(); g.ok() && g.value().is_object() && g.value().contains("hash")) {
-            const auto genesis = eth::from_hex_fixed<32>(g.value()["hash"].get<std::string>(), "block hash");
-            if (genesis_ && *genesis_ != genesis) return forget_settled_chain();
+        if (const auto genesis = block_hash(outcomes.back())) {
+            if (genesis_ && *genesis_ != *genesis) return forget_settled_chain();
             genesis_ = genesis;
         }
         std::size_t i = 0;
@@ -696,11 +732,9 @@ void TxSender::check_settled() {
         for (const auto& [number, hash] : blocks) {
             const auto& o = outcomes[i++];
             if (!o.ok()) continue;
-            const auto& block = o.value();
-            if (block.is_null())
+            if (o.value().is_null())
                 shorter = true;
-            else if (!block.contains("hash") ||
-                     eth::from_hex_fixed<32>(block["hash"].get<std::string>(), "block hash") != hash)
+            else if (block_hash(o) != hash)
                 changed.insert(number);
         }
         // A reorg replaces blocks with a longer chain; a chain shorter than
@@ -901,7 +935,7 @@ void TxSender::maintain() {
             const auto& known = outcomes[i].value();
             if (known.is_null()) {
                 forgotten.push_back(check[i].first);  // the node lost it (restart, eviction): send again
-            } else if (known.is_object() && known.contains("blockNumber") && !known["blockNumber"].is_null()) {
+            } else if (known.is_object() && !known.value("blockNumber", nlohmann::json()).is_null()) {
                 f.last_sent = now;  // mined, waiting for its confirmations: nothing to resend or replace
             } else if (now - f.first_sent >= options_.replace_after && f.resignable && !f.at_fee_cap) {
                 if (f.fees.max_fee_per_gas >= f.fee_cap) {
