@@ -314,9 +314,7 @@ class SqliteStore final : public Store {
         if (!found) throw Error(ErrorKind::not_found, missing);
     }
 
-    /// Runs `update_sql` on the claim (actor, route, key) = (?1, ?2, ?3);
-    /// Error(not_found) when there is no such claim.
-    template <class... Args>
+    /// The mint that the claim (actor, route, key) names.
     static std::optional<MintRequest> mint_by_key(Database& db, const std::string& actor, const std::string& route,
                                                   const std::string& key) {
         return query_one(db,
@@ -326,9 +324,19 @@ class SqliteStore final : public Store {
                          read_mint, actor, route, key);
     }
 
+    // Error(not_found, `missing`) unless `exists_sql` finds a row for `key`.
+    static void require_row(Database& db, const char* exists_sql, const std::string& key, const std::string& missing) {
+        if (!query_one(db, exists_sql, [](const Statement&) { return true; }, key))
+            throw Error(ErrorKind::not_found, missing);
+    }
+
     static void require_mint(Database& db, const std::string& id) {
-        if (!query_one(db, "SELECT 1 FROM mint_requests WHERE id = ?", [](const Statement&) { return true; }, id))
-            throw Error(ErrorKind::not_found, "no mint " + id);
+        require_row(db, "SELECT 1 FROM mint_requests WHERE id = ?", id, "no mint " + id);
+    }
+
+    // A journal entry that a guarded update left unchanged exists (and is final), or not_found.
+    static void require_journaled(Database& db, const std::string& hash) {
+        require_row(db, "SELECT 1 FROM tx_journal WHERE hash = ?", hash, "transaction " + hash + " not journaled");
     }
 
     /// Inserts a new user with a fresh id; SQLite's exception when the e-mail is taken.
@@ -900,13 +908,13 @@ public:
         run({}, [&](Database& db) {
             SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
             // Only pending leaves pending (core/chain/tx_state.hpp): a final entry stays as it is.
-            for (const auto& s : settlements)
-                if (execute(db,
-                            "UPDATE tx_journal SET status = ?, block_number = ?, updated_at = ? "
-                            "WHERE hash = ? AND status = 'pending'",
-                            s.status, s.block_number, now, s.hash) == 0 &&
-                    !query_one(db, "SELECT 1 FROM tx_journal WHERE hash = ?", [](const Statement&) { return true; }, s.hash))
-                    throw Error(ErrorKind::not_found, "transaction " + s.hash + " not journaled");
+            for (const auto& s : settlements) {
+                const bool settled = execute(db,
+                                             "UPDATE tx_journal SET status = ?, block_number = ?, updated_at = ? "
+                                             "WHERE hash = ? AND status = 'pending'",
+                                             s.status, s.block_number, now, s.hash) == 1;
+                if (!settled) require_journaled(db, s.hash);
+            }
             tx.commit();
         });
     }
@@ -933,9 +941,7 @@ public:
                                            "UPDATE tx_journal SET status = 'abandoned', updated_at = ? "
                                            "WHERE hash = ? AND status = 'pending'",
                                            now, hash) == 1;
-            if (!abandoned &&
-                !query_one(db, "SELECT 1 FROM tx_journal WHERE hash = ?", [](const Statement&) { return true; }, hash))
-                throw Error(ErrorKind::not_found, "transaction " + hash + " not journaled");
+            if (!abandoned) require_journaled(db, hash);
             tx.commit();
             return abandoned;
         });
