@@ -207,9 +207,14 @@ void Router::add(const std::string& method, const std::string& pattern, RouteOpt
             // path the client chose is not what the row is keyed on.
             const bool refused = response.status == 401 || response.status == 429;
             services_.store.append_audit(store::AuditEntry{
-                0, std::chrono::system_clock::now(), ctx.principal ? ctx.principal->actor() : "", request.method,
-                refused ? route : bounded_path(request.path), response.status, ctx.client_address, ctx.request_id,
-                refused});
+                .time = std::chrono::system_clock::now(),
+                .actor = ctx.principal ? ctx.principal->actor() : "",
+                .method = request.method,
+                .path = refused ? route : bounded_path(request.path),
+                .status = response.status,
+                .client_address = ctx.client_address,
+                .request_id = ctx.request_id,
+                .refused = refused});
         }
         const auto micros =
             std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count();

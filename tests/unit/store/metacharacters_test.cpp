@@ -156,7 +156,7 @@ TEST_CASE("store: SQL metacharacters are stored and found byte for byte, and mat
         CHECK(certificate->tx_hash == v);
         CHECK(certificate->token == v);
 
-        s.append_audit(AuditEntry{0, expiry, v, v, v, 200, v, v});
+        s.append_audit(AuditEntry{.time = expiry, .actor = v, .method = v, .path = v, .status = 200, .client_address = v, .request_id = v});
     }
 
     // Nothing a value could have matched by accident: the decoy is still

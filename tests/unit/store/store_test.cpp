@@ -283,8 +283,13 @@ TEST_CASE("store: the audit log is listed oldest first, from a time, up to a lim
     FreshStore f;
     const TimePoint t0 = millis_from_now(0ms);
     for (int i = 0; i < 5; ++i) {
-        f.store->append_audit(AuditEntry{0, t0 + std::chrono::seconds(i), "actor-" + std::to_string(i), "POST",
-                                         "/api/v1/x", 200 + i, "127.0.0.1", "req-" + std::to_string(i)});
+        f.store->append_audit(AuditEntry{.time = t0 + std::chrono::seconds(i),
+                                         .actor = "actor-" + std::to_string(i),
+                                         .method = "POST",
+                                         .path = "/api/v1/x",
+                                         .status = 200 + i,
+                                         .client_address = "127.0.0.1",
+                                         .request_id = "req-" + std::to_string(i)});
     }
     const auto all = f.store->list_audit(std::nullopt, 100);
     REQUIRE(all.size() == 5);
