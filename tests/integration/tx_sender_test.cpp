@@ -18,6 +18,7 @@
 #include "core/chain/chain_client.hpp"
 #include "core/chain/tx_journal.hpp"
 #include "core/chain/tx_sender.hpp"
+#include "core/eth/keccak.hpp"
 #include "core/eth/tx.hpp"
 #include "core/rpc/quantity.hpp"
 #include "support/anvil.hpp"
@@ -148,6 +149,22 @@ TEST_CASE("sender: a chain without EIP-1559 gets legacy transactions with a gas 
     CHECK(tx["type"] == "0x0");
     CHECK(tx.contains("gasPrice"));
     CHECK_FALSE(tx.contains("maxFeePerGas"));
+
+    // A legacy transaction journaled by an earlier run is taken back with its gas price.
+    eth::Transaction legacy;
+    legacy.type = eth::TxType::legacy;
+    legacy.chain_id = anvil.chain_id();
+    legacy.nonce = 1;
+    legacy.gas_price = rpc::quantity_to_u256(tx["gasPrice"], "gasPrice");
+    legacy.gas_limit = 21'000;
+    legacy.to = dev_address(9);
+    const auto signed_tx = eth::sign_transaction(legacy, dev_key(1));
+    std::promise<chain::Unwaited> heard;
+    sender.on_unwaited([&](const chain::Unwaited& fate) { heard.set_value(fate); });
+    sender.adopt({{signed_tx.hash, 1, signed_tx.raw, "legacy, adopted"}});
+    const auto fate = heard.get_future().get();
+    CHECK(fate.status == chain::TxStatus::mined);
+    CHECK(fate.receipt->transaction_hash == signed_tx.hash);
 }
 
 TEST_CASE("sender: more transactions than a round holds go out over several rounds with contiguous nonces",
@@ -351,6 +368,59 @@ TEST_CASE("sender: an adopted transaction of a drained signer keeps its nonce fi
     const auto filler = journal.recorded().back();
     CHECK(filler.purpose == "filler");
     CHECK(journal.status(filler.hash) == chain::TxStatus::mined);
+}
+
+// Bytes in the journal that are not a transaction (a damaged disk, or a bug):
+// the node refuses them, and the nonce they held is taken by a 0-value
+// transfer at the chain's current fees, so that nothing after it waits.
+TEST_CASE("sender: a journaled transaction whose bytes do not decode has its nonce filled", "[sender][anvil]") {
+    test::Anvil anvil;
+    chain::ChainClient chain(settings_for(anvil.url(), anvil.chain_id()));
+    RecordingJournal journal;
+    chain::TxSender sender(chain, dev_key(1), quick(journal));
+    std::promise<chain::Unwaited> heard;
+    sender.on_unwaited([&](const chain::Unwaited& fate) { heard.set_value(fate); });
+    const eth::Bytes damaged{0x02, 0xf8, 0x6c, 0x00, 0x01};
+    const auto hash = eth::keccak256(damaged);
+    sender.adopt({{hash, 0, damaged, "damaged"}});
+    const auto fate = heard.get_future().get();
+    CHECK(fate.purpose == "damaged");
+    CHECK(fate.status == chain::TxStatus::replaced);
+    CHECK(chain.latest_nonce(sender.address()) == 1);
+    CHECK(journal.recorded().back().purpose == "filler");
+    CHECK(sender.submit(transfer("after the filler")).get().nonce == 1);
+}
+
+// Nodes that do not queue a transaction ahead of the account's nonce answer
+// "nonce too high"; the same bytes are offered again until the node takes them.
+TEST_CASE("sender: a transaction a node refuses as nonce too high is offered again unchanged", "[sender][anvil]") {
+    test::Anvil anvil;
+    test::MethodCountingProxy proxy(anvil.port(), {});
+    chain::ChainClient chain(settings_for(proxy.url(), anvil.chain_id()));
+    proxy.refuse("eth_sendRawTransaction", -32000, "nonce too high");
+    RecordingJournal journal;
+    chain::TxSender sender(chain, dev_key(1), quick(journal));
+    auto mined = sender.submit(transfer("too high at first"));
+    REQUIRE(eventually([&] { return proxy.count("eth_sendRawTransaction") >= 3; }));
+    proxy.pass("eth_sendRawTransaction");
+    const auto receipt = mined.get();
+    REQUIRE(journal.recorded().size() == 1);
+    CHECK(journal.recorded()[0].hash == receipt.transaction_hash);
+}
+
+// A chain that lost the blocks past a mined transaction (rolled back below
+// it, seen twice so that a lagging node is no reason) was reset: the
+// transaction is gone with the old chain and its journal entry says dropped.
+TEST_CASE("sender: a chain rolled back below a mined transaction settles it as dropped", "[sender][anvil][reset]") {
+    test::Anvil anvil;
+    chain::ChainClient chain(settings_for(anvil.url(), anvil.chain_id()));
+    RecordingJournal journal;
+    auto options = quick(journal);
+    chain::TxSender sender(chain, dev_key(1), options);
+    const auto receipt = sender.submit(transfer("rolled back")).get();
+    CHECK(journal.status(receipt.transaction_hash) == chain::TxStatus::mined);
+    (void)node_rpc(chain, "anvil_rollback", {1});
+    REQUIRE(eventually([&] { return journal.status(receipt.transaction_hash) == chain::TxStatus::dropped; }));
 }
 
 // The node comes back without its state (a devnet restarted): the chain's

@@ -108,6 +108,13 @@ std::optional<eth::Hash32> block_hash(const rpc::Outcome& block) {
     return eth::from_hex_fixed<32>(hash->get<std::string>(), "block hash");
 }
 
+// Whether an eth_getTransactionByHash answer places the transaction in a block.
+bool in_a_block(const nlohmann::json& tx) {
+    if (!tx.is_object()) return false;
+    const auto block = tx.find("blockNumber");
+    return block != tx.end() && !block->is_null();
+}
+
 std::string seconds_text(std::chrono::milliseconds t) {
     return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(t).count()) + " s";
 }
@@ -935,7 +942,7 @@ void TxSender::maintain() {
             const auto& known = outcomes[i].value();
             if (known.is_null()) {
                 forgotten.push_back(check[i].first);  // the node lost it (restart, eviction): send again
-            } else if (known.is_object() && !known.value("blockNumber", nlohmann::json()).is_null()) {
+            } else if (in_a_block(known)) {
                 f.last_sent = now;  // mined, waiting for its confirmations: nothing to resend or replace
             } else if (now - f.first_sent >= options_.replace_after && f.resignable && !f.at_fee_cap) {
                 if (f.fees.max_fee_per_gas >= f.fee_cap) {
