@@ -309,8 +309,13 @@ TEST_CASE("sender: a nonce held by someone else's pending transaction is judged 
 // then left as it is, shown by stuck() until it is mined.
 TEST_CASE("sender: a replacement stops at the fee cap and the transaction shows as stuck until mined",
           "[sender][anvil][replace]") {
+    // A node may refuse the replacement at first by its pool's own rules:
+    // the earlier version stays pending, and the replacement is offered again.
+    const bool refused_at_first = GENERATE(false, true);
+    INFO("the replacement refused at first: " << refused_at_first);
     test::Anvil anvil;
-    chain::ChainClient chain(settings_for(anvil.url(), anvil.chain_id()));
+    test::MethodCountingProxy proxy(anvil.port(), {});
+    chain::ChainClient chain(settings_for(proxy.url(), anvil.chain_id()));
     (void)node_rpc(chain, "evm_setAutomine", {false});
     const auto first = chain.fee_tiers().standard;
     RecordingJournal journal;
@@ -320,6 +325,13 @@ TEST_CASE("sender: a replacement stops at the fee cap and the transaction shows 
     options.max_fee_per_gas = first.max_fee_per_gas * eth::U256(111) / eth::U256(100);
     chain::TxSender sender(chain, dev_key(1), options);
     auto mined = sender.submit(transfer("capped"));
+    if (refused_at_first) {
+        REQUIRE(eventually([&] { return chain.pending_nonce(sender.address()) == 1; }));
+        proxy.refuse("eth_sendRawTransaction", -32000, "replacement transaction underpriced");
+        REQUIRE(eventually([&] { return proxy.count("eth_sendRawTransaction") >= 4; }));
+        CHECK(sender.stuck().empty());
+        proxy.pass("eth_sendRawTransaction");
+    }
     REQUIRE(eventually([&] { return !sender.stuck().empty(); }));
     const auto stuck = sender.stuck();
     REQUIRE(stuck.size() == 1);
@@ -336,6 +348,68 @@ TEST_CASE("sender: a replacement stops at the fee cap and the transaction shows 
     CHECK(receipt.transaction_hash == versions[1].hash);
     CHECK(journal.status(versions[0].hash) == chain::TxStatus::replaced);
     CHECK(sender.stuck().empty());
+}
+
+// A replacement refused with "nonce too low" while the first version is
+// still unmined: the node's word proves nothing, so the nonce is judged by
+// the chain each round rather than offered again, and the first version,
+// mined, settles both.
+TEST_CASE("sender: a replacement refused as nonce too low is judged by the chain, and the first version is mined",
+          "[sender][anvil][replace]") {
+    test::Anvil anvil;
+    test::MethodCountingProxy proxy(anvil.port(), {});
+    chain::ChainClient chain(settings_for(proxy.url(), anvil.chain_id()));
+    (void)node_rpc(chain, "evm_setAutomine", {false});
+    RecordingJournal journal;
+    auto options = quick(journal);
+    options.replace_after = 200ms;
+    chain::TxSender sender(chain, dev_key(1), options);
+    auto mined = sender.submit(transfer("replacement refused"));
+    REQUIRE(eventually([&] { return chain.pending_nonce(sender.address()) == 1; }));
+    proxy.refuse("eth_sendRawTransaction", -32000, "nonce too low");
+    REQUIRE(eventually([&] { return journal.recorded().size() == 2; }));
+    const auto judged = proxy.count("eth_getTransactionCount");
+    REQUIRE(eventually([&] { return proxy.count("eth_getTransactionCount") >= judged + 2; }));
+    const auto versions = journal.recorded();
+    CHECK(versions.size() == 2);
+    proxy.pass("eth_sendRawTransaction");
+    (void)node_rpc(chain, "evm_mine");
+    const auto receipt = mined.get();
+    CHECK(receipt.transaction_hash == versions[0].hash);
+    CHECK(journal.status(versions[1].hash) == chain::TxStatus::replaced);
+}
+
+// A caller whose deadline passes is told so while its transaction stays in
+// flight; mined later, the listener hears it. A sender stopped after such a
+// deadline does not answer that caller twice.
+TEST_CASE("sender: a transaction past its caller's deadline is settled for the listener", "[sender][anvil]") {
+    test::Anvil anvil;
+    chain::ChainClient chain(settings_for(anvil.url(), anvil.chain_id()));
+    (void)node_rpc(chain, "evm_setAutomine", {false});
+    RecordingJournal journal;
+    chain::TxSender sender(chain, dev_key(1), quick(journal));
+    std::promise<chain::Unwaited> heard;
+    sender.on_unwaited([&](const chain::Unwaited& fate) { heard.set_value(fate); });
+    const auto timed_out = [&](std::future<chain::Receipt> waiting) {
+        try {
+            (void)waiting.get();
+            return false;
+        } catch (const Error& e) {
+            CHECK_THAT(e.what(), Catch::Contains("still pending"));
+            return e.kind() == ErrorKind::timeout;
+        }
+    };
+    CHECK(timed_out(sender.submit(transfer("late", 300ms))));
+    CHECK(sender.in_flight() == 1);
+    (void)node_rpc(chain, "evm_mine");
+    const auto fate = heard.get_future().get();
+    CHECK(fate.purpose == "late");
+    CHECK(fate.status == chain::TxStatus::mined);
+
+    auto stopped = std::make_unique<chain::TxSender>(chain, dev_key(2), quick(journal));
+    CHECK(timed_out(stopped->submit(transfer("late, then stopped", 300ms))));
+    CHECK(stopped->in_flight() == 1);
+    stopped.reset();
 }
 
 // A journaled transaction of a signer drained while the server was down: the
