@@ -13,6 +13,7 @@
 #include "core/crypto/encoding.hpp"
 #include "core/error.hpp"
 #include "core/os/fd.hpp"
+#include "core/os/private_file.hpp"
 #include "core/util/strict_json.hpp"
 
 namespace abci::auth {
@@ -144,18 +145,6 @@ std::optional<eth::Bytes> read_secret(const fs::path& path) {
     return secret;
 }
 
-// Unlinks a temporary file when the scope ends, on every path out of it.
-class UnlinkOnExit {
-public:
-    explicit UnlinkOnExit(fs::path path) noexcept : path_(std::move(path)) {}
-    ~UnlinkOnExit() { ::unlink(path_.c_str()); }
-    UnlinkOnExit(const UnlinkOnExit&) = delete;
-    UnlinkOnExit& operator=(const UnlinkOnExit&) = delete;
-
-private:
-    fs::path path_;
-};
-
 }  // namespace
 
 JwtCodec::JwtCodec(eth::ByteView secret, JwtSettings settings)
@@ -264,38 +253,14 @@ eth::Bytes load_or_create_secret(const std::string& path_text) {
     const fs::path path(path_text);
     if (auto existing = read_secret(path)) return std::move(*existing);
 
-    const fs::path directory = path.has_parent_path() ? path.parent_path() : fs::path(".");
-    std::error_code ec;
-    if (fs::create_directories(directory, ec)) fs::permissions(directory, fs::perms::owner_all, ec);
-    if (ec) throw Error(ErrorKind::unavailable, "cannot create " + directory.string() + ": " + ec.message());
-
+    os::create_private_directory(path.has_parent_path() ? path.parent_path() : fs::path("."));
     eth::Bytes secret = crypto::random_bytes(kMinSecretLength);
-    const fs::path temp = directory / ("." + path.filename().string() + ".tmp-" + crypto::random_token(8));
-    {
-        os::UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-        if (!fd.valid()) io_failure("create", temp);
-        const UnlinkOnExit remove_temp(temp);
-        std::size_t written = 0;
-        while (written < secret.size()) {
-            const ssize_t n = ::write(fd.get(), secret.data() + written, secret.size() - written);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) io_failure("write", temp);
-            written += static_cast<std::size_t>(n);
-        }
-        if (::fsync(fd.get()) != 0) io_failure("sync", temp);
-        if (!fd.close()) io_failure("close", temp);
-        // link(), unlike rename(), never replaces: when another process created
-        // the secret meanwhile, both must end up using that one.
-        if (::link(temp.c_str(), path.c_str()) != 0) {
-            eth::secure_wipe(secret.data(), secret.size());
-            if (errno != EEXIST) io_failure("create", path);
-            if (auto theirs = read_secret(path)) return std::move(*theirs);
-            io_failure("read", path);
-        }
+    // When another process created the secret meanwhile, both must end up using that one.
+    if (!os::write_private_file(path, secret, os::WriteMode::create_new)) {
+        eth::secure_wipe(secret.data(), secret.size());
+        if (auto theirs = read_secret(path)) return std::move(*theirs);
+        io_failure("read", path);
     }
-    // Make the new directory entry itself durable.
-    if (const os::UniqueFd dir(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)); dir.valid())
-        (void)::fsync(dir.get());
     return secret;
 }
 
