@@ -10,11 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/auth/jose.hpp"
 #include "core/crypto/encoding.hpp"
 #include "core/error.hpp"
 #include "core/os/fd.hpp"
 #include "core/os/private_file.hpp"
-#include "core/util/strict_json.hpp"
 
 namespace abci::auth {
 namespace {
@@ -40,20 +40,15 @@ static_assert(kMaxEpochSeconds + 365LL * 24 * 3600 <
 
 [[noreturn]] void reject(const std::string& reason) { throw Error(ErrorKind::unauthenticated, reason); }
 
-// The JSON object a base64url segment holds; the token is refused as
-// malformed when it holds anything else (duplicate member names at any depth
-// included: see util::parse_strict_json).
-json decode_object(std::string_view part) {
-    json doc;
+// The JSON object a segment holds; any flaw jose finds (not base64url, not
+// strict JSON, a member named twice at any depth) is one answer to the
+// caller: the token is malformed.
+json decode_object(std::string_view segment, std::string_view what) {
     try {
-        const auto text = crypto::base64url_decode(part);
-        doc = util::parse_strict_json(std::string_view(reinterpret_cast<const char*>(text.data()), text.size()),
-                                      kMaxSegmentDepth, "the token segment");
+        return jose::decode_object(segment, what, kMaxSegmentDepth);
     } catch (const Error&) {
         reject("token is malformed");
     }
-    if (!doc.is_object()) reject("token is malformed");
-    return doc;
 }
 
 void check_header(const json& header) {
@@ -104,10 +99,6 @@ void check_audience(const json& payload, const std::string& audience) {
         found = found || entry == audience;
     }
     if (!found) reject("token audience not accepted");
-}
-
-std::string signature_of(eth::ByteView secret, std::string_view signing_input) {
-    return crypto::base64url_encode(crypto::hmac_sha256(secret, eth::as_bytes(signing_input)));
 }
 
 [[noreturn]] void io_failure(const char* action, const fs::path& path) {
@@ -188,7 +179,7 @@ JwtCodec::Issued JwtCodec::issue(const std::string& user_id, const std::string& 
     }
     std::string token = crypto::base64url_encode(eth::as_bytes(kHeader)) + "." +
                         crypto::base64url_encode(eth::as_bytes(payload_text));
-    token += "." + signature_of(secret_, token);
+    token += "." + jose::hs256_signature(secret_, token);
     return {std::move(token), std::move(claims)};
 }
 
@@ -214,21 +205,14 @@ AccessClaims JwtCodec::verify(std::string_view token, TimePoint now) const {
 }
 
 AccessClaims JwtCodec::verify_untimed(std::string_view token) const {
-    const std::size_t first = token.find('.');
-    const std::size_t second = first == std::string_view::npos ? first : token.find('.', first + 1);
-    if (second == std::string_view::npos || token.find('.', second + 1) != std::string_view::npos)
-        reject("token is malformed");
+    const auto jws = jose::split(token);
+    if (!jws) reject("token is malformed");
 
     // The header decides everything before any signature work (RFC 8725 3.1).
-    check_header(decode_object(token.substr(0, first)));
+    check_header(decode_object(jws->header, "header"));
+    if (!jose::hs256_valid(secret_, jws->signing_input, jws->signature)) reject("token signature is invalid");
 
-    const std::string expected = signature_of(secret_, token.substr(0, second));
-    // Comparing the canonical base64url text is comparing the bytes: the
-    // decoder accepts exactly one spelling of each signature.
-    if (!crypto::constant_time_equal(eth::as_bytes(expected), eth::as_bytes(token.substr(second + 1))))
-        reject("token signature is invalid");
-
-    const auto payload = decode_object(token.substr(first + 1, second - first - 1));
+    const auto payload = decode_object(jws->payload, "payload");
     const auto issuer = payload.find("iss");
     if (issuer == payload.end() || !issuer->is_string()) bad_claim("iss");
     if (*issuer != settings_.issuer) reject("token issuer not accepted");
