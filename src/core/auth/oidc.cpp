@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/eth/bytes.hpp"
 #include "core/eth/wipe.hpp"
+#include "core/rpc/http_transport.hpp"
 #include "core/rpc/url.hpp"
 
 namespace abci::auth {
@@ -71,32 +72,22 @@ std::string form_encode(std::initializer_list<std::pair<std::string_view, std::s
     return out;
 }
 
-struct HttpAnswer {
-    int status = 0;
-    std::string body;
-};
-
-// One request to `url` (made by `send` with the URL's target) within `timeout`.
-// Error(unavailable) when there is no answer; any HTTP status is an answer.
-HttpAnswer http_exchange(const std::string& url, std::chrono::seconds timeout,
-                         const std::function<httplib::Result(httplib::Client&, const std::string&)>& send) {
+// One request to `url` within `timeout`, made by rpc's transport (whose
+// failures say unavailable or timeout); any HTTP status is an answer.
+httplib::Response http_exchange(const std::string& url, std::chrono::seconds timeout, httplib::Request& request) {
     const auto parsed = rpc::parse_url(url);
-    httplib::Client client(parsed.origin());
-    client.set_connection_timeout(timeout);
-    client.set_read_timeout(timeout);
-    client.set_write_timeout(timeout);
-    if (parsed.scheme == "https") client.enable_server_certificate_verification(true);
-    auto res = send(client, parsed.target);
-    if (!res) unavailable(rpc::mask_url(url) + ": " + httplib::to_string(res.error()));
-    return {res->status, std::move(res->body)};
+    const auto client = rpc::make_http_client(parsed, {timeout, timeout});
+    request.path = parsed.target;
+    return rpc::send_or_throw(*client, request, timeout, "OpenID provider: " + rpc::mask_url(url));
 }
 
 // GET of a document (discovery, JWKS): its body. Error(unavailable) unless
 // the answer is 200.
 std::string get_document(const std::string& url, std::chrono::seconds timeout) {
-    auto answer = http_exchange(url, timeout, [](httplib::Client& c, const std::string& target) {
-        return c.Get(target, {{"Accept", "application/json"}});
-    });
+    httplib::Request request;
+    request.method = "GET";
+    request.set_header("Accept", "application/json");
+    auto answer = http_exchange(url, timeout, request);
     if (answer.status != 200) unavailable(rpc::mask_url(url) + ": HTTP " + std::to_string(answer.status));
     return std::move(answer.body);
 }
@@ -291,11 +282,14 @@ IdTokenClaims OidcClient::exchange_code(const std::string& code, const std::stri
         credentials = percent_encode(settings_.client_id) + ":" + percent_encode(settings_.client_secret);
         authorization = "Basic " + crypto::base64_encode(eth::as_bytes(credentials));
     }
-    const auto answer = http_exchange(e.token, settings_.http_timeout, [&](httplib::Client& c, const std::string& target) {
-        httplib::Headers headers{{"Accept", "application/json"}};
-        if (!authorization.empty()) headers.emplace("Authorization", authorization);
-        return c.Post(target, headers, body, "application/x-www-form-urlencoded");
-    });
+    httplib::Request request;
+    request.method = "POST";
+    request.set_header("Accept", "application/json");
+    if (!authorization.empty()) request.set_header("Authorization", authorization);
+    request.set_header("Content-Type", "application/x-www-form-urlencoded");
+    request.body = body;
+    const eth::WipeOnExit wipe_request_body(request.body);
+    const auto answer = http_exchange(e.token, settings_.http_timeout, request);
 
     const auto doc = json::parse(answer.body, nullptr, false);
     if (answer.status >= 500) unavailable("token endpoint: HTTP " + std::to_string(answer.status));
