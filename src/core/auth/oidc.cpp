@@ -3,7 +3,6 @@
 #include <httplib.h>
 #include <openssl/err.h>
 
-#include <functional>
 #include <set>
 
 #include <nlohmann/json.hpp>
