@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "core/eth/bytes.hpp"
+#include "core/rpc/http_transport.hpp"
 #include "core/rpc/url.hpp"
 
 namespace abci::cli {
@@ -60,14 +61,12 @@ ApiClient::ApiClient(const std::string& base_url, std::chrono::milliseconds time
     prefix_ = url.target == "/" ? "" : url.target;
     while (!prefix_.empty() && prefix_.back() == '/') prefix_.pop_back();
     base_url_ = url.origin() + prefix_;
-    client_ = std::make_unique<httplib::Client>(url.origin());
-    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout);
-    const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(timeout - seconds);
-    client_->set_connection_timeout(seconds.count(), micros.count());
-    client_->set_read_timeout(seconds.count(), micros.count());
-    client_->set_write_timeout(seconds.count(), micros.count());
-    client_->set_tcp_nodelay(true);
-    client_->set_keep_alive(true);
+    // The server's URL may carry credentials only to be masked in messages: they are not sent.
+    auto origin = url;
+    origin.user.clear();
+    origin.password.clear();
+    client_ = rpc::make_http_client(origin, {timeout, timeout});
+    timeout_ = timeout;
 }
 
 ApiClient::~ApiClient() { eth::secure_wipe(bearer_.data(), bearer_.size()); }
@@ -95,21 +94,21 @@ ApiResponse ApiClient::send(const std::string& method, const std::string& path, 
         request.body = body ? body->dump() : "";
         request.set_header("Content-Type", "application/json");
     }
-    auto result = client_->send(request);
-    if (!result) {
-        const auto error = result.error();
-        if (error == httplib::Error::Read || error == httplib::Error::Write)
-            throw Error(ErrorKind::timeout, "the server at " + base_url_ + " did not answer in time");
-        throw Error(ErrorKind::unavailable,
-                    "cannot reach the server at " + base_url_ + " (" + httplib::to_string(error) +
-                        "): is it running? Set --server or ABCICTL_SERVER");
+    auto result = rpc::exchange(*client_, request, timeout_);
+    if (const auto* failure = std::get_if<rpc::TransportFailure>(&result)) {
+        if (failure->stage == rpc::TransportFailure::Stage::not_sent)
+            throw Error(failure->kind, "cannot reach the server at " + base_url_ + ": " + failure->reason +
+                                           "; is it running? Set --server or ABCICTL_SERVER");
+        throw Error(failure->kind, "the server at " + base_url_ + " did not answer" +
+                                       (failure->timed_out() ? " in time" : ": " + failure->reason));
     }
+    const auto& answer = std::get<httplib::Response>(result);
     ApiResponse response;
-    response.status = result->status;
-    response.instance = result->get_header_value("X-Abci-Instance");
-    response.request_id = result->get_header_value("X-Request-Id");
-    response.software = result->get_header_value("Server");
-    response.body = nlohmann::json::parse(result->body, nullptr, false);
+    response.status = answer.status;
+    response.instance = answer.get_header_value("X-Abci-Instance");
+    response.request_id = answer.get_header_value("X-Request-Id");
+    response.software = answer.get_header_value("Server");
+    response.body = nlohmann::json::parse(answer.body, nullptr, false);
     if (response.body.is_discarded()) response.body = nullptr;
     return response;
 }

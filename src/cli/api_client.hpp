@@ -79,6 +79,7 @@ private:
     std::string base_url_;
     std::string prefix_;  // path prefix of base_url, without a trailing slash
     std::unique_ptr<httplib::Client> client_;
+    std::chrono::milliseconds timeout_{};
     std::string bearer_;
 };
 

@@ -1,11 +1,9 @@
 #include "cli/state_db.hpp"
 
 #include <SQLiteCpp/SQLiteCpp.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/error.hpp"
+#include "core/os/private_file.hpp"
 #include "core/os/xdg.hpp"
 
 namespace abci::cli {
@@ -17,17 +15,6 @@ std::int64_t to_millis(TimePoint t) {
 }
 
 TimePoint from_millis(std::int64_t ms) { return TimePoint(std::chrono::milliseconds(ms)); }
-
-// Created by us with 0600 before SQLite opens it, so the file is never readable by others.
-void create_private(const std::filesystem::path& path) {
-    std::error_code ec;
-    std::filesystem::create_directories(path.parent_path(), ec);
-    ::chmod(path.parent_path().c_str(), 0700);
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0) throw Error(ErrorKind::unavailable, "cannot create the CLI state file " + path.string());
-    ::fchmod(fd, 0600);
-    ::close(fd);
-}
 
 }  // namespace
 
@@ -44,7 +31,9 @@ std::filesystem::path StateDb::default_path() {
 
 StateDb::StateDb(const std::filesystem::path& path) {
     try {
-        create_private(path);
+        // Created by us with 0600 before SQLite opens it, so the file is never readable by others.
+        os::create_private_directory(path.parent_path());
+        os::create_private_file(path);
         db_ = std::make_unique<SQLite::Database>(path.string(), SQLite::OPEN_READWRITE);
         db_->setBusyTimeout(5000);
         db_->exec(

@@ -236,6 +236,36 @@ TEST_CASE("oidc: forged ID tokens are refused", "[oidc]") {
     }
 }
 
+TEST_CASE("oidc: ID tokens naming a member twice are refused", "[oidc]") {
+    auto& op = provider();
+    auth::OidcClient client(op.settings_for("rs-client"));
+    const auto rsa = op.kid(Key::rsa);
+    const std::string nonce = "n-twice";
+    const std::string good = oidc_test::claims("rs-client", nonce).dump();
+    const std::string header = oidc_test::header("RS256", rsa).dump();
+    // Members put in front of the good ones: a parser keeping the last of
+    // two names would read the good token.
+    const auto first = [](const std::string& members, const std::string& object) {
+        return "{" + members + "," + object.substr(1);
+    };
+    // The JSON texts as given, signed by the provider's own key.
+    const auto signed_text = [&](const std::string& header_text, const std::string& payload_text) {
+        return op.sign(json(header_text), json(payload_text), Key::rsa);
+    };
+    REQUIRE(client.verify_id_token(signed_text(header, good), nonce).subject == op.options().user.sub);
+
+    const std::vector<std::pair<std::string, std::string>> tokens{
+        {"sub twice", signed_text(header, first(R"("sub":"admin")", good))},
+        {"aud twice", signed_text(header, first(R"("aud":"es-client")", good))},
+        {"nested member twice", signed_text(header, first(R"("address":{"country":"a","country":"b"})", good))},
+        {"alg twice in the header", signed_text(first(R"("alg":"HS256")", header), good)},
+    };
+    for (const auto& [name, token] : tokens) {
+        INFO(name);
+        CHECK(test::error_kind([&] { (void)client.verify_id_token(token, nonce); }) == ErrorKind::unauthenticated);
+    }
+}
+
 TEST_CASE("oidc: unknown kids do not make the client refetch the JWKS", "[oidc]") {
     auto& op = provider();
     auth::OidcClient client(op.settings_for("es-client"));

@@ -83,7 +83,9 @@ public:
         none,             // an empty signature
     };
     /// A compact JWS of exactly `header` and `payload` (JSON as given, no
-    /// claims added) signed with `key`, for forged tokens. Fails the test on error.
+    /// claims added; a JSON string is taken as the segment's JSON text, e.g.
+    /// with a member named twice) signed with `key`, for forged tokens. Fails
+    /// the test on error.
     [[nodiscard]] std::string sign(const nlohmann::json& header, const nlohmann::json& payload,
                                    SigningKey key) const;
     /// The kid of the provider's own key `key` (rsa or ec) in its JWKS.

@@ -10,10 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/auth/jose.hpp"
 #include "core/crypto/encoding.hpp"
 #include "core/error.hpp"
 #include "core/os/fd.hpp"
-#include "core/util/strict_json.hpp"
+#include "core/os/private_file.hpp"
 
 namespace abci::auth {
 namespace {
@@ -39,20 +40,15 @@ static_assert(kMaxEpochSeconds + 365LL * 24 * 3600 <
 
 [[noreturn]] void reject(const std::string& reason) { throw Error(ErrorKind::unauthenticated, reason); }
 
-// The JSON object a base64url segment holds; the token is refused as
-// malformed when it holds anything else (duplicate member names at any depth
-// included: see util::parse_strict_json).
-json decode_object(std::string_view part) {
-    json doc;
+// The JSON object a segment holds; any flaw jose finds (not base64url, not
+// strict JSON, a member named twice at any depth) is one answer to the
+// caller: the token is malformed.
+json decode_object(std::string_view segment, std::string_view what) {
     try {
-        const auto text = crypto::base64url_decode(part);
-        doc = util::parse_strict_json(std::string_view(reinterpret_cast<const char*>(text.data()), text.size()),
-                                      kMaxSegmentDepth, "the token segment");
+        return jose::decode_object(segment, what, kMaxSegmentDepth);
     } catch (const Error&) {
         reject("token is malformed");
     }
-    if (!doc.is_object()) reject("token is malformed");
-    return doc;
 }
 
 void check_header(const json& header) {
@@ -105,10 +101,6 @@ void check_audience(const json& payload, const std::string& audience) {
     if (!found) reject("token audience not accepted");
 }
 
-std::string signature_of(eth::ByteView secret, std::string_view signing_input) {
-    return crypto::base64url_encode(crypto::hmac_sha256(secret, eth::as_bytes(signing_input)));
-}
-
 [[noreturn]] void io_failure(const char* action, const fs::path& path) {
     throw Error(ErrorKind::unavailable,
                 "cannot " + std::string(action) + " JWT secret file " + path.string() + ": " + std::strerror(errno));
@@ -143,18 +135,6 @@ std::optional<eth::Bytes> read_secret(const fs::path& path) {
     secret.resize(used);
     return secret;
 }
-
-// Unlinks a temporary file when the scope ends, on every path out of it.
-class UnlinkOnExit {
-public:
-    explicit UnlinkOnExit(fs::path path) noexcept : path_(std::move(path)) {}
-    ~UnlinkOnExit() { ::unlink(path_.c_str()); }
-    UnlinkOnExit(const UnlinkOnExit&) = delete;
-    UnlinkOnExit& operator=(const UnlinkOnExit&) = delete;
-
-private:
-    fs::path path_;
-};
 
 }  // namespace
 
@@ -199,7 +179,7 @@ JwtCodec::Issued JwtCodec::issue(const std::string& user_id, const std::string& 
     }
     std::string token = crypto::base64url_encode(eth::as_bytes(kHeader)) + "." +
                         crypto::base64url_encode(eth::as_bytes(payload_text));
-    token += "." + signature_of(secret_, token);
+    token += "." + jose::hs256_signature(secret_, token);
     return {std::move(token), std::move(claims)};
 }
 
@@ -225,21 +205,14 @@ AccessClaims JwtCodec::verify(std::string_view token, TimePoint now) const {
 }
 
 AccessClaims JwtCodec::verify_untimed(std::string_view token) const {
-    const std::size_t first = token.find('.');
-    const std::size_t second = first == std::string_view::npos ? first : token.find('.', first + 1);
-    if (second == std::string_view::npos || token.find('.', second + 1) != std::string_view::npos)
-        reject("token is malformed");
+    const auto jws = jose::split(token);
+    if (!jws) reject("token is malformed");
 
     // The header decides everything before any signature work (RFC 8725 3.1).
-    check_header(decode_object(token.substr(0, first)));
+    check_header(decode_object(jws->header, "header"));
+    if (!jose::hs256_valid(secret_, jws->signing_input, jws->signature)) reject("token signature is invalid");
 
-    const std::string expected = signature_of(secret_, token.substr(0, second));
-    // Comparing the canonical base64url text is comparing the bytes: the
-    // decoder accepts exactly one spelling of each signature.
-    if (!crypto::constant_time_equal(eth::as_bytes(expected), eth::as_bytes(token.substr(second + 1))))
-        reject("token signature is invalid");
-
-    const auto payload = decode_object(token.substr(first + 1, second - first - 1));
+    const auto payload = decode_object(jws->payload, "payload");
     const auto issuer = payload.find("iss");
     if (issuer == payload.end() || !issuer->is_string()) bad_claim("iss");
     if (*issuer != settings_.issuer) reject("token issuer not accepted");
@@ -264,38 +237,14 @@ eth::Bytes load_or_create_secret(const std::string& path_text) {
     const fs::path path(path_text);
     if (auto existing = read_secret(path)) return std::move(*existing);
 
-    const fs::path directory = path.has_parent_path() ? path.parent_path() : fs::path(".");
-    std::error_code ec;
-    if (fs::create_directories(directory, ec)) fs::permissions(directory, fs::perms::owner_all, ec);
-    if (ec) throw Error(ErrorKind::unavailable, "cannot create " + directory.string() + ": " + ec.message());
-
+    os::create_private_directory(path.has_parent_path() ? path.parent_path() : fs::path("."));
     eth::Bytes secret = crypto::random_bytes(kMinSecretLength);
-    const fs::path temp = directory / ("." + path.filename().string() + ".tmp-" + crypto::random_token(8));
-    {
-        os::UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-        if (!fd.valid()) io_failure("create", temp);
-        const UnlinkOnExit remove_temp(temp);
-        std::size_t written = 0;
-        while (written < secret.size()) {
-            const ssize_t n = ::write(fd.get(), secret.data() + written, secret.size() - written);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) io_failure("write", temp);
-            written += static_cast<std::size_t>(n);
-        }
-        if (::fsync(fd.get()) != 0) io_failure("sync", temp);
-        if (!fd.close()) io_failure("close", temp);
-        // link(), unlike rename(), never replaces: when another process created
-        // the secret meanwhile, both must end up using that one.
-        if (::link(temp.c_str(), path.c_str()) != 0) {
-            eth::secure_wipe(secret.data(), secret.size());
-            if (errno != EEXIST) io_failure("create", path);
-            if (auto theirs = read_secret(path)) return std::move(*theirs);
-            io_failure("read", path);
-        }
+    // When another process created the secret meanwhile, both must end up using that one.
+    if (!os::write_private_file(path, secret, os::WriteMode::create_new)) {
+        eth::secure_wipe(secret.data(), secret.size());
+        if (auto theirs = read_secret(path)) return std::move(*theirs);
+        io_failure("read", path);
     }
-    // Make the new directory entry itself durable.
-    if (const os::UniqueFd dir(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)); dir.valid())
-        (void)::fsync(dir.get());
     return secret;
 }
 

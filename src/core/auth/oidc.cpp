@@ -1,22 +1,18 @@
 #include "core/auth/oidc.hpp"
 
 #include <httplib.h>
-#include <openssl/core_names.h>
-#include <openssl/ecdsa.h>
 #include <openssl/err.h>
-#include <openssl/evp.h>
-#include <openssl/param_build.h>
-#include <openssl/rsa.h>
 
-#include <functional>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
+#include "core/auth/jose.hpp"
 #include "core/crypto/encoding.hpp"
 #include "core/error.hpp"
 #include "core/eth/bytes.hpp"
 #include "core/eth/wipe.hpp"
+#include "core/rpc/http_transport.hpp"
 #include "core/rpc/url.hpp"
 
 namespace abci::auth {
@@ -32,34 +28,16 @@ constexpr auto kJwksRefetchInterval = std::chrono::seconds(10);
 constexpr std::size_t kMaxRefetchKids = 1024;
 // Real ID tokens are a few KiB; anything far larger is not worth decoding.
 constexpr std::size_t kMaxIdTokenSize = 16 * 1024;
-constexpr int kMinRsaBits = 2048;
-
-template <auto Free>
-struct Deleter {
-    template <class T>
-    void operator()(T* p) const noexcept {
-        Free(p);
-    }
-};
-using Pkey = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY_free>>;
-using PkeyCtx = std::unique_ptr<EVP_PKEY_CTX, Deleter<EVP_PKEY_CTX_free>>;
-using MdCtx = std::unique_ptr<EVP_MD_CTX, Deleter<EVP_MD_CTX_free>>;
-using Bignum = std::unique_ptr<BIGNUM, Deleter<BN_free>>;
-using ParamBuilder = std::unique_ptr<OSSL_PARAM_BLD, Deleter<OSSL_PARAM_BLD_free>>;
-using Params = std::unique_ptr<OSSL_PARAM, Deleter<OSSL_PARAM_free>>;
-using EcdsaSig = std::unique_ptr<ECDSA_SIG, Deleter<ECDSA_SIG_free>>;
-
+// Claims such as "address" nest; deeper than this is no ID token.
+constexpr std::size_t kMaxIdTokenDepth = 16;
+using jose::Alg;
+using jose::optional_string;
 [[noreturn]] void refuse(const std::string& why) {
     ERR_clear_error();  // leave no OpenSSL errors behind for unrelated code to trip over
     throw Error(ErrorKind::unauthenticated, "ID token refused: " + why);
 }
 
 [[noreturn]] void unavailable(const std::string& why) { throw Error(ErrorKind::unavailable, "OpenID provider: " + why); }
-
-// A JWKS entry that cannot be a key; caught where the JWKS is parsed.
-struct UnusableKey : Error {
-    explicit UnusableKey(const std::string& why) : Error(ErrorKind::unavailable, why) {}
-};
 
 // ---- HTTP -----------------------------------------------------------------
 
@@ -93,32 +71,22 @@ std::string form_encode(std::initializer_list<std::pair<std::string_view, std::s
     return out;
 }
 
-struct HttpAnswer {
-    int status = 0;
-    std::string body;
-};
-
-// One request to `url` (made by `send` with the URL's target) within `timeout`.
-// Error(unavailable) when there is no answer; any HTTP status is an answer.
-HttpAnswer http_exchange(const std::string& url, std::chrono::seconds timeout,
-                         const std::function<httplib::Result(httplib::Client&, const std::string&)>& send) {
+// One request to `url` within `timeout`, made by rpc's transport (whose
+// failures say unavailable or timeout); any HTTP status is an answer.
+httplib::Response http_exchange(const std::string& url, std::chrono::seconds timeout, httplib::Request& request) {
     const auto parsed = rpc::parse_url(url);
-    httplib::Client client(parsed.origin());
-    client.set_connection_timeout(timeout);
-    client.set_read_timeout(timeout);
-    client.set_write_timeout(timeout);
-    if (parsed.scheme == "https") client.enable_server_certificate_verification(true);
-    auto res = send(client, parsed.target);
-    if (!res) unavailable(rpc::mask_url(url) + ": " + httplib::to_string(res.error()));
-    return {res->status, std::move(res->body)};
+    const auto client = rpc::make_http_client(parsed, {timeout, timeout});
+    request.path = parsed.target;
+    return rpc::send_or_throw(*client, request, timeout, "OpenID provider: " + rpc::mask_url(url));
 }
 
 // GET of a document (discovery, JWKS): its body. Error(unavailable) unless
 // the answer is 200.
 std::string get_document(const std::string& url, std::chrono::seconds timeout) {
-    auto answer = http_exchange(url, timeout, [](httplib::Client& c, const std::string& target) {
-        return c.Get(target, {{"Accept", "application/json"}});
-    });
+    httplib::Request request;
+    request.method = "GET";
+    request.set_header("Accept", "application/json");
+    auto answer = http_exchange(url, timeout, request);
     if (answer.status != 200) unavailable(rpc::mask_url(url) + ": HTTP " + std::to_string(answer.status));
     return std::move(answer.body);
 }
@@ -130,180 +98,22 @@ json json_object(std::string_view text, const std::string& what) {
     return doc;
 }
 
-// ---- JOSE -----------------------------------------------------------------
-
-enum class Alg { rs256, es256 };
-
-const char* name(Alg alg) { return alg == Alg::rs256 ? "RS256" : "ES256"; }
-
-// A string member of a JSON object; nullopt when absent, `on_bad` when not a string.
-std::optional<std::string> optional_string(const json& object, const char* key,
-                                           const std::function<void(const std::string&)>& on_bad) {
-    const auto it = object.find(key);
-    if (it == object.end()) return std::nullopt;
-    if (!it->is_string()) on_bad(std::string("\"") + key + "\" is not a string");
-    return it->get<std::string>();
-}
-
-// One entry of the provider's JWKS, with why it cannot verify anything when
-// it cannot (kept, so that a token naming it is refused for the right reason).
-struct Jwk {
-    std::optional<std::string> kid;
-    std::string kty;
-    std::string crv;
-    std::optional<std::string> use;
-    std::optional<std::string> alg;
-    std::shared_ptr<EVP_PKEY> key;  // null when unusable
-    std::string unusable;           // why, when key is null
-
-    [[nodiscard]] bool fits(Alg a) const { return a == Alg::rs256 ? kty == "RSA" : kty == "EC" && crv == "P-256"; }
-    // Why this key must not verify an `a` signature, or nullopt when it may.
-    [[nodiscard]] std::optional<std::string> objection(Alg a) const {
-        if (use && *use != "sig") return "its \"use\" is \"" + *use + "\", not \"sig\"";
-        if (!fits(a)) return "its type (" + kty + (crv.empty() ? "" : " " + crv) + ") does not fit " + name(a);
-        if (alg && *alg != name(a)) return "it is for " + *alg + ", not " + name(a);
-        if (!key) return unusable;
-        return std::nullopt;
-    }
-};
-
-Bignum bignum(eth::ByteView bytes) {
-    Bignum bn(BN_bin2bn(bytes.data(), static_cast<int>(bytes.size()), nullptr));
-    if (!bn) throw Error(ErrorKind::internal, "BN_bin2bn failed");
-    return bn;
-}
-
-// A public key from OSSL parameters; nullptr when OpenSSL refuses them.
-Pkey public_key_from(const char* type, const OSSL_PARAM* params) {
-    PkeyCtx ctx(EVP_PKEY_CTX_new_from_name(nullptr, type, nullptr));
-    EVP_PKEY* raw = nullptr;
-    if (!ctx || EVP_PKEY_fromdata_init(ctx.get()) != 1 ||
-        EVP_PKEY_fromdata(ctx.get(), &raw, EVP_PKEY_PUBLIC_KEY, const_cast<OSSL_PARAM*>(params)) != 1)
-        return nullptr;
-    Pkey key(raw);
-    // fromdata takes the numbers as given: make OpenSSL check the key itself
-    // (for EC, that the point is on the curve).
-    PkeyCtx check(EVP_PKEY_CTX_new_from_pkey(nullptr, key.get(), nullptr));
-    if (!check || EVP_PKEY_public_check(check.get()) != 1) return nullptr;
-    return key;
-}
-
-// The base64url member `field` of a JWK, decoded; UnusableKey when it is not one.
-eth::Bytes jwk_bytes(const json& jwk, const char* field) {
-    const auto it = jwk.find(field);
-    if (it == jwk.end() || !it->is_string()) throw UnusableKey(std::string("no \"") + field + "\"");
-    try {
-        return crypto::base64url_decode(it->get_ref<const std::string&>());
-    } catch (const Error&) {
-        throw UnusableKey(std::string("\"") + field + "\" is not base64url");
-    }
-}
-
-// The public key of a JWK of type RSA or EC P-256; UnusableKey saying why
-// when it is not one.
-Pkey jwk_public_key(const json& jwk, const std::string& kty, const std::string& crv) {
-    ParamBuilder builder(OSSL_PARAM_BLD_new());
-    if (!builder) throw Error(ErrorKind::internal, "OSSL_PARAM_BLD_new failed");
-    // The builder keeps pointers to these until to_param: they must outlive it.
-    Bignum n, e;
-    eth::Bytes point;
-    const char* type = nullptr;
-    if (kty == "RSA") {
-        n = bignum(jwk_bytes(jwk, "n"));
-        e = bignum(jwk_bytes(jwk, "e"));
-        if (BN_num_bits(n.get()) < kMinRsaBits) throw UnusableKey("RSA modulus shorter than 2048 bits");
-        if (OSSL_PARAM_BLD_push_BN(builder.get(), OSSL_PKEY_PARAM_RSA_N, n.get()) != 1 ||
-            OSSL_PARAM_BLD_push_BN(builder.get(), OSSL_PKEY_PARAM_RSA_E, e.get()) != 1)
-            throw Error(ErrorKind::internal, "OSSL_PARAM_BLD_push_BN failed");
-        type = "RSA";
-    } else if (kty == "EC" && crv == "P-256") {
-        const auto x = jwk_bytes(jwk, "x");
-        const auto y = jwk_bytes(jwk, "y");
-        if (x.size() != 32 || y.size() != 32) throw UnusableKey("P-256 coordinates are not 32 bytes");
-        point = {0x04};  // SEC 1 uncompressed point
-        point.insert(point.end(), x.begin(), x.end());
-        point.insert(point.end(), y.begin(), y.end());
-        if (OSSL_PARAM_BLD_push_utf8_string(builder.get(), OSSL_PKEY_PARAM_GROUP_NAME, SN_X9_62_prime256v1, 0) != 1 ||
-            OSSL_PARAM_BLD_push_octet_string(builder.get(), OSSL_PKEY_PARAM_PUB_KEY, point.data(), point.size()) != 1)
-            throw Error(ErrorKind::internal, "OSSL_PARAM_BLD push failed");
-        type = "EC";
-    } else {
-        throw UnusableKey("unsupported key type");
-    }
-    Params params(OSSL_PARAM_BLD_to_param(builder.get()));
-    if (!params) throw Error(ErrorKind::internal, "OSSL_PARAM_BLD_to_param failed");
-    auto key = public_key_from(type, params.get());
-    ERR_clear_error();
-    if (!key) throw UnusableKey("OpenSSL rejects the key");
-    return key;
-}
-
-std::vector<Jwk> parse_jwks(const json& doc) {
+std::vector<jose::Jwk> parse_jwks(const json& doc) {
     const auto keys = doc.find("keys");
     if (keys == doc.end() || !keys->is_array()) unavailable("the JWKS has no \"keys\" array");
-    std::vector<Jwk> out;
-    for (const auto& entry : *keys) {
-        if (!entry.is_object()) continue;
-        Jwk jwk;
-        try {
-            const auto unusable = [](const std::string& why) { throw UnusableKey(why); };
-            jwk.kid = optional_string(entry, "kid", unusable);
-            jwk.kty = optional_string(entry, "kty", unusable).value_or("");
-            jwk.crv = optional_string(entry, "crv", unusable).value_or("");
-            jwk.use = optional_string(entry, "use", unusable);
-            jwk.alg = optional_string(entry, "alg", unusable);
-            jwk.key = jwk_public_key(entry, jwk.kty, jwk.crv);
-        } catch (const UnusableKey& e) {
-            jwk.unusable = std::string("the key is unusable: ") + e.what();
-        }
-        out.push_back(std::move(jwk));
-    }
+    std::vector<jose::Jwk> out;
+    for (const auto& entry : *keys)
+        if (entry.is_object()) out.push_back(jose::parse_jwk(entry));
     return out;
 }
 
-// ES256 signatures are r‖s (32 bytes each, RFC 7518 §3.4); OpenSSL wants DER.
-eth::Bytes ecdsa_der(eth::ByteView raw) {
-    if (raw.size() != 64) refuse("an ES256 signature is 64 bytes, this one " + std::to_string(raw.size()));
-    auto r = bignum(raw.first(32));
-    auto s = bignum(raw.subspan(32));
-    EcdsaSig sig(ECDSA_SIG_new());
-    if (!sig || ECDSA_SIG_set0(sig.get(), r.get(), s.get()) != 1)
-        throw Error(ErrorKind::internal, "ECDSA_SIG_set0 failed");
-    (void)r.release();  // owned by sig now
-    (void)s.release();
-    const int len = i2d_ECDSA_SIG(sig.get(), nullptr);
-    if (len <= 0) throw Error(ErrorKind::internal, "i2d_ECDSA_SIG failed");
-    eth::Bytes der(static_cast<std::size_t>(len));
-    auto* out = der.data();
-    i2d_ECDSA_SIG(sig.get(), &out);
-    return der;
-}
-
-bool signature_valid(EVP_PKEY* key, Alg alg, std::string_view signing_input, eth::ByteView signature) {
-    const auto sig = alg == Alg::es256 ? ecdsa_der(signature) : eth::Bytes(signature.begin(), signature.end());
-    MdCtx ctx(EVP_MD_CTX_new());
-    EVP_PKEY_CTX* pctx = nullptr;  // owned by ctx
-    if (!ctx || EVP_DigestVerifyInit(ctx.get(), &pctx, EVP_sha256(), nullptr, key) != 1 ||
-        (alg == Alg::rs256 && EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PADDING) != 1))
-        throw Error(ErrorKind::internal, "EVP_DigestVerifyInit failed");
-    const bool ok = EVP_DigestVerify(ctx.get(), sig.data(), sig.size(),
-                                     reinterpret_cast<const unsigned char*>(signing_input.data()),
-                                     signing_input.size()) == 1;
-    ERR_clear_error();
-    return ok;
-}
-
-// A base64url JSON object from a JWS part (header or payload).
+// A JWS part (header or payload) as a JSON object, read strictly.
 json decode_part(std::string_view part, const char* what) {
-    eth::Bytes raw;
     try {
-        raw = crypto::base64url_decode(part);
-    } catch (const Error&) {
-        refuse(std::string("its ") + what + " is not base64url");
+        return jose::decode_object(part, what, kMaxIdTokenDepth);
+    } catch (const Error& e) {
+        refuse(e.what());  // jose's reason, worded as an ID token refusal
     }
-    auto doc = json::parse(raw.begin(), raw.end(), nullptr, false);
-    if (!doc.is_object()) refuse(std::string("its ") + what + " is not a JSON object");
-    return doc;
 }
 
 // Seconds since the epoch in a numeric claim; nullopt when absent.
@@ -326,7 +136,7 @@ struct OidcClient::Endpoints {
 
 struct OidcClient::Cache {
     std::optional<Endpoints> endpoints;
-    std::vector<Jwk> keys;
+    std::vector<jose::Jwk> keys;
     std::optional<Clock::time_point> fetched_at;  // of the JWKS
     std::set<std::string> refetched_for;          // kids that already caused a refetch
 
@@ -344,22 +154,22 @@ struct OidcClient::Cache {
     std::shared_ptr<EVP_PKEY> key_for(const std::optional<std::string>& kid, Alg alg, const std::string& jwks_uri,
                                       std::chrono::seconds timeout) {
         if (!fetched_at) fetch_keys(jwks_uri, timeout);
-        const auto find = [&]() -> const Jwk* {
+        const auto find = [&]() -> const jose::Jwk* {
             if (kid) {
                 for (const auto& k : keys)
                     if (k.kid == kid) return &k;
                 return nullptr;
             }
             // No kid: acceptable when exactly one key could have signed it.
-            const Jwk* only = nullptr;
+            const jose::Jwk* only = nullptr;
             for (const auto& k : keys) {
                 if (k.objection(alg)) continue;
-                if (only) refuse("it names no \"kid\" and several keys fit " + std::string(name(alg)));
+                if (only) refuse("it names no \"kid\" and several keys fit " + std::string(jose::name(alg)));
                 only = &k;
             }
             return only;
         };
-        const Jwk* jwk = find();
+        const jose::Jwk* jwk = find();
         if (!jwk && kid && !refetched_for.contains(*kid) && Clock::now() - *fetched_at >= kJwksRefetchInterval) {
             if (refetched_for.size() >= kMaxRefetchKids) refetched_for.clear();
             refetched_for.insert(*kid);
@@ -367,7 +177,7 @@ struct OidcClient::Cache {
             jwk = find();
         }
         if (!jwk) refuse(kid ? "no key with kid \"" + *kid + "\" in the provider's JWKS"
-                             : "no key in the provider's JWKS fits " + std::string(name(alg)));
+                             : "no key in the provider's JWKS fits " + std::string(jose::name(alg)));
         if (auto why = jwk->objection(alg)) refuse("key \"" + jwk->kid.value_or("") + "\": " + *why);
         return jwk->key;
     }
@@ -471,11 +281,14 @@ IdTokenClaims OidcClient::exchange_code(const std::string& code, const std::stri
         credentials = percent_encode(settings_.client_id) + ":" + percent_encode(settings_.client_secret);
         authorization = "Basic " + crypto::base64_encode(eth::as_bytes(credentials));
     }
-    const auto answer = http_exchange(e.token, settings_.http_timeout, [&](httplib::Client& c, const std::string& target) {
-        httplib::Headers headers{{"Accept", "application/json"}};
-        if (!authorization.empty()) headers.emplace("Authorization", authorization);
-        return c.Post(target, headers, body, "application/x-www-form-urlencoded");
-    });
+    httplib::Request request;
+    request.method = "POST";
+    request.set_header("Accept", "application/json");
+    if (!authorization.empty()) request.set_header("Authorization", authorization);
+    request.set_header("Content-Type", "application/x-www-form-urlencoded");
+    request.body = body;
+    const eth::WipeOnExit wipe_request_body(request.body);
+    const auto answer = http_exchange(e.token, settings_.http_timeout, request);
 
     const auto doc = json::parse(answer.body, nullptr, false);
     if (answer.status >= 500) unavailable("token endpoint: HTTP " + std::to_string(answer.status));
@@ -492,11 +305,9 @@ IdTokenClaims OidcClient::exchange_code(const std::string& code, const std::stri
 IdTokenClaims OidcClient::verify_id_token(std::string_view id_token,
                                           const std::optional<std::string>& expected_nonce) {
     if (id_token.size() > kMaxIdTokenSize) refuse("it is longer than " + std::to_string(kMaxIdTokenSize) + " bytes");
-    const auto dot1 = id_token.find('.');
-    const auto dot2 = dot1 == std::string_view::npos ? dot1 : id_token.find('.', dot1 + 1);
-    if (dot2 == std::string_view::npos || id_token.find('.', dot2 + 1) != std::string_view::npos)
-        refuse("it is not a compact JWS (three dot-separated parts)");
-    const auto header = decode_part(id_token.substr(0, dot1), "header");
+    const auto jws = jose::split(id_token);
+    if (!jws) refuse("it is not a compact JWS (three dot-separated parts)");
+    const auto header = decode_part(jws->header, "header");
 
     const auto alg_name = optional_string(header, "alg", refuse_claim).value_or("");
     // Only asymmetric algorithms: "none" is no signature, and HS256 with a
@@ -512,16 +323,17 @@ IdTokenClaims OidcClient::verify_id_token(std::string_view id_token,
         std::lock_guard lock(mutex_);
         key = cache_->key_for(kid, alg, jwks_uri, settings_.http_timeout);
     }
-    eth::Bytes signature;
+    bool valid = false;
     try {
-        signature = crypto::base64url_decode(id_token.substr(dot2 + 1));
-    } catch (const Error&) {
-        refuse("its signature is not base64url");
+        valid = jose::signature_valid(key.get(), alg, jws->signing_input, jws->signature);
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::unauthenticated) throw;
+        refuse(e.what());
     }
-    if (!signature_valid(key.get(), alg, id_token.substr(0, dot2), signature)) refuse("the signature does not verify");
+    if (!valid) refuse("the signature does not verify");
 
     // Signed by the provider: now its claims mean something.
-    const auto claims = decode_part(id_token.substr(dot1 + 1, dot2 - dot1 - 1), "payload");
+    const auto claims = decode_part(jws->payload, "payload");
     if (optional_string(claims, "iss", refuse_claim) != settings_.issuer) refuse("\"iss\" is not the configured issuer");
 
     const auto aud = claims.find("aud");

@@ -6,12 +6,12 @@
 
 #include "core/crypto/encoding.hpp"
 #include "core/error.hpp"
+#include "core/rpc/http_transport.hpp"
 
 namespace abci::content {
 namespace {
 
 using nlohmann::json;
-using Clock = std::chrono::steady_clock;
 
 // Room for the largest block we store plus an HTTP error body; more is not a
 // Kubo answer to anything we ask.
@@ -54,12 +54,7 @@ KuboStore::KuboStore(std::string_view url, std::chrono::milliseconds timeout)
 
 KuboStore::Answer KuboStore::call(const std::string& command, const std::string& content_type,
                                   const std::string& body) const {
-    httplib::Client client(url_.origin());
-    client.set_connection_timeout(timeout_);
-    client.set_read_timeout(timeout_);
-    client.set_write_timeout(timeout_);
-    if (!url_.user.empty() || !url_.password.empty()) client.set_basic_auth(url_.user, url_.password);
-    if (url_.scheme == "https") client.enable_server_certificate_verification(true);
+    const auto client = rpc::make_http_client(url_, {timeout_, timeout_});
 
     Answer answer;
     bool too_large = false;
@@ -74,19 +69,13 @@ KuboStore::Answer KuboStore::call(const std::string& command, const std::string&
         return !too_large;
     };
 
-    const auto started = Clock::now();
-    const auto result = client.send(request);
     const std::string what = "kubo at " + display_ + ", " + command;
+    auto result = rpc::exchange(*client, request, timeout_);
     if (too_large)
         throw Error(ErrorKind::unavailable, what + ": answer larger than " + std::to_string(kMaxAnswerSize) + " bytes");
-    if (!result) {
-        // cpp-httplib reports a read timeout as a plain read error; the elapsed time tells them apart.
-        if (result.error() == httplib::Error::Read &&
-            Clock::now() - started + std::chrono::milliseconds(10) >= timeout_)
-            throw Error(ErrorKind::timeout, what + ": no answer within " + std::to_string(timeout_.count()) + " ms");
-        throw Error(ErrorKind::unavailable, what + ": " + httplib::to_string(result.error()));
-    }
-    answer.status = result->status;
+    if (const auto* failure = std::get_if<rpc::TransportFailure>(&result))
+        throw Error(failure->kind, what + ": " + failure->reason);
+    answer.status = std::get<httplib::Response>(result).status;
     if (!answer.ok()) {
         // Kubo's error shape: {"Message": "...", "Code": 0, "Type": "error"}.
         const json error = json::parse(answer.body, nullptr, false);

@@ -7,11 +7,10 @@
 #include <cerrno>
 #include <cstring>
 #include <limits>
-#include <system_error>
 
-#include "core/crypto/encoding.hpp"
 #include "core/error.hpp"
 #include "core/os/fd.hpp"
+#include "core/os/private_file.hpp"
 
 namespace abci::content {
 namespace {
@@ -50,16 +49,6 @@ std::optional<eth::Bytes> read_content(const fs::path& path) {
     return data;
 }
 
-void write_all(int fd, eth::ByteView data, const fs::path& path) {
-    std::size_t done = 0;
-    while (done < data.size()) {
-        const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) io_failure("write", path);
-        done += static_cast<std::size_t>(n);
-    }
-}
-
 // Makes every write and rename on the file system of `directory` durable:
 // one call for all the files a burst of puts wrote (fsync of each file and of
 // the directory cost two disk flushes per put).
@@ -79,13 +68,7 @@ LocalStore::LocalStore(std::filesystem::path root)
           },
           std::numeric_limits<std::size_t>::max()) {}
 
-void LocalStore::create_root() const {
-    std::error_code ec;
-    if (fs::create_directories(root_, ec)) fs::permissions(root_, fs::perms::owner_all, ec);
-    if (ec || !fs::is_directory(root_))
-        throw Error(ErrorKind::unavailable, "content store: cannot create the directory " + root_.string() +
-                                                (ec ? ": " + ec.message() : ": a file is in the way"));
-}
+void LocalStore::create_root() const { os::create_private_directory(root_); }
 
 void LocalStore::store(const Cid& cid, eth::ByteView data) {
     create_root();
@@ -95,20 +78,8 @@ void LocalStore::store(const Cid& cid, eth::ByteView data) {
     } catch (const Error& e) {
         if (e.kind() != ErrorKind::internal) throw;  // a damaged file is replaced below
     }
-
-    const fs::path temp = root_ / ("." + cid.to_string() + ".tmp-" + crypto::random_token(8));
-    os::UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
-    if (!fd.valid()) io_failure("create", temp);
-    try {
-        if (::fchmod(fd.get(), 0600) != 0) io_failure("set the mode of", temp);  // whatever the umask
-        write_all(fd.get(), data, temp);
-        if (!fd.close()) io_failure("close", temp);
-        // rename() replaces atomically: readers see the old file or the whole new one.
-        if (::rename(temp.c_str(), target.c_str()) != 0) io_failure("rename into place", target);
-    } catch (...) {
-        ::unlink(temp.c_str());
-        throw;
-    }
+    // Not synced per file: sync_file_system makes a burst of puts durable at once.
+    os::write_private_file(target, data, os::WriteMode::replace, os::Durability::caller_syncs);
     (void)synced_.submit({});
 }
 

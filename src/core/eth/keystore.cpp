@@ -1,18 +1,13 @@
 #include "core/eth/keystore.hpp"
 
-#include <fcntl.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
 #include <cctype>
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <memory>
@@ -21,7 +16,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "core/os/fd.hpp"
+#include "core/os/private_file.hpp"
 #include "core/eth/keccak.hpp"
 #include "core/eth/wipe.hpp"
 
@@ -270,31 +265,6 @@ std::string read_small_file(const std::filesystem::path& path) {
     return text.str();
 }
 
-// Removes a (temporary) file on scope exit.
-class RemoveOnExit {
-public:
-    explicit RemoveOnExit(const std::filesystem::path& path) noexcept : path_(path) {}
-    ~RemoveOnExit() { ::unlink(path_.c_str()); }
-    RemoveOnExit(const RemoveOnExit&) = delete;
-    RemoveOnExit& operator=(const RemoveOnExit&) = delete;
-
-private:
-    const std::filesystem::path& path_;
-};
-
-[[noreturn]] void io_failure(const std::string& what, const std::filesystem::path& path) {
-    throw Error(ErrorKind::unavailable, "keystore: cannot " + what + " " + path.string() + ": " + std::strerror(errno));
-}
-
-void write_all(int fd, std::string_view data, const std::filesystem::path& path) {
-    while (!data.empty()) {
-        const ssize_t n = ::write(fd, data.data(), data.size());
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) io_failure("write", path);
-        data.remove_prefix(static_cast<std::size_t>(n));
-    }
-}
-
 }  // namespace
 
 void scrypt(std::string_view password, ByteView salt, const ScryptParams& params, std::span<std::uint8_t> out) {
@@ -389,28 +359,10 @@ std::filesystem::path write_file(const std::filesystem::path& directory, const P
                                  std::string_view password, const ScryptParams& params) {
     const std::string text = encrypt(key, password, params).dump();
 
-    std::error_code ec;
-    if (std::filesystem::create_directories(directory, ec))
-        std::filesystem::permissions(directory, std::filesystem::perms::owner_all, ec);
-    if (ec) throw Error(ErrorKind::unavailable, "keystore: cannot create " + directory.string() + ": " + ec.message());
-
+    os::create_private_directory(directory);
     const std::filesystem::path target = directory / file_name(key.address());
-    std::array<std::uint8_t, 8> suffix{};
-    random_bytes(suffix.data(), suffix.size());
-    const std::filesystem::path temp = directory / ("." + target.filename().string() + ".tmp-" + to_hex(suffix, false));
-
-    os::UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-    if (fd.get() < 0) io_failure("create", temp);
-    // The temporary file goes away on every path; after link() the target holds the data.
-    const RemoveOnExit remove_temp(temp);
-    write_all(fd.get(), text, temp);
-    if (::fsync(fd.get()) != 0) io_failure("sync", temp);
-    if (!fd.close()) io_failure("close", temp);
-    // link() fails with EEXIST instead of replacing, unlike rename().
-    if (::link(temp.c_str(), target.c_str()) != 0) {
-        if (errno == EEXIST) throw Error(ErrorKind::conflict, "keystore: " + target.string() + " already exists");
-        io_failure("create", target);
-    }
+    if (!os::write_private_file(target, text, os::WriteMode::create_new))
+        throw Error(ErrorKind::conflict, "keystore: " + target.string() + " already exists");
     return target;
 }
 

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <system_error>
 
 #include "core/crypto/encoding.hpp"
 #include "core/error.hpp"
@@ -14,36 +15,100 @@
 
 namespace abci::os {
 
+namespace fs = std::filesystem;
+
 namespace {
 
-[[noreturn]] void fail(const char* action, const std::filesystem::path& path) {
-    throw Error(ErrorKind::unavailable, std::string("cannot ") + action + " " + path.string() + ": " + std::strerror(errno));
+[[noreturn]] void fail(const char* action, const fs::path& path, int error = errno) {
+    throw Error(ErrorKind::unavailable, std::string("cannot ") + action + " " + path.string() + ": " + std::strerror(error));
+}
+
+fs::path directory_of(const fs::path& path) { return path.has_parent_path() ? path.parent_path() : fs::path("."); }
+
+// O_CREAT with 0600 is not enough: a umask such as 0277 would leave the file read-only.
+void make_private(int fd, const fs::path& path) {
+    if (::fchmod(fd, 0600) != 0) fail("set the mode of", path);
+}
+
+void write_all(int fd, std::span<const std::uint8_t> content, const fs::path& path) {
+    while (!content.empty()) {
+        const ssize_t n = ::write(fd, content.data(), content.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) fail("write", path);
+        content = content.subspan(static_cast<std::size_t>(n));
+    }
+}
+
+// Makes a new directory entry itself durable.
+void sync_directory(const fs::path& directory) {
+    const UniqueFd dir(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!dir.valid() || ::fsync(dir.get()) != 0) fail("sync", directory);
+}
+
+// Unlinks the temporary file on every path out of the write; after link() or
+// rename() the target holds the data.
+class UnlinkOnExit {
+public:
+    explicit UnlinkOnExit(const fs::path& path) noexcept : path_(path) {}
+    ~UnlinkOnExit() { ::unlink(path_.c_str()); }
+    UnlinkOnExit(const UnlinkOnExit&) = delete;
+    UnlinkOnExit& operator=(const UnlinkOnExit&) = delete;
+
+private:
+    const fs::path& path_;
+};
+
+// Refuses a symbolic link at `path`: whoever opens the file next would follow it.
+void refuse_symlink(const fs::path& path) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) fail("use", path, ELOOP);
 }
 
 }  // namespace
 
-void write_private_file(const std::filesystem::path& path, std::string_view content) {
-    const auto directory = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-    const auto temp = directory / ("." + path.filename().string() + ".tmp-" + crypto::random_token(8));
+bool write_private_file(const fs::path& path, std::span<const std::uint8_t> content, WriteMode mode,
+                        Durability durability) {
+    const fs::path directory = directory_of(path);
+    const fs::path temp = directory / ("." + path.filename().string() + ".tmp-" + crypto::random_token(8));
     UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
     if (!fd.valid()) fail("create", temp);
-    try {
-        if (::fchmod(fd.get(), 0600) != 0) fail("set the mode of", temp);
-        for (std::size_t done = 0; done < content.size();) {
-            const ssize_t n = ::write(fd.get(), content.data() + done, content.size() - done);
-            if (n < 0 && errno == EINTR) continue;
-            if (n < 0) fail("write", temp);
-            done += static_cast<std::size_t>(n);
-        }
-        if (::fsync(fd.get()) != 0) fail("sync", temp);
+    {
+        const UnlinkOnExit remove_temp(temp);
+        make_private(fd.get(), temp);
+        write_all(fd.get(), content, temp);
+        if (durability == Durability::synced && ::fsync(fd.get()) != 0) fail("sync", temp);
         if (!fd.close()) fail("close", temp);
-        if (::rename(temp.c_str(), path.c_str()) != 0) fail("rename into place", path);
-    } catch (...) {
-        ::unlink(temp.c_str());
-        throw;
+        if (mode == WriteMode::replace) {
+            if (::rename(temp.c_str(), path.c_str()) != 0) fail("rename into place", path);
+        } else if (::link(temp.c_str(), path.c_str()) != 0) {
+            if (errno == EEXIST) return false;
+            fail("create", path);
+        }
     }
-    UniqueFd dir(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (!dir.valid() || ::fsync(dir.get()) != 0) fail("sync", directory);
+    if (durability == Durability::synced) sync_directory(directory);
+    return true;
+}
+
+bool create_private_file(const fs::path& path) {
+    const UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+    if (!fd.valid()) {
+        // O_EXCL fails with EEXIST on a symbolic link too, dangling or not.
+        if (errno == EEXIST) {
+            refuse_symlink(path);
+            return false;
+        }
+        fail("create", path);
+    }
+    make_private(fd.get(), path);
+    sync_directory(directory_of(path));
+    return true;
+}
+
+void create_private_directory(const fs::path& directory) {
+    std::error_code ec;
+    if (fs::create_directories(directory, ec)) fs::permissions(directory, fs::perms::owner_all, ec);
+    if (ec) fail("create the directory", directory, ec.value());
+    if (!fs::is_directory(directory, ec)) fail("create the directory", directory, ENOTDIR);
 }
 
 }  // namespace abci::os

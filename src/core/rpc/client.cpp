@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "core/rpc/http_transport.hpp"
 #include "core/rpc/url.hpp"
 
 namespace abci::rpc {
@@ -70,24 +71,9 @@ std::optional<milliseconds> parse_retry_after(const std::string& value) {
     return std::nullopt;
 }
 
-Failure transport_failure(httplib::Error error, milliseconds elapsed, milliseconds read_timeout) {
-    using E = httplib::Error;
-    using S = Failure::Stage;
-    switch (error) {
-        case E::Connection: return {S::not_sent, false, "cannot connect"};
-        case E::ConnectionTimeout: return {S::not_sent, true, "connect timed out"};
-        case E::SSLConnection: return {S::not_sent, false, "TLS handshake failed"};
-        case E::SSLLoadingCerts: return {S::not_sent, false, "cannot load the CA certificates"};
-        case E::SSLServerVerification: return {S::not_sent, false, "server certificate not trusted"};
-        case E::Read:
-            // cpp-httplib reports a read timeout as a plain read error; the
-            // elapsed time tells the two apart.
-            if (elapsed + milliseconds(10) >= read_timeout)
-                return {S::unsure, true, fmt::format("no answer within {} ms", read_timeout.count())};
-            return {S::unsure, false, "connection lost while waiting for the answer"};
-        case E::Write: return {S::unsure, false, "connection lost while sending"};
-        default: return {S::unsure, false, "HTTP client error: " + httplib::to_string(error)};
-    }
+Failure from_transport(const TransportFailure& failure) {
+    return {failure.stage == TransportFailure::Stage::not_sent ? Failure::Stage::not_sent : Failure::Stage::unsure,
+            failure.timed_out(), failure.reason};
 }
 
 // Checks the shape of one JSON-RPC response object; returns what is wrong, if anything.
@@ -176,15 +162,8 @@ struct Client::Impl {
                 return client;
             }
         }
-        auto client = std::make_unique<httplib::Client>(ep.url.origin());
-        client->set_keep_alive(true);
-        client->set_tcp_nodelay(true);
-        if (!ep.url.user.empty() || !ep.url.password.empty()) client->set_basic_auth(ep.url.user, ep.url.password);
-        if (ep.url.scheme == "https") {
-            client->enable_server_certificate_verification(true);
-            if (!ca_file.empty()) client->set_ca_cert_path(ca_file);
-        }
-        return client;
+        // Timeouts are set per attempt, from the call's deadline.
+        return make_http_client(ep.url, {options.connect_timeout, options.attempt_timeout}, ca_file);
     }
 
     void give_back(Endpoint& ep, std::unique_ptr<httplib::Client> client) const {
@@ -202,19 +181,22 @@ struct Client::Impl {
         client->set_connection_timeout(std::min(options.connect_timeout, remaining));
         client->set_read_timeout(read_timeout);
         client->set_write_timeout(read_timeout);
-        const httplib::Headers headers{{"Accept", "application/json"},
-                                       {"User-Agent", "abcictl/" ABCI_VERSION}};
-        const auto started = Clock::now();
-        auto res = client->Post(ep.url.target, headers, body, "application/json");
-        if (!res)  // the client is dropped: its connection is in an unknown state
-            return transport_failure(res.error(),
-                                     std::chrono::duration_cast<milliseconds>(Clock::now() - started), read_timeout);
+        httplib::Request request;
+        request.method = "POST";
+        request.path = ep.url.target;
+        request.headers = {{"Accept", "application/json"}, {"User-Agent", "abcictl/" ABCI_VERSION}};
+        request.body = body;
+        request.set_header("Content-Type", "application/json");
+        auto exchanged = rpc::exchange(*client, request, read_timeout);
+        // On a failure the client is dropped: its connection is in an unknown state.
+        if (auto* failure = std::get_if<TransportFailure>(&exchanged)) return from_transport(*failure);
+        const auto& res = std::get<httplib::Response>(exchanged);
 
-        const int status = res->status;
-        auto answer = json::parse(res->body, nullptr, false);
+        const int status = res.status;
+        auto answer = json::parse(res.body, nullptr, false);
         std::optional<std::string> problem =
             answer.is_discarded() ? std::optional<std::string>("the answer is not JSON") : check(answer);
-        auto retry_after = parse_retry_after(res->get_header_value("Retry-After"));
+        auto retry_after = parse_retry_after(res.get_header_value("Retry-After"));
         give_back(ep, std::move(client));
 
         // Some nodes send JSON-RPC errors with a 4xx/5xx status: a well-formed

@@ -4,22 +4,18 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <SQLiteCpp/Savepoint.h>
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <sqlite3.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
-#include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
 
 #include "core/crypto/encoding.hpp"
 #include "core/error.hpp"
 #include "core/eth/u256.hpp"
-#include "core/os/fd.hpp"
+#include "core/os/private_file.hpp"
 #include "core/store/connection_pool.hpp"
 #include "core/util/batch_writer.hpp"
 #include "core/util/combiner.hpp"
@@ -266,22 +262,6 @@ Error translate(const SQLite::Exception& e, const Meaning& meaning) {
         return Error(ErrorKind::unavailable, fmt::format("the database cannot be used: {}", e.what()));
     default:
         return Error(ErrorKind::internal, fmt::format("database error: {}", e.what()));
-    }
-}
-
-/// Creates `path` with mode exactly 0600 unless it exists. Left to SQLite, it
-/// would be 0644 minus the umask; and SQLite gives the -wal and -shm files the
-/// database file's mode, so they are private too.
-void create_private_file(const std::string& path) {
-    os::UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-    if (!fd.valid()) {
-        if (errno == EEXIST) return;
-        throw Error(ErrorKind::unavailable,
-                    fmt::format("cannot create the database {}: {}", path, std::strerror(errno)));
-    }
-    // A umask such as 0277 would leave even our 0600 read-only.
-    if (::fchmod(fd.get(), 0600) != 0) {
-        throw Error(ErrorKind::unavailable, fmt::format("cannot set the mode of {}: {}", path, std::strerror(errno)));
     }
 }
 
@@ -1142,7 +1122,7 @@ public:
 }  // namespace
 
 std::unique_ptr<Store> open_sqlite_store(const std::string& path) {
-    create_private_file(path);
+    os::create_private_file(path);
     auto store = std::make_unique<SqliteStore>(path);
     store->migrate();
     return store;

@@ -17,7 +17,8 @@
 //        the JWKS with use "enc", signing RS256 anyway), "stranger-rsa" |
 //        "stranger-ec" (keys not in the JWKS), "hmac-rsa-public" (HS256 keyed
 //        with the provider's RSA public key PEM, the classic alg confusion) or
-//        "none" (empty signature). The header is taken as given.
+//        "none" (empty signature). The header is taken as given; a header or
+//        payload that is a string is the JSON text itself (a member named twice).
 //   GET  /test/keys  → { rsa_kid, ec_kid }
 //   GET  /test/stats → { jwks_requests }
 
@@ -101,9 +102,10 @@ async function finishInteraction(req, res) {
 }
 
 const b64url = (data) => Buffer.from(data).toString('base64url');
+const jsonText = (value) => (typeof value === 'string' ? value : JSON.stringify(value));
 
 function sign({ header, payload, key }) {
-  const input = `${b64url(JSON.stringify(header))}.${b64url(JSON.stringify(payload))}`;
+  const input = `${b64url(jsonText(header))}.${b64url(jsonText(payload))}`;
   let signature;
   if (key === 'none') {
     signature = Buffer.alloc(0);

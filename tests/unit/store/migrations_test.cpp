@@ -10,6 +10,7 @@
 
 #include "core/store/migrations.hpp"
 #include "support/error_kind.hpp"
+#include "support/scoped_umask.hpp"
 #include "unit/store/store_fixture.hpp"
 
 using namespace abci;
@@ -22,18 +23,6 @@ std::int64_t user_version(const std::string& path) {
     SQLite::Database db(path, SQLite::OPEN_READONLY);
     return db.execAndGet("PRAGMA user_version").getInt64();
 }
-
-/// Sets the process's umask for its lifetime.
-class ScopedUmask {
-public:
-    explicit ScopedUmask(mode_t mask) : saved_(::umask(mask)) {}
-    ~ScopedUmask() { ::umask(saved_); }
-    ScopedUmask(const ScopedUmask&) = delete;
-    ScopedUmask& operator=(const ScopedUmask&) = delete;
-
-private:
-    mode_t saved_;
-};
 
 unsigned file_mode(const std::string& path) {
     struct stat st {};
@@ -83,7 +72,7 @@ TEST_CASE("store: the database and its -wal and -shm files are private, whatever
     const std::string path = dir / "abci.db";
     std::unique_ptr<Store> store;
     {
-        const ScopedUmask permissive(0);
+        const test::ScopedUmask permissive(0);
         store = open_sqlite_store(path);
     }
     (void)add_user(*store, "mode@example.org");  // a write, so the WAL exists
