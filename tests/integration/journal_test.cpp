@@ -555,6 +555,31 @@ TEST_CASE("journal: reconcile() of a mint whose batch reverted and whose own tra
     CHECK(node.network.contract().balance_of(recipient, kCertificateToken) == eth::U256(1));
 }
 
+// A mined mint journaled by a newer release (its record of a version this one
+// does not read) is not settled by guesswork: reconcile() leaves it pending,
+// its key claimed, for the release that wrote it.
+TEST_CASE("journal: reconcile() leaves a mint pending whose record is of a newer version", "[journal][anvil]") {
+    Node node;
+    auto& client = node.network.client();
+    const auto recipient = eth::Address::parse(test::Anvil::dev_accounts()[7].address);
+    const std::string key = "newer-record";
+    const auto cid = node.content->put(bytes_of(R"({"name":"Certificate newer-record"})")).to_string();
+    REQUIRE_FALSE(node.store->begin_mint(entity_mint_request(key)));
+    auto purpose = entity_mint_purpose(recipient, key, cid, key);
+    purpose["version"] = service::MintRecord::kVersion + 1;
+    const auto entry = journal_signed(node, client.pending_nonce(node.key.address()), client.fee_tiers().standard,
+                                      chain::TokenContract::mint_calldata(recipient, kCertificateToken, 1, bytes_of(cid)),
+                                      purpose, entity_mint_request(key).id);
+    node.store->journal_settle({{entry.hash, "mined", publish(node, entry, "0x1")}});
+
+    service::AbciService abci(*node.store, node.registry, *node.content);
+    abci.reconcile();
+    const auto mint = node.store->begin_mint(entity_mint_request(key));
+    REQUIRE(mint);
+    CHECK(mint->state == "pending");
+    CHECK(node.entities_of(entry.hash) == 0);
+}
+
 // A journal that cannot take a write (a trigger of the test's refuses every
 // insert): the signed transaction waits unsent, and goes out once it is journaled.
 TEST_CASE("journal: a transaction whose journal write fails is not broadcast until the journal takes it",
