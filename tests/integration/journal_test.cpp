@@ -13,6 +13,7 @@
 #include <set>
 #include <thread>
 
+#include "core/abci/mint_record.hpp"
 #include "core/abci/registry.hpp"
 #include "core/abci/service.hpp"
 #include "core/chain/token_contract.hpp"
@@ -158,21 +159,21 @@ void require_journaled_exactly(const Node& node, const store::JournalEntry& entr
     CHECK(entry.blockchain_id == kChain);
 }
 
-// The purpose service.cpp journals with an entity mint (op "mint").
+// The record the service journals with an entity mint.
 json entity_mint_purpose(const eth::Address& to, const std::string& entity_id, const std::string& cid,
                          const std::string& key) {
-    return {{"op", "mint"},
-            {"mintId", "mint-" + key},
-            {"route", kEntityRoute},
-            {"to", to.lower()},
-            {"tokenId", kCertificateToken},
-            {"amount", 1},
-            {"cid", cid},
-            {"entityType", "certificate"},
-            {"entityId", entity_id},
-            {"actor", kActor},
-            {"key", key},
-            {"roleRequestId", ""}};
+    service::MintRecord record;
+    record.mint_id = "mint-" + key;
+    record.route = kEntityRoute;
+    record.to = to;
+    record.token_id = kCertificateToken;
+    record.amount = 1;
+    record.cid = cid;
+    record.entity_type = "certificate";
+    record.entity_id = entity_id;
+    record.actor = kActor;
+    record.key = key;
+    return record.to_json();
 }
 
 // The mint the service records for an entity mint by kActor with Idempotency-Key `key`.
@@ -536,7 +537,7 @@ TEST_CASE("journal: reconcile() of a mint whose batch reverted and whose own tra
     json refused = purpose;
     refused["mintId"] = "another-mint";
     const auto batch = journal_signed(node, nonce, fees, batch_calldata,
-                                      {{"op", "mintMany"}, {"items", json::array({purpose, refused})}},
+                                      json::parse(service::combine_mint_records({purpose.dump(), refused.dump()})),
                                       entity_mint_request(key).id);
     node.store->journal_settle({{batch.hash, "reverted", publish(node, batch, "0x0")}});
     const auto alone_calldata = chain::TokenContract::mint_calldata(recipient, kCertificateToken, 1, bytes_of(cid));
@@ -552,6 +553,31 @@ TEST_CASE("journal: reconcile() of a mint whose batch reverted and whose own tra
     CHECK(json::parse(answered->answer)["data"]["transactionHash"] == alone.hash);
     CHECK(node.entities_of(alone.hash) == 1);
     CHECK(node.network.contract().balance_of(recipient, kCertificateToken) == eth::U256(1));
+}
+
+// A mined mint journaled by a newer release (its record of a version this one
+// does not read) is not settled by guesswork: reconcile() leaves it pending,
+// its key claimed, for the release that wrote it.
+TEST_CASE("journal: reconcile() leaves a mint pending whose record is of a newer version", "[journal][anvil]") {
+    Node node;
+    auto& client = node.network.client();
+    const auto recipient = eth::Address::parse(test::Anvil::dev_accounts()[7].address);
+    const std::string key = "newer-record";
+    const auto cid = node.content->put(bytes_of(R"({"name":"Certificate newer-record"})")).to_string();
+    REQUIRE_FALSE(node.store->begin_mint(entity_mint_request(key)));
+    auto purpose = entity_mint_purpose(recipient, key, cid, key);
+    purpose["version"] = service::MintRecord::kVersion + 1;
+    const auto entry = journal_signed(node, client.pending_nonce(node.key.address()), client.fee_tiers().standard,
+                                      chain::TokenContract::mint_calldata(recipient, kCertificateToken, 1, bytes_of(cid)),
+                                      purpose, entity_mint_request(key).id);
+    node.store->journal_settle({{entry.hash, "mined", publish(node, entry, "0x1")}});
+
+    service::AbciService abci(*node.store, node.registry, *node.content);
+    abci.reconcile();
+    const auto mint = node.store->begin_mint(entity_mint_request(key));
+    REQUIRE(mint);
+    CHECK(mint->state == "pending");
+    CHECK(node.entities_of(entry.hash) == 0);
 }
 
 // A journal that cannot take a write (a trigger of the test's refuses every

@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/abci/mint_record.hpp"
 #include "core/chain/chain_client.hpp"
-#include "core/chain/mint_batcher.hpp"
 #include "core/chain/tx_state.hpp"
 #include "core/error.hpp"
 #include "core/eth/tx.hpp"
@@ -28,11 +28,11 @@ void add_unique(std::vector<std::string>& list, const std::string& value) {
 // ids, the mint its (actor, route, key) names.
 std::vector<std::string> linked_mints(store::Store& store, const std::string& purpose) {
     std::vector<std::string> ids;
-    for (const auto& item : chain::mint_purposes(purpose)) {
-        if (const auto id = item.value("mintId", ""); !id.empty()) {
-            add_unique(ids, id);
-        } else if (const auto key = item.value("key", ""); !key.empty()) {
-            if (const auto mint = store.find_mint_by_key(item.value("actor", ""), item.value("route", ""), key))
+    for (const auto& record : parse_mint_purpose(purpose).mints) {
+        if (!record.mint_id.empty()) {
+            add_unique(ids, record.mint_id);
+        } else if (!record.key.empty()) {
+            if (const auto mint = store.find_mint_by_key(record.actor, record.route, record.key))
                 add_unique(ids, mint->id);
         }
     }
@@ -47,14 +47,13 @@ bool landed_or_pending(const std::string& status) {
 }  // namespace
 
 TxPurpose read_purpose(const std::string& purpose) {
+    auto parsed = parse_mint_purpose(purpose);
     TxPurpose summary;
-    const auto parsed = json::parse(purpose, nullptr, false);
-    if (!parsed.is_object()) return summary;
-    summary.op = parsed.value("op", "");
-    for (const auto& item : chain::mint_purposes(purpose)) {
-        ++summary.mints;
-        add_unique(summary.mint_ids, item.value("mintId", ""));
-        add_unique(summary.idempotency_keys, item.value("key", ""));
+    summary.op = std::move(parsed.op);
+    summary.mints = parsed.mints.size();
+    for (const auto& record : parsed.mints) {
+        add_unique(summary.mint_ids, record.mint_id);
+        add_unique(summary.idempotency_keys, record.key);
     }
     return summary;
 }

@@ -18,7 +18,9 @@
 
 namespace abci::service {
 
-/// What a journal entry's purpose (the JSON the service wrote) says the transaction is for.
+/// What a journal entry's purpose (core/abci/mint_record.hpp) says the
+/// transaction is for. read_purpose() throws Error(internal) for a mint record
+/// it cannot read (one written by a newer release): never a half-read row.
 struct TxPurpose {
     std::string op;                             // "mint", "mintMany", …; "" when the purpose is no JSON object
     std::size_t mints = 0;                      // how many mints it carries

@@ -37,8 +37,8 @@ public:
             e.raw = eth::to_hex(tx.raw);
             e.purpose = tx.purpose;
             // Linked in the same write, before broadcast: after a crash each mint leads to its transactions.
-            for (const auto& purpose : chain::mint_purposes(tx.purpose))
-                if (auto id = purpose.value("mintId", ""); !id.empty()) e.mint_ids.push_back(std::move(id));
+            for (auto& mint : parse_mint_purpose(tx.purpose).mints)
+                if (!mint.mint_id.empty()) e.mint_ids.push_back(std::move(mint.mint_id));
             entries.push_back(std::move(e));
         }
         store_.journal_add(entries);
@@ -136,12 +136,16 @@ Network::Network(NetworkConfig config, const eth::PrivateKey* key, store::Store&
         sender_ = std::make_unique<chain::TxSender>(*client_, eth::PrivateKey::from_bytes(key->secret_bytes()),
                                                     options);
         if (contract_ && config_.mint_batching)
-            batcher_ = std::make_unique<chain::MintBatcher>(*contract_, *sender_, *config_.mint_batching);
+            batcher_ = std::make_unique<chain::MintBatcher>(*contract_, *sender_, *config_.mint_batching, combine_mint_records);
     }
 }
 
-chain::PendingMint Network::submit_mint(chain::TokenContract::MintItem item, std::string purpose) {
+chain::PendingMint Network::submit_mint(const MintRecord& record) {
     auto& signer = sender();
+    // The token's data is the metadata record's content id, as text.
+    chain::TokenContract::MintItem item{record.to, record.token_id, record.amount,
+                                        eth::Bytes(record.cid.begin(), record.cid.end())};
+    std::string purpose = record.to_json().dump();
     if (batcher_) return batcher_->mint(std::move(item), std::move(purpose));
     return chain::mint_now(contract(), signer, std::move(item), std::move(purpose));
 }

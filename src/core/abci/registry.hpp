@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/abci/mint_record.hpp"
 #include "core/abci/network_config.hpp"
 #include "core/chain/chain_client.hpp"
 #include "core/chain/token_contract.hpp"
@@ -55,10 +56,11 @@ public:
     /// Checks once (then cached) that code is deployed at the contract address;
     /// Error(unavailable) when not, or when the node cannot be reached.
     void require_deployed();
-    /// Submits a mint through the signer's sender: into the next mintMany batch
-    /// when the network batches mints, else as its own transaction. Throws as
-    /// sender() does; the mint's own failures come from PendingMint::wait().
-    [[nodiscard]] chain::PendingMint submit_mint(chain::TokenContract::MintItem item, std::string purpose);
+    /// Submits the mint `record` describes, journaled with it, through the
+    /// signer's sender: into the next mintMany batch when the network batches
+    /// mints, else as its own transaction. Throws as sender() does; the mint's
+    /// own failures come from PendingMint::wait().
+    [[nodiscard]] chain::PendingMint submit_mint(const MintRecord& record);
     /// The first rpc URL with any provider key masked by asterisks (rpc::mask_url).
     [[nodiscard]] std::string masked_rpc_url() const;
 

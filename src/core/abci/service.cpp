@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <future>
 
+#include "core/abci/mint_record.hpp"
 #include "core/abci/requests.hpp"
 #include "core/abci/tokens.hpp"
 #include "core/content/content_store.hpp"
@@ -214,11 +215,10 @@ Error node_silent(Network& network, const Error& raw) {
 Answer AbciService::submit_and_wait(Network& network, const Mint& m, const MintOptions& options,
                                     const std::string& mint_id) {
     std::optional<chain::PendingMint> pending;
-    json purpose;
+    MintRecord record;
     try {
-        purpose = prepare(network, m, options, mint_id);
-        const std::string cid = purpose.at("cid").get<std::string>();
-        pending.emplace(network.submit_mint({m.to, m.kind.id, m.amount, eth::Bytes(cid.begin(), cid.end())}, purpose.dump()));
+        record = prepare(network, m, options, mint_id);
+        pending.emplace(network.submit_mint(record));
     } catch (const rpc::Unreachable& e) {
         const auto plain = node_silent(network, e);
         release(mint_id, plain);
@@ -255,10 +255,10 @@ Answer AbciService::submit_and_wait(Network& network, const Mint& m, const MintO
         store_.finish_mint(mint_id, "failed", failure_answer(failure));
         throw failure;
     }
-    return finish(network, mint_id, purpose, receipt);
+    return finish(network, mint_id, record, receipt);
 }
 
-json AbciService::prepare(Network& network, const Mint& m, const MintOptions& options, const std::string& mint_id) {
+MintRecord AbciService::prepare(Network& network, const Mint& m, const MintOptions& options, const std::string& mint_id) {
     const auto& config = network.config();
     // Pre-flight (spec 4.1 rule 5; statuses per DESIGN.md §4).
     if (config.status == NetworkStatus::disabled)
@@ -279,21 +279,21 @@ json AbciService::prepare(Network& network, const Mint& m, const MintOptions& op
     // role mint names it, and finish() must not depend on the node then.
     if (m.kind.family == TokenFamily::role) (void)network.contract_version();
 
-    const json record = metadata_record(m.kind, m.details, issuer, m.to, now_iso());
-    const std::string metadata = record.dump();
+    const std::string metadata = metadata_record(m.kind, m.details, issuer, m.to, now_iso()).dump();
     const auto cid = content_.put(eth::as_bytes(metadata));
-    return {{"op", "mint"},
-            {"mintId", mint_id},
-            {"route", m.route},
-            {"to", to},
-            {"tokenId", m.kind.id},
-            {"amount", m.amount},
-            {"cid", cid.to_string()},
-            {"entityType", m.entity_type},
-            {"entityId", m.entity_id},
-            {"actor", options.actor},
-            {"key", options.idempotency_key.value_or("")},
-            {"roleRequestId", options.role_request_id}};
+    MintRecord record;
+    record.mint_id = mint_id;
+    record.route = m.route;
+    record.to = m.to;
+    record.token_id = m.kind.id;
+    record.amount = m.amount;
+    record.cid = cid.to_string();
+    record.entity_type = m.entity_type;
+    record.entity_id = m.entity_id;
+    record.actor = options.actor;
+    record.key = options.idempotency_key.value_or("");
+    record.role_request_id = options.role_request_id;
+    return record;
 }
 
 Error AbciService::reverted(const chain::Receipt& receipt) {
@@ -309,13 +309,13 @@ void AbciService::settle_reverted(const std::string& mint_id, const chain::Recei
 }
 
 void AbciService::settle_unwaited(Network& network, const chain::Unwaited& fate) {
-    const auto purposes = chain::mint_purposes(fate.purpose);
-    for (const auto& purpose : purposes) {
-        const std::string mint_id = purpose.value("mintId", "");
+    const auto mints = parse_mint_purpose(fate.purpose).mints;
+    for (const auto& record : mints) {
+        const std::string& mint_id = record.mint_id;
         if (mint_id.empty()) continue;  // journaled by a release without mint records: the next start settles it
         switch (fate.status) {
-        case chain::TxStatus::mined: (void)finish(network, mint_id, purpose, *fate.receipt); break;
-        case chain::TxStatus::reverted: settle_reverted(mint_id, *fate.receipt, purposes.size() > 1); break;
+        case chain::TxStatus::mined: (void)finish(network, mint_id, record, *fate.receipt); break;
+        case chain::TxStatus::reverted: settle_reverted(mint_id, *fate.receipt, mints.size() > 1); break;
         default:
             // Nothing signed for it can be mined any more: a retry mints anew.
             store_.release_mint(mint_id, failure_answer(Error(ErrorKind::unavailable,
@@ -326,14 +326,14 @@ void AbciService::settle_unwaited(Network& network, const chain::Unwaited& fate)
     }
 }
 
-Answer AbciService::finish(Network& network, const std::string& mint_id, const json& purpose,
+Answer AbciService::finish(Network& network, const std::string& mint_id, const MintRecord& record,
                            const chain::Receipt& receipt) {
     const auto& config = network.config();
     const std::string hash = eth::to_hex(receipt.transaction_hash);
-    const auto kind = token_kind(purpose.at("tokenId").get<std::uint64_t>());
+    const auto kind = token_kind(record.token_id);
     if (!kind) throw Error(ErrorKind::internal, "journaled mint names an unknown token id");
-    const auto to = eth::Address::parse(purpose.at("to").get<std::string>());
-    const auto amount = purpose.at("amount").get<std::uint64_t>();
+    const auto& to = record.to;
+    const auto amount = record.amount;
     const auto now = std::chrono::system_clock::now();
     // Before any record: a failure here leaves nothing half written.
     const std::string version = kind->family == TokenFamily::role ? network.contract_version() : std::string();
@@ -350,7 +350,7 @@ Answer AbciService::finish(Network& network, const std::string& mint_id, const j
     mint.time = now;
     store_.record_mint(mint);
 
-    const std::string cid = purpose.at("cid").get<std::string>();
+    const std::string& cid = record.cid;
     json data, metadata;
     if (kind->family == TokenFamily::role) {
         data = {{"transactionHash", hash},
@@ -364,13 +364,13 @@ Answer AbciService::finish(Network& network, const std::string& mint_id, const j
         metadata = {{"blockchain", {{"name", config.name}, {"chainId", config.chain_id}, {"network", config.network}}},
                     {"contract", {{"address", network.contract().address().checksummed()},
                                   {"version", version}}}};
-        if (const auto request = purpose.value("roleRequestId", ""); !request.empty())
-            store_.set_role_request_minted(request, hash, receipt.block_number);
+        if (!record.role_request_id.empty())
+            store_.set_role_request_minted(record.role_request_id, hash, receipt.block_number);
     } else {
         store::Entity entity;
         entity.blockchain_id = config.id;
-        entity.entity_type = purpose.value("entityType", "");
-        entity.entity_id = purpose.value("entityId", "");
+        entity.entity_type = record.entity_type;
+        entity.entity_id = record.entity_id;
         entity.token_id = kind->id;
         entity.recipient = to.lower();
         entity.amount = amount;
@@ -870,17 +870,16 @@ void AbciService::reconcile(const store::MintRequest& mint) {
     Network& network = registry_.find(landed->blockchain_id);
     const auto receipt = fetch_receipt(network, landed->hash);
     if (!receipt) throw Error(ErrorKind::unavailable, "the node has no receipt for " + landed->hash);
-    const auto purposes = chain::mint_purposes(landed->purpose);
-    for (const auto& purpose : purposes) {
-        const bool ours = purpose.value("mintId", "") == mint.id ||
-                          (purpose.value("mintId", "").empty() && !mint.idempotency_key.empty() &&
-                           purpose.value("key", "") == mint.idempotency_key && purpose.value("actor", "") == mint.actor &&
-                           purpose.value("route", "") == mint.route);
+    const auto mints = parse_mint_purpose(landed->purpose).mints;
+    for (const auto& record : mints) {
+        const bool ours = record.mint_id == mint.id ||
+                          (record.mint_id.empty() && !mint.idempotency_key.empty() && record.key == mint.idempotency_key &&
+                           record.actor == mint.actor && record.route == mint.route);
         if (!ours) continue;
         if (receipt->success)
-            (void)finish(network, mint.id, purpose, *receipt);
+            (void)finish(network, mint.id, record, *receipt);
         else
-            settle_reverted(mint.id, *receipt, purposes.size() > 1);
+            settle_reverted(mint.id, *receipt, mints.size() > 1);
     }
 }
 

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/abci/balance_sync.hpp"
+#include "core/abci/mint_record.hpp"
 #include "core/abci/registry.hpp"
 #include "core/chain/receipt.hpp"
 #include "core/chain/tx_sender.hpp"
@@ -136,8 +137,8 @@ private:
     void release(const std::string& mint_id, const Error& why);
     [[nodiscard]] Answer submit_and_wait(Network& network, const Mint& mint, const MintOptions& options,
                                          const std::string& mint_id);
-    // The pre-flight checks and the metadata record; returns the purpose to journal.
-    [[nodiscard]] nlohmann::json prepare(Network& network, const Mint& mint, const MintOptions& options,
+    // The pre-flight checks and the metadata record; returns the record to journal.
+    [[nodiscard]] MintRecord prepare(Network& network, const Mint& mint, const MintOptions& options,
                                          const std::string& mint_id);
     [[nodiscard]] static Error reverted(const chain::Receipt& receipt);
     // A mint whose transaction reverted with nobody waiting: final when it
@@ -145,9 +146,9 @@ private:
     // another mint's of the batch (a waiting caller's mint is then sent
     // alone), so its key is freed for a retry to send it anew.
     void settle_reverted(const std::string& mint_id, const chain::Receipt& receipt, bool batched);
-    // The bookkeeping of a mined mint, from its journaled purpose: records,
+    // The bookkeeping of a mined mint, from its journaled record: records,
     // the mint's answer, role request. Returns the answer.
-    Answer finish(Network& network, const std::string& mint_id, const nlohmann::json& purpose,
+    Answer finish(Network& network, const std::string& mint_id, const MintRecord& record,
                   const chain::Receipt& receipt);
     // The sender's report on a transaction nobody waited for.
     void settle_unwaited(Network& network, const chain::Unwaited& fate);

@@ -5,8 +5,8 @@
 
 namespace abci::chain {
 
-MintBatcher::MintBatcher(TokenContract& contract, TxSender& sender, BatchOptions options)
-    : contract_(contract), sender_(sender), options_(options), thread_([this] { run(); }) {}
+MintBatcher::MintBatcher(TokenContract& contract, TxSender& sender, BatchOptions options, Combine combine)
+    : contract_(contract), sender_(sender), options_(options), combine_(std::move(combine)), thread_([this] { run(); }) {}
 
 MintBatcher::~MintBatcher() {
     {
@@ -75,15 +75,14 @@ PendingMint mint_now(TokenContract& contract, TxSender& sender, TokenContract::M
 void MintBatcher::send(std::vector<Queued>& batch) {
     if (batch.size() == 1) return send_alone(contract_, sender_, batch[0].item, std::move(batch[0].purpose), batch[0].sent);
     std::vector<TokenContract::MintItem> items;
-    std::string purpose = R"({"op":"mintMany","items":[)";
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-        items.push_back(batch[i].item);
-        purpose += (i ? "," : "") + batch[i].purpose;
+    std::vector<std::string> purposes;
+    for (const auto& queued : batch) {
+        items.push_back(queued.item);
+        purposes.push_back(queued.purpose);
     }
-    purpose += "]}";
     std::shared_future<Receipt> sent;
     try {
-        sent = contract_.mint_many(sender_, items, std::move(purpose)).share();
+        sent = contract_.mint_many(sender_, items, combine_(purposes)).share();
     } catch (const Error& e) {
         // Anything but the contract refusing (the node unreachable, ...) fails them all.
         if (e.kind() != ErrorKind::chain_rejected && e.kind() != ErrorKind::conflict) {
@@ -95,18 +94,6 @@ void MintBatcher::send(std::vector<Queued>& batch) {
         return;
     }
     for (auto& queued : batch) queued.sent.set_value(sent);
-}
-
-std::vector<nlohmann::json> mint_purposes(const std::string& text) {
-    auto purpose = nlohmann::json::parse(text, nullptr, false);
-    if (!purpose.is_object()) return {};
-    const auto op = purpose.value("op", "");
-    if (op == "mint") return {std::move(purpose)};
-    std::vector<nlohmann::json> items;
-    if (op == "mintMany" && purpose.contains("items") && purpose["items"].is_array())
-        for (auto& item : purpose["items"])
-            if (item.is_object() && item.value("op", "") == "mint") items.push_back(std::move(item));
-    return items;
 }
 
 }  // namespace abci::chain

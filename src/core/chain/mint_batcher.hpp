@@ -22,8 +22,6 @@
 #include <thread>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "core/chain/receipt.hpp"
 #include "core/chain/token_contract.hpp"
 #include "core/chain/tx_sender.hpp"
@@ -78,16 +76,19 @@ private:
 
 class MintBatcher {
 public:
+    /// The purpose to journal with a mintMany transaction, from its mints'
+    /// purposes in batch order. Purposes are the user's: opaque here.
+    using Combine = std::function<std::string(const std::vector<std::string>& purposes)>;
+
     /// `contract` and `sender` (a minter of it) must outlive the batcher.
-    MintBatcher(TokenContract& contract, TxSender& sender, BatchOptions options);
+    MintBatcher(TokenContract& contract, TxSender& sender, BatchOptions options, Combine combine);
     /// Mints still waiting for their batch get Error(unavailable).
     ~MintBatcher();
     MintBatcher(const MintBatcher&) = delete;
     MintBatcher& operator=(const MintBatcher&) = delete;
 
-    /// Queues mint(to, id, amount, data); thread-safe. `purpose` (a JSON
-    /// object's text) is journaled: alone as given, in a batch as an element
-    /// of {"op":"mintMany","items":[...]}.
+    /// Queues mint(to, id, amount, data); thread-safe. `purpose` is
+    /// journaled: alone as given, in a batch through the combine function.
     [[nodiscard]] PendingMint mint(TokenContract::MintItem item, std::string purpose);
 
 private:
@@ -102,16 +103,12 @@ private:
     TokenContract& contract_;
     TxSender& sender_;
     const BatchOptions options_;
+    const Combine combine_;
     std::mutex mutex_;
     std::condition_variable arrived_;
     std::deque<Queued> queue_;
     bool stopping_ = false;
     std::thread thread_;
 };
-
-/// The journaled purposes of one transaction's mints: the parsed `purpose`
-/// itself for a single mint ("op": "mint"), each element of "items" for a
-/// mintMany batch; none for anything else (a filler, a malformed text).
-[[nodiscard]] std::vector<nlohmann::json> mint_purposes(const std::string& purpose);
 
 }  // namespace abci::chain
