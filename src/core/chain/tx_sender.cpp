@@ -138,8 +138,7 @@ TxSender::~TxSender() {
 
 std::future<Receipt> TxSender::submit(TxRequest request) {
     auto intent = std::make_shared<Intent>();
-    intent->gas = request.gas_limit ? *request.gas_limit
-                                    : chain_.estimate_gas({key_.address(), request.to, request.value, request.data});
+    intent->gas = request.gas_limit ? *request.gas_limit : estimate_gas(request);
     if (!request.timeout) request.timeout = options_.receipt_timeout;
     intent->deadline = Clock::now() + *request.timeout;
     intent->request = std::move(request);
@@ -151,6 +150,25 @@ std::future<Receipt> TxSender::submit(TxRequest request) {
     }
     cv_.notify_all();
     return future;
+}
+
+std::uint64_t TxSender::estimate_gas(const TxRequest& request) {
+    try {
+        return chain_.estimate_gas({key_.address(), request.to, request.value, request.data});
+    } catch (const rpc::RpcError& e) {
+        // Some nodes refuse to estimate for a signer that cannot pay (-32003
+        // "insufficient funds for gas * price + value"): the refusal of an
+        // unfunded signer, as when the node refuses the transaction itself.
+        if (classify_send_refusal(e) != SendRefusal::insufficient_funds) throw;
+        Inflight facts;  // no gas: the node would not say how much
+        facts.value = request.value;
+        try {
+            facts.fees = chain_.fee_tiers().standard;
+        } catch (const Error&) {
+            // The message goes without the price per gas.
+        }
+        throw funds_error(facts, e);
+    }
 }
 
 std::size_t TxSender::in_flight() const {
@@ -507,19 +525,22 @@ void TxSender::settle_contested(const std::vector<std::uint64_t>& nonces) {
 }
 
 NeverMined TxSender::funds_error(const Inflight& f, const rpc::RpcError& error) {
-    const eth::U256 needed = eth::U256(f.gas) * f.fees.max_fee_per_gas + f.value;
     std::string balance = "an unknown balance";
     try {
         balance = chain_.balance(key_.address()).to_dec() + " wei";
     } catch (const Error&) {
         // The message still names what is needed.
     }
+    const bool priced = f.fees.max_fee_per_gas != eth::U256(0);
+    const std::string per_gas = priced ? " at up to " + f.fees.max_fee_per_gas.to_dec() + " wei per gas" : "";
+    const std::string value = f.value != eth::U256(0) ? " plus a value of " + f.value.to_dec() + " wei" : "";
+    const std::string needs =
+        f.gas ? "up to " + (eth::U256(f.gas) * f.fees.max_fee_per_gas + f.value).to_dec() + " wei (gas " +
+                    std::to_string(f.gas) + per_gas + value + ")"
+              : "more: its gas" + per_gas + value + ", which the node would not even estimate for so little";
     return NeverMined(ErrorKind::unavailable,
-                      "the signer " + key_.address().checksummed() + " has " + balance +
-                          " but this transaction needs up to " + needed.to_dec() + " wei (gas " + std::to_string(f.gas) +
-                          " at up to " + f.fees.max_fee_per_gas.to_dec() + " wei per gas" +
-                          (f.value != eth::U256(0) ? " plus a value of " + f.value.to_dec() + " wei" : std::string()) +
-                          "): fund the signer and try again",
+                      "the signer " + key_.address().checksummed() + " has " + balance + " but this transaction needs " +
+                          needs + ": fund the signer and try again",
                       {error.rpc_message()});
 }
 
