@@ -34,7 +34,7 @@ TEST_CASE("messages about an unlinked wallet name the wallet and the command tha
     Terminal someone(f.chain.server().url());
     const auto login = run_abcictl_on_terminal({"login", "--wallet"}, {stranger.private_key}, someone.env());
     INFO(login.transcript);
-    CHECK(login.prompts == 1);
+    CHECK(login.prompts >= 1);  // the key typed at it
     CHECK(login.exit_code == 4);
     CHECK(last_line(login) == "abcictl: the wallet " + stranger.address +
                                   " is not linked to any user: an admin links it with `" + link + "`");
