@@ -233,7 +233,7 @@ FaultProxy::Outcome FaultProxy::handle(int fd, const Request& request) {
     const auto answer = ruled ? *ruled : forward(request);
     // A node that is down gets what a reverse proxy answers; that is no injected fault.
     if (!answer) return answer_with(502, "text/plain", "node unreachable");
-    ++forwarded_;
+    if (!ruled) ++forwarded_;  // apply_rules() counts what it forwards
     if (fault == Fault::drop_after) return Outcome::closed;
     if (fault == Fault::slow && !pause(options_.slow_by)) return Outcome::closed;
     return answer_with(answer->first, "application/json", answer->second);
@@ -277,6 +277,7 @@ std::optional<std::optional<std::pair<int, std::string>>> FaultProxy::apply_rule
     if (!rest.empty()) {
         const auto forwarded = forward({request.path, rest.dump(), request.close});
         if (!forwarded) return std::optional<std::pair<int, std::string>>{};
+        ++forwarded_;
         const auto others = nlohmann::json::parse(forwarded->second, nullptr, false);
         if (!others.is_array()) return forwarded;  // the node refused the batch as a whole: its answer stands
         for (const auto& other : others) answers.push_back(other);
