@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# Approves every pending role request on an abcictl server: lists them
-# (GET /v1/admin/role-requests?status=pending), then approves each one
-# (PUT /v1/admin/role-requests/{id}/approve), which mints the role token.
-# One line per request on stdout; exits 1 when any approval failed (the
-# others are still approved; approving again is safe).
+# Approves every pending role request on an abcictl server with abcictl's own
+# commands: `role-requests list --status pending`, then `role-requests approve`
+# for each one, which mints the role token. One line per request on stdout;
+# exits 1 when any approval failed (the others are still approved; approving
+# again is safe).
 #
 #   ABCICTL_SERVER=https://abci.example.org ADMIN_EMAIL=admin@example.org \
 #   ADMIN_PASSWORD_FILE=/etc/abcictl/admin.pw examples/approve-pending.sh [--dry-run]
 #
-# Logs in as the admin with the password from the file: the password and the
-# access token reach curl on stdin, never on its command line (ps shows that).
-# Needs curl and jq.
+# Logs in as the admin with the password from the file (abcictl reads it: it
+# is never on a command line) into a session of this run only, logged out and
+# removed at the end. ABCICTL names the abcictl to run (default: the one on PATH).
 set -euo pipefail
 
 dry_run=false
@@ -20,7 +20,7 @@ case "${1:-}" in
     *) echo "usage: $0 [--dry-run]" >&2; exit 2 ;;
 esac
 server=${ABCICTL_SERVER:-http://127.0.0.1:8080}
-server=${server%/}
+abcictl=${ABCICTL:-abcictl}
 # The messages say what to set; an apostrophe in them would end bash's quoting
 # inside "${…:?…}", and a bare $ADMIN_PASSWORD_FILE under set -u only says "unbound variable".
 if [ -z "${ADMIN_EMAIL:-}" ]; then
@@ -32,36 +32,35 @@ if [ -z "${ADMIN_PASSWORD_FILE:-}" ]; then
     exit 2
 fi
 
-# curl with the admin's token as a header read from stdin.
-api() {
-    printf 'Authorization: Bearer %s\n' "$token" | curl -sS --fail-with-body -H @- "$@"
-}
+# The session lives in a state directory of this run, not in the caller's.
+XDG_STATE_HOME=$(mktemp -d)
+export XDG_STATE_HOME
+cli() { "$abcictl" --no-input --color never --server "$server" "$@"; }
+trap 'cli logout >/dev/null 2>&1 || true; rm -rf "$XDG_STATE_HOME"' EXIT
 
-token=$(jq -n --arg email "$ADMIN_EMAIL" --rawfile password "$ADMIN_PASSWORD_FILE" \
-            '{email: $email, password: ($password | rtrimstr("\n"))}' |
-        curl -sS --fail-with-body -H 'Content-Type: application/json' --data-binary @- \
-            "$server/api/auth/login-email-password" | jq -er .token) ||
+cli login --email "$ADMIN_EMAIL" --password-file "$ADMIN_PASSWORD_FILE" >/dev/null ||
     { echo "approve-pending: cannot log in to $server as $ADMIN_EMAIL" >&2; exit 1; }
 
-list=$(api "$server/v1/admin/role-requests?status=pending") ||
-    { echo "approve-pending: cannot list the role requests: $list" >&2; exit 1; }
-pending=$(jq -r '.data[] | [.id, .roleType, .walletAddress, .blockchainId] | @tsv' <<<"$list")
+list=$(cli role-requests list --status pending) ||
+    { echo "approve-pending: cannot list the role requests" >&2; exit 1; }
+# A table: a header line, then ID STATUS ROLE WALLET CHAIN … (none of these has a space).
+pending=$(tail -n +2 <<<"$list")
 if [ -z "$pending" ]; then
     echo "no pending role requests"
     exit 0
 fi
 
 failed=0
-while IFS=$'\t' read -r id role wallet chain; do
+while read -r id _ role wallet chain _; do
     if $dry_run; then
         echo "pending  $id  $role  $wallet  $chain"
         continue
     fi
-    if answer=$(api -X PUT -d '' "$server/v1/admin/role-requests/$id/approve"); then
-        tx=$(jq -r '.data.roleRequest.transactionHash // "-"' <<<"$answer")
+    # abcictl's one-line error, if any, goes to stderr as it is.
+    if tx=$(cli -q role-requests approve "$id" </dev/null); then
         echo "approved $id  $role  $wallet  $chain  $tx"
     else
-        echo "FAILED   $id  $role  $wallet  $chain  $(jq -r '.message // .error // .' <<<"$answer" 2>/dev/null || echo "$answer")" >&2
+        echo "FAILED   $id  $role  $wallet  $chain" >&2
         failed=1
     fi
 done <<<"$pending"

@@ -1,5 +1,5 @@
 #pragma once
-// An error that comes with what the user can do next: main prints its lines
+// A server's error that comes with what the user can do next: main prints its lines
 // under the error's one-line message (whatever -q and -v say), and the exit
 // code is still the one of the error's kind (cli/exit_code.hpp).
 
@@ -7,14 +7,15 @@
 #include <utility>
 #include <vector>
 
-#include "core/error.hpp"
+#include "cli/api_client.hpp"
 
 namespace abci::cli {
 
-class AdvisedError : public Error {
+/// A server's error (-v still names its status and request id) with advice.
+class AdvisedError : public ServerError {
 public:
-    AdvisedError(const Error& error, std::vector<std::string> advice)
-        : Error(error.kind(), error.what(), error.details()), advice_(std::move(advice)) {}
+    AdvisedError(const ServerError& error, std::vector<std::string> advice)
+        : ServerError(error), advice_(std::move(advice)) {}
 
     /// Lines to print after the message, indented by the caller's choice.
     [[nodiscard]] const std::vector<std::string>& advice() const noexcept { return advice_; }

@@ -28,20 +28,27 @@ struct ApiResponse {
     std::string instance;    // X-Abci-Instance: which run of the server answered ("" when none said)
 };
 
-/// An error answer of the server: with -v, main adds what identifies it.
+/// An error answer of the server, or a request it never answered (status 0):
+/// with -v, main adds what identifies it.
 class ServerError : public Error {
 public:
-    ServerError(const Error& error, int status, std::string request_id)
-        : Error(error.kind(), error.what(), error.details()), status_(status), request_id_(std::move(request_id)) {}
+    ServerError(const Error& error, int status, std::string request_id, std::string no_answer = {})
+        : Error(error.kind(), error.what(), error.details()),
+          status_(status),
+          request_id_(std::move(request_id)),
+          no_answer_(std::move(no_answer)) {}
 
-    /// "HTTP 404, request id 7f…": what to quote to whoever reads the server's log.
+    /// "HTTP 404, request id 7f…" (or "no HTTP answer within 3 s, request id
+    /// 7f…", the id the request carried): what to quote to whoever reads the server's log.
     [[nodiscard]] std::string diagnosis() const {
-        return "HTTP " + std::to_string(status_) + (request_id_.empty() ? "" : ", request id " + request_id_);
+        return (status_ ? "HTTP " + std::to_string(status_) : no_answer_) +
+               (request_id_.empty() ? "" : ", request id " + request_id_);
     }
 
 private:
     int status_;
     std::string request_id_;
+    std::string no_answer_;  // what came instead of an answer, when status_ is 0
 };
 
 using QueryParams = std::vector<std::pair<std::string, std::string>>;

@@ -22,12 +22,17 @@ void add_global_options(CLI::App& app, abci::cli::GlobalOptions& options) {
     }
     app.add_flag("--json", options.json, "Machine-readable JSON output");
     app.add_flag("-q,--quiet", options.quiet, "Print only the essential value");
-    const std::vector<std::pair<std::string, abci::cli::ColorMode>> colors{{"auto", abci::cli::ColorMode::automatic},
-                                                             {"always", abci::cli::ColorMode::always},
-                                                             {"never", abci::cli::ColorMode::never}};
-    abci::cli::one_of(app.add_option("--color", options.color, "Colour output (auto: on a terminal without NO_COLOR)"),
-                      {"auto", "always", "never"})
-        ->transform(CLI::Transformer(colors));
+    // The word is checked as typed, then mapped: a transform would run before
+    // the check (CLI11 puts transforms first), which then saw only "0", "1" or "2".
+    abci::cli::one_of(app.add_option_function<std::string>(
+                          "--color",
+                          [&options](const std::string& word) {
+                              options.color = word == "always"  ? abci::cli::ColorMode::always
+                                              : word == "never" ? abci::cli::ColorMode::never
+                                                                : abci::cli::ColorMode::automatic;
+                          },
+                          "Colour output (auto: on a terminal without NO_COLOR)"),
+                      {"auto", "always", "never"});
     app.add_flag("--no-input", options.no_input, "Never prompt; fail when input is needed");
     app.add_flag("-y,--yes", options.yes, "Answer yes to confirmations");
     app.add_flag("-v,--verbose", options.verbosity, "More output on stderr (repeatable)");

@@ -44,7 +44,7 @@ bool reads_stdin(const std::vector<std::string>& argv) {
 }
 
 // The mint's outcome is unknown: what the user can do about it.
-AdvisedError unsettled(const Context& ctx, const Error& error, const std::string& key,
+AdvisedError unsettled(const Context& ctx, const ServerError& error, const std::string& key,
                        const std::string& mint_id, const nlohmann::json& hashes) {
     std::vector<std::string> advice;
     if (!mint_id.empty()) advice.push_back("  mint id:         " + mint_id);
@@ -87,17 +87,21 @@ nlohmann::json send_mint(Context& ctx, const std::string& path, const nlohmann::
     const std::string key = options.idempotency_key.empty() ? generate_idempotency_key() : options.idempotency_key;
     StateDb state(StateDb::default_path());
     auto client = authenticated_client(ctx.options, state, std::chrono::seconds(options.timeout_seconds));
+    // Ours, so that -v can name it also when no answer comes: the server logs the request under it.
+    const std::string request_id = crypto::random_uuid();
     ApiResponse response;
     try {
         Spinner spinner(ctx, progress);
-        response = client->send("POST", path, {}, body, {{"Idempotency-Key", key}});
+        response = client->send("POST", path, {}, body, {{"Idempotency-Key", key}, {"X-Request-Id", request_id}});
     } catch (const Error& e) {
         // Sent, perhaps received and signed: only a connection never made is certain to have done nothing.
         if (e.kind() != ErrorKind::timeout) throw;
+        const auto waited = std::to_string(options.timeout_seconds) + " s";
         throw unsettled(ctx,
-                        Error(ErrorKind::timeout, "no answer from the server at " + client->base_url() + " within " +
-                                                      std::to_string(options.timeout_seconds) +
-                                                      " s, or the connection was lost: the mint's outcome is unknown"),
+                        ServerError(Error(ErrorKind::timeout, "no answer from the server at " + client->base_url() +
+                                                                  " within " + waited +
+                                                                  ", or the connection was lost: the mint's outcome is unknown"),
+                                    0, request_id, "no HTTP answer within " + waited),
                         key, "", nlohmann::json::array());
     }
     if (response.status >= 200 && response.status < 300) return std::move(response.body);

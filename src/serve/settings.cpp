@@ -1,6 +1,7 @@
 #include "serve/settings.hpp"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <filesystem>
 #include <limits>
@@ -546,7 +547,34 @@ std::string describe_settings(const Settings& settings) {
     return out.str();
 }
 
+namespace {
+
+/// Refuses an ABCI_* variable of `env` that abcictl does not read: a typo
+/// would otherwise go unnoticed (ABCI_DATA_DRI starts an empty server in the
+/// default directory), as unknown config keys are refused.
+void check_environment(const std::map<std::string, std::string>& env) {
+    std::vector<std::string> known;
+    for (const auto& entry : server_entries())
+        if (!entry.key.env.empty()) known.push_back(entry.key.env);
+    // Read by the project's own test programs (chaos and fuzz runs), which a developer's shell may export.
+    constexpr std::array<std::string_view, 2> kTestPrefixes{"ABCI_CHAOS_", "ABCI_FUZZ_"};
+    for (const auto& [name, value] : env) {
+        if (!name.starts_with("ABCI_") || std::find(known.begin(), known.end(), name) != known.end() ||
+            std::any_of(kTestPrefixes.begin(), kTestPrefixes.end(), [&](auto prefix) { return name.starts_with(prefix); }))
+            continue;
+        std::string why = "is not a setting of abcictl serve";
+        if (const auto near = util::closest_match(name, known))
+            why += "; did you mean " + *near + "?";
+        else
+            why += " (see ENVIRONMENT in man abcictl; the client commands read ABCICTL_* variables)";
+        throw bad_setting("environment variable " + name, why);
+    }
+}
+
+}  // namespace
+
 Settings load_settings(const FlagSettings& flags, const std::map<std::string, std::string>& env) {
+    check_environment(env);
     Settings settings;
     if (const auto it = env.find("ABCI_CONFIG"); it != env.end() && !it->second.empty())
         settings.config_file = it->second, settings.sources["ABCI_CONFIG"] = "env ABCI_CONFIG";

@@ -152,8 +152,10 @@ TEST_CASE("examples/serve-two-chains.toml serves both chains, cron-health.sh sta
 TEST_CASE("examples/approve-pending.sh approves and mints every pending role request", "[cli][examples][anvil]") {
     TwoChainExample ex;
     const auto wallet = test::Anvil::dev_accounts()[1].address;
-    std::string wallet_lower = wallet;  // as the server stores and lists it
-    std::transform(wallet_lower.begin(), wallet_lower.end(), wallet_lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    // abcictl's own commands, not curl and jq (issue 14, item 21).
+    const auto script = test::read_text(example("approve-pending.sh"));
+    CHECK(script.find("curl") == std::string::npos);
+    CHECK(script.find("jq") == std::string::npos);
     ex.server->add_user("grower@example.org", "farmer", "grower password 1234");
     ex.server->link_wallet("grower@example.org", wallet);
     const auto grower = ex.server->login("grower@example.org", "grower password 1234");
@@ -165,7 +167,9 @@ TEST_CASE("examples/approve-pending.sh approves and mints every pending role req
         REQUIRE(r.status == 201);
     }
     const auto admin_password = ex.home.write("admin.pw", std::string(test::Server::admin_password) + "\n");
-    const auto env = ex.client_env({{"ADMIN_EMAIL", test::Server::admin_email}, {"ADMIN_PASSWORD_FILE", admin_password}});
+    const auto env = ex.client_env({{"ADMIN_EMAIL", test::Server::admin_email},
+                                    {"ADMIN_PASSWORD_FILE", admin_password},
+                                    {"PATH", path_with_abcictl()}});
     const auto admin = ex.server->login_admin();
     auto pending = [&] {
         const auto r = ex.server->http().get("/v1/admin/role-requests?status=pending", admin.token);
@@ -182,7 +186,7 @@ TEST_CASE("examples/approve-pending.sh approves and mints every pending role req
     run = os::run_command({"bash", example("approve-pending.sh")}, {}, std::chrono::seconds(120), env);
     INFO(run.out << run.err);
     CHECK(run.exit_code == 0);
-    const std::regex approved("approved [^ ]+  (producer|verifier)  " + wallet_lower + "  (sepolia|amoy)  0x[0-9a-f]{64}\n");
+    const std::regex approved("approved [^ ]+  (producer|verifier)  " + wallet + "  (sepolia|amoy)  0x[0-9a-f]{64}\n");
     CHECK(std::distance(std::sregex_iterator(run.out.begin(), run.out.end(), approved), std::sregex_iterator()) == 2);
     CHECK(pending() == 0);
     // The chains say so too (cast as the independent client): producer 10000 on one, verifier 10100 on the other.
@@ -197,7 +201,9 @@ TEST_CASE("examples/approve-pending.sh approves and mints every pending role req
 
     const auto wrong = ex.home.write("wrong.pw", "not the password\n");
     run = os::run_command({"bash", example("approve-pending.sh")}, {}, std::chrono::seconds(60),
-                          ex.client_env({{"ADMIN_EMAIL", test::Server::admin_email}, {"ADMIN_PASSWORD_FILE", wrong}}));
+                          ex.client_env({{"ADMIN_EMAIL", test::Server::admin_email},
+                                         {"ADMIN_PASSWORD_FILE", wrong},
+                                         {"PATH", path_with_abcictl()}}));
     CHECK(run.exit_code == 1);
     CHECK(run.err.find("cannot log in") != std::string::npos);
 }

@@ -201,7 +201,7 @@ TEST_CASE("serve --devnet: anvil's environment holds none of the server's secret
     CleanHome home;
     auto env = admin_env();
     env["ABCI_SIGNER_PASSWORD"] = "signer password never for anvil";
-    env["ABCI_DEVNET_TEST_SECRET"] = "any variable at all 7d1c";
+    env["ABCICTL_DEVNET_TEST_SECRET"] = "any variable at all 7d1c";
     env["LC_TIME"] = "C.UTF-8";
     DevnetRun run(home, home / "data", env, "serve");
     const auto children = children_of(run.pid());

@@ -127,3 +127,43 @@ TEST_CASE("fault proxy: the same seed and rates give the same faults, and a new 
 }
 
 }  // namespace abci::test::fault_proxy_tests
+
+namespace abci::test::fault_proxy_tests {
+
+TEST_CASE("fault proxy: a rule answers one method's calls with a JSON-RPC error, alone and in a batch", "[fault_proxy]") {
+    Anvil anvil;
+    FaultProxy proxy(anvil.port());
+    proxy.answer_rpc_error("eth_estimateGas", -32003, "insufficient funds for gas * price + value");
+    const nlohmann::json refused{{"code", -32003}, {"message", "insufficient funds for gas * price + value"}};
+
+    auto estimate = request("eth_estimateGas", {{{"to", Anvil::dev_accounts()[1].address}}});
+    estimate["id"] = 7;
+    auto r = call(proxy, estimate);
+    CHECK(r.status == 200);
+    CHECK(r.json == nlohmann::json{{"jsonrpc", "2.0"}, {"id", 7}, {"error", refused}});
+    CHECK(proxy.forwarded() == 0);
+
+    // In a batch: the others reach the node and are answered by it.
+    auto chain_id = request("eth_chainId");
+    chain_id["id"] = 8;
+    r = call(proxy, {estimate, chain_id});
+    REQUIRE(r.json.is_array());
+    REQUIRE(r.json.size() == 2);
+    const auto by_id = [&](int id) {
+        return *std::find_if(r.json.begin(), r.json.end(), [id](const auto& answer) { return answer["id"] == id; });
+    };
+    CHECK(by_id(7)["error"] == refused);
+    CHECK(by_id(8)["result"] == "0x7a69");
+    CHECK(proxy.forwarded() == 1);
+    CHECK(proxy.rpc_errors_answered() == 2);
+
+    // Forwarded again once the rule is gone, and under pass-through.
+    proxy.set_pass_through(true);
+    CHECK(call(proxy, estimate).json.contains("result"));
+    proxy.set_pass_through(false);
+    proxy.forward_method("eth_estimateGas");
+    CHECK(call(proxy, estimate).json.contains("result"));
+    CHECK(proxy.rpc_errors_answered() == 2);
+}
+
+}  // namespace abci::test::fault_proxy_tests

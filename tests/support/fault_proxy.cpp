@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace abci::test {
 
@@ -126,6 +127,16 @@ void FaultProxy::set_pass_through(bool on) {
 
 void FaultProxy::set_node_port(std::uint16_t node_port) { node_port_ = node_port; }
 
+void FaultProxy::answer_rpc_error(const std::string& method, std::int64_t code, const std::string& message) {
+    std::lock_guard lock(mutex_);
+    rpc_errors_[method] = {code, message};
+}
+
+void FaultProxy::forward_method(const std::string& method) {
+    std::lock_guard lock(mutex_);
+    rpc_errors_.erase(method);
+}
+
 std::uint64_t FaultProxy::injected(Fault fault) const noexcept { return injected_[static_cast<std::size_t>(fault)]; }
 
 std::uint64_t FaultProxy::injected_total() const noexcept {
@@ -218,10 +229,11 @@ FaultProxy::Outcome FaultProxy::handle(int fd, const Request& request) {
     }
     if (fault == Fault::drop_before) return Outcome::closed;
 
-    const auto answer = forward(request);
+    const auto ruled = apply_rules(request);
+    const auto answer = ruled ? *ruled : forward(request);
     // A node that is down gets what a reverse proxy answers; that is no injected fault.
     if (!answer) return answer_with(502, "text/plain", "node unreachable");
-    ++forwarded_;
+    if (!ruled) ++forwarded_;  // apply_rules() counts what it forwards
     if (fault == Fault::drop_after) return Outcome::closed;
     if (fault == Fault::slow && !pause(options_.slow_by)) return Outcome::closed;
     return answer_with(answer->first, "application/json", answer->second);
@@ -234,6 +246,43 @@ std::optional<std::pair<int, std::string>> FaultProxy::forward(const Request& re
     const auto answer = node.Post(request.path, request.body, "application/json");
     if (!answer) return std::nullopt;
     return std::pair{answer->status, answer->body};
+}
+
+std::optional<std::optional<std::pair<int, std::string>>> FaultProxy::apply_rules(const Request& request) {
+    decltype(rpc_errors_) rules;
+    {
+        std::lock_guard lock(mutex_);
+        if (pass_through_ || rpc_errors_.empty()) return std::nullopt;
+        rules = rpc_errors_;
+    }
+    const auto body = nlohmann::json::parse(request.body, nullptr, false);
+    const bool batch = body.is_array();
+    const auto calls = batch ? body : nlohmann::json::array({body});
+    auto answers = nlohmann::json::array();
+    auto rest = nlohmann::json::array();
+    for (const auto& call : calls) {
+        const auto rule = call.is_object() && call.contains("method") && call["method"].is_string()
+                              ? rules.find(call["method"].get<std::string>())
+                              : rules.end();
+        if (rule == rules.end()) {
+            rest.push_back(call);
+            continue;
+        }
+        answers.push_back({{"jsonrpc", "2.0"},
+                           {"id", call.value("id", nlohmann::json(nullptr))},
+                           {"error", {{"code", rule->second.first}, {"message", rule->second.second}}}});
+        ++rpc_errors_answered_;
+    }
+    if (answers.empty()) return std::nullopt;
+    if (!rest.empty()) {
+        const auto forwarded = forward({request.path, rest.dump(), request.close});
+        if (!forwarded) return std::optional<std::pair<int, std::string>>{};
+        ++forwarded_;
+        const auto others = nlohmann::json::parse(forwarded->second, nullptr, false);
+        if (!others.is_array()) return forwarded;  // the node refused the batch as a whole: its answer stands
+        for (const auto& other : others) answers.push_back(other);
+    }
+    return std::pair{200, batch ? answers.dump() : answers.front().dump()};
 }
 
 std::optional<Fault> FaultProxy::draw() {

@@ -6,7 +6,10 @@
 // node saw the request or after it acted on it, and slow answers. Each kind
 // has its own rate (the probability that an HTTP request gets it), drawn from
 // a seeded generator so that a run can be replayed; rates, pass-through and
-// the node's port can be changed while clients use it.
+// the node's port can be changed while clients use it. Besides these drawn
+// faults, a rule can answer every call of one JSON-RPC method with a given
+// error, as a node that refuses it would (eth_estimateGas -> -32003
+// "insufficient funds for gas * price + value" from some nodes).
 //
 // It speaks HTTP/1.1 over its own sockets rather than through httplib::Server,
 // because closing a connection without a single byte of answer is exactly
@@ -17,6 +20,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -76,6 +80,12 @@ public:
     void set_pass_through(bool on);
     /// Forwards from now on to 127.0.0.1:node_port (a node restarted elsewhere).
     void set_node_port(std::uint16_t node_port);
+    /// From now on every call of `method`, alone or in a batch, is answered
+    /// {"error": {code, message}} with its id and not forwarded (the batch's
+    /// other calls are). Drawn faults still apply first; pass-through ends it.
+    void answer_rpc_error(const std::string& method, std::int64_t code, const std::string& message);
+    /// Calls of `method` are forwarded again.
+    void forward_method(const std::string& method);
 
     /// How many requests got `fault` so far.
     [[nodiscard]] std::uint64_t injected(Fault fault) const noexcept;
@@ -83,6 +93,8 @@ public:
     /// HTTP requests received, and those of them the node answered.
     [[nodiscard]] std::uint64_t requests() const noexcept { return requests_; }
     [[nodiscard]] std::uint64_t forwarded() const noexcept { return forwarded_; }
+    /// JSON-RPC calls answered by an answer_rpc_error() rule so far.
+    [[nodiscard]] std::uint64_t rpc_errors_answered() const noexcept { return rpc_errors_answered_; }
 
 private:
     struct Request;
@@ -94,6 +106,10 @@ private:
     Outcome handle(int fd, const Request& request);
     // The node's status and body, or nullopt when it cannot be reached.
     [[nodiscard]] std::optional<std::pair<int, std::string>> forward(const Request& request);
+    // The answer to `request` when a rule answers some of its calls: those
+    // answered by the rule, the others forwarded (nullopt: the node is down).
+    // Nothing when no rule applies.
+    [[nodiscard]] std::optional<std::optional<std::pair<int, std::string>>> apply_rules(const Request& request);
     [[nodiscard]] std::optional<Fault> draw();
     // Sleeps `duration` unless the proxy is being destroyed; false when it is.
     bool pause(std::chrono::milliseconds duration);
@@ -110,12 +126,14 @@ private:
     bool pass_through_ = false;
     std::array<double, kFaultKinds> rates_{};
     std::mt19937_64 rng_;
+    std::map<std::string, std::pair<std::int64_t, std::string>> rpc_errors_;  // by method: code, message
     std::set<int> open_fds_;  // shut down by the destructor to end blocking reads
     std::size_t connections_ = 0;
 
     std::array<std::atomic<std::uint64_t>, kFaultKinds> injected_{};
     std::atomic<std::uint64_t> requests_{0};
     std::atomic<std::uint64_t> forwarded_{0};
+    std::atomic<std::uint64_t> rpc_errors_answered_{0};
 };
 
 }  // namespace abci::test

@@ -16,6 +16,7 @@
 #include "core/store/store.hpp"
 #include "core/util/fields.hpp"
 #include "core/util/log.hpp"
+#include "core/util/next_steps.hpp"
 #include "core/util/time.hpp"
 
 namespace abci::service {
@@ -267,9 +268,8 @@ MintRecord AbciService::prepare(Network& network, const Mint& m, const MintOptio
     if (m.kind.family == TokenFamily::role) {
         if (!store_.find_user_by_wallet(to))
             throw Error(ErrorKind::unprocessable, "no user is linked to the address " + m.to.checksummed() +
-                                                      ": a role token goes to a user's wallet; link it with `abcictl "
-                                                      "admin user link-wallet --email EMAIL --address " +
-                                                      m.to.checksummed() + "`");
+                                                      ": a role token goes to a user's wallet; link it with " +
+                                                      util::link_wallet_command("EMAIL", m.to.checksummed()));
         const auto held = store_.find_token_balance(config.id, to, m.kind.id);
         if (held && held->balance != "0") throw m.role_held();
     }

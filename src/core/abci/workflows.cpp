@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "core/eth/address.hpp"
 #include "core/util/fields.hpp"
+#include "core/util/next_steps.hpp"
 #include "core/util/time.hpp"
 
 namespace abci::service {
@@ -29,6 +30,25 @@ std::optional<store::User> linked_to(store::Store& store, const std::string& wal
     return holder;
 }
 
+// Why `user_id` may not issue a certificate on `blockchain_id`, and what an admin does about it.
+Error no_certifier_wallet(store::Store& store, const std::string& user_id, const std::string& blockchain_id) {
+    std::string why = "issuing a certificate requires a linked wallet holding the certifier role token on " +
+                      blockchain_id + ", and ";
+    std::string wallets;
+    for (const auto& wallet : store.wallets_of(user_id))
+        wallets += (wallets.empty() ? "" : ", ") + eth::Address::parse(wallet).checksummed();
+    if (wallets.empty()) {
+        const auto user = store.find_user_by_id(user_id);
+        why += "you have no linked wallet: an admin links one with " +
+               util::link_wallet_command(user ? user->email : "EMAIL", "ADDRESS") + " and mints it the token with " +
+               util::mint_role_command("ADDRESS", "certifier", blockchain_id);
+    } else {
+        why += "none of yours (" + wallets + ") holds it: an admin mints it with " +
+               util::mint_role_command(wallets.substr(0, wallets.find(',')), "certifier", blockchain_id);
+    }
+    return Error(ErrorKind::forbidden, why);
+}
+
 store::RoleRequest load(store::Store& store, const std::string& id) {
     auto request = store.find_role_request(id);
     if (!request) throw Error(ErrorKind::not_found, "no role request " + id);
@@ -41,10 +61,14 @@ store::RoleRequest Workflows::file_role_request(const std::string& user_id, cons
     auto request = parse_role_request(body, user_id);
     // One message whether the wallet is someone else's or nobody's: a
     // requester learns nothing about other users' wallets.
-    if (!linked_to(store_, request.wallet_address, user_id))
-        throw Error(ErrorKind::unprocessable, "the wallet " + eth::Address::parse(request.wallet_address).checksummed() +
-                                                  " is not linked to your account; ask an admin to link it to you, "
-                                                  "then file the request again");
+    if (!linked_to(store_, request.wallet_address, user_id)) {
+        const auto wallet = eth::Address::parse(request.wallet_address).checksummed();
+        const auto requester = store_.find_user_by_id(user_id);
+        throw Error(ErrorKind::unprocessable,
+                    "the wallet " + wallet + " is not linked to your account; ask an admin to link it to you (" +
+                        util::link_wallet_command(requester ? requester->email : "EMAIL", wallet) +
+                        "), then file the request again");
+    }
     return store_.create_role_request(std::move(request));
 }
 
@@ -113,9 +137,7 @@ json Workflows::issue_certificate(const std::string& user_id, const json& body) 
             break;
         }
     }
-    if (certifier.empty())
-        throw Error(ErrorKind::forbidden, "issuing a certificate requires a linked wallet holding the certifier role token on " +
-                                              blockchain_id);
+    if (certifier.empty()) throw no_certifier_wallet(store_, user_id, blockchain_id);
 
     store::NewCertificate fresh{user_id, blockchain_id, certifier, recipient->lower(), title, description, ""};
     const auto certificate = store_.create_certificate(fresh);

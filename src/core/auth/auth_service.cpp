@@ -9,6 +9,7 @@
 #include "core/auth/password.hpp"
 #include "core/auth/siwe.hpp"
 #include "core/crypto/encoding.hpp"
+#include "core/util/next_steps.hpp"
 #include "core/error.hpp"
 #include "core/rpc/url.hpp"
 
@@ -127,8 +128,8 @@ LoginResult AuthService::login_wallet(std::string_view address, std::string_view
     auto user = store_.find_user_by_wallet(wallet);
     if (!user) {
         if (!settings_.wallet.auto_register)
-            throw refused("the wallet " + siwe.address.checksummed() +
-                          " is not linked to any user: an admin links it with `abcictl admin user link-wallet`");
+            throw refused("the wallet " + siwe.address.checksummed() + " is not linked to any user: an admin links it with " +
+                          util::link_wallet_command("EMAIL", siwe.address.checksummed()));
         auto created = store_.create_user(store::NewUser{wallet.substr(2) + "@wallet.invalid", to_string(Role::farmer), false});
         store_.link_wallet(created.id, wallet);
         user = std::move(created);

@@ -1,5 +1,6 @@
 #pragma once
-// What a node's refusal of eth_sendRawTransaction means for the sender.
+// What a node's refusal of eth_sendRawTransaction (or of eth_estimateGas,
+// for funds) means for the sender.
 // Nodes report these only as JSON-RPC messages (mostly under code -32000),
 // so the message text is all there is to go on; the phrases are geth's,
 // which anvil, reth, erigon and nethermind reuse.

@@ -155,8 +155,7 @@ TxSender::~TxSender() {
 
 std::future<Receipt> TxSender::submit(TxRequest request) {
     auto intent = std::make_shared<Intent>();
-    intent->gas = request.gas_limit ? *request.gas_limit
-                                    : chain_.estimate_gas({key_.address(), request.to, request.value, request.data});
+    intent->gas = request.gas_limit ? *request.gas_limit : estimate_gas(request);
     if (!request.timeout) request.timeout = options_.receipt_timeout;
     intent->deadline = Clock::now() + *request.timeout;
     intent->request = std::move(request);
@@ -168,6 +167,25 @@ std::future<Receipt> TxSender::submit(TxRequest request) {
     }
     cv_.notify_all();
     return future;
+}
+
+std::uint64_t TxSender::estimate_gas(const TxRequest& request) {
+    try {
+        return chain_.estimate_gas({key_.address(), request.to, request.value, request.data});
+    } catch (const rpc::RpcError& e) {
+        // Some nodes refuse to estimate for a signer that cannot pay (-32003
+        // "insufficient funds for gas * price + value"): the refusal of an
+        // unfunded signer, as when the node refuses the transaction itself.
+        if (classify_send_refusal(e) != SendRefusal::insufficient_funds) throw;
+        Inflight facts;  // no gas: the node would not say how much
+        facts.value = request.value;
+        try {
+            facts.fees = chain_.fee_tiers().standard;
+        } catch (const Error&) {
+            // The message goes without the price per gas.
+        }
+        throw funds_error(facts, e);
+    }
 }
 
 std::size_t TxSender::in_flight() const {
@@ -535,20 +553,22 @@ void TxSender::settle_contested(const std::vector<std::uint64_t>& nonces) {
 }
 
 NeverMined TxSender::funds_error(const Inflight& f, const rpc::RpcError& error) {
-    const eth::U256 needed = eth::U256(f.gas) * f.fees.max_fee_per_gas + f.value;
     std::string balance = "an unknown balance";
     try {
         balance = chain_.balance(key_.address()).to_dec() + " wei";
     } catch (const Error&) {
         // The message still names what is needed.
     }
-    std::string value;
+    std::string per_gas, value;
+    if (f.fees.max_fee_per_gas != eth::U256(0)) per_gas = fmt::format(" at up to {} wei per gas", f.fees.max_fee_per_gas.to_dec());
     if (f.value != eth::U256(0)) value = fmt::format(" plus a value of {} wei", f.value.to_dec());
+    const std::string needs =
+        f.gas ? fmt::format("up to {} wei (gas {}{}{})", (eth::U256(f.gas) * f.fees.max_fee_per_gas + f.value).to_dec(),
+                            f.gas, per_gas, value)
+              : fmt::format("more: its gas{}{}, which the node would not even estimate for so little", per_gas, value);
     return NeverMined(ErrorKind::unavailable,
-                      fmt::format("the signer {} has {} but this transaction needs up to {} wei (gas {} at up to {} wei "
-                                  "per gas{}): fund the signer and try again",
-                                  key_.address().checksummed(), balance, needed.to_dec(), f.gas,
-                                  f.fees.max_fee_per_gas.to_dec(), value),
+                      fmt::format("the signer {} has {} but this transaction needs {}: fund the signer and try again",
+                                  key_.address().checksummed(), balance, needs),
                       {error.rpc_message()});
 }
 

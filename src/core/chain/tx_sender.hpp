@@ -168,8 +168,11 @@ private:
     void settle_contested(const std::vector<std::uint64_t>& nonces);
     // The node refused `nonce`'s transaction outright.
     void refused(std::uint64_t nonce, const rpc::RpcError& error);
-    // The one-line refusal of an unfunded signer: its balance and what `f` needs.
+    // The one-line refusal of an unfunded signer: its balance and what `f`
+    // needs (its gas 0 when the node would not estimate it).
     [[nodiscard]] NeverMined funds_error(const Inflight& f, const rpc::RpcError& error);
+    // The node's gas estimate for `request`; an unfunded signer's refusal as funds_error().
+    [[nodiscard]] std::uint64_t estimate_gas(const TxRequest& request);
     void resign_with_new_nonce(std::uint64_t old_nonce);
     // Replaces `nonce`'s transaction by a 0-value transfer to ourselves with
     // higher fees, so that no earlier version of it can still be mined.
