@@ -83,7 +83,7 @@ struct AuditEntry {
     /// row's time is the first request's; `count` and `last_time` grow.
     bool refused = false;
     std::int64_t count = 1;              // requests this row stands for
-    std::optional<TimePoint> last_time;  // refused rows: the latest request counted
+    std::optional<TimePoint> last_time{};  // refused rows: the latest request counted
 };
 
 /// Which audit entries to list (query_audit): each filter left empty matches all.
