@@ -6,7 +6,7 @@
 
 namespace abci::test::client {
 
-TEST_CASE("--color auto, always and never are accepted, and always makes a piped table's header bold", "[cli][color]") {
+TEST_CASE("the --color words auto, always and never are accepted, and always makes a piped table's header bold", "[cli][color]") {
     const CleanHome home;
     const auto env = home.env({{"ABCICTL_KEYSTORE_SCRYPT_N", "4096"}});
     const auto password = home.write("pw", "keystore password 1\n");
