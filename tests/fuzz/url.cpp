@@ -26,9 +26,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     };
     // They go into the request line and the Host header as they are.
     fuzz::require(clean(url.host) && clean(url.target), "no spaces or control characters in host and target");
-    const auto authority = text.substr(0, text.find_first_of("/?#", text.find("://") + 3));
+    const auto authority_of = [](std::string_view u) { return u.substr(0, u.find_first_of("/?#", u.find("://") + 3)); };
+    const auto authority = authority_of(text);
+    // Only the masked URL's own authority: the same characters may recur in
+    // its path or query, which masking judges by their own rules.
     if (const auto at = authority.rfind('@'); at != std::string_view::npos && !url.password.empty())
-        fuzz::require(masked.find(authority.substr(0, at + 1)) == std::string::npos, "userinfo is masked");
+        fuzz::require(authority_of(masked).find(authority.substr(0, at + 1)) == std::string_view::npos,
+                      "userinfo is masked");
     rpc::Url again;
     fuzz::require(fuzz::accepts({ErrorKind::invalid_input}, [&] { again = rpc::parse_url(url.origin() + url.target); }),
                   "origin + target parses");

@@ -67,7 +67,10 @@ struct TxSender::Inflight {
         const auto all = all_versions();
         std::vector<Unwaited> out;
         std::set<std::string> seen;
-        for (const auto& [h, p] : all) {
+        // Not structured bindings, here and in adopt(): clang 14 (make fuzz)
+        // cannot capture one in a lambda.
+        for (const auto& version : all) {
+            const auto& p = version.second;
             if (p == kFillerPurpose || !seen.insert(p).second) continue;
             const bool carried = mined && std::any_of(all.begin(), all.end(), [&](const auto& v) {
                 return v.second == p && v.first == mined->transaction_hash;
@@ -229,7 +232,9 @@ std::vector<StuckTx> TxSender::stuck() const {
 void TxSender::adopt(std::vector<JournaledTx> txs) {
     std::map<std::uint64_t, std::vector<JournaledTx>> by_nonce;
     for (auto& tx : txs) by_nonce[tx.nonce].push_back(std::move(tx));
-    for (auto& [nonce, versions] : by_nonce) {
+    for (auto& entry : by_nonce) {
+        const std::uint64_t nonce = entry.first;
+        auto& versions = entry.second;
         auto f = std::make_unique<Inflight>();
         JournaledTx& last = versions.back();
         for (std::size_t i = 0; i + 1 < versions.size(); ++i) f->superseded.emplace_back(versions[i].hash, versions[i].purpose);

@@ -35,6 +35,36 @@ std::string multipart_body(eth::ByteView data, const std::string& file_name, std
 
 }  // namespace
 
+namespace kubo {
+
+std::string error_message(int status, std::string_view body) {
+    // Kubo's error shape: {"Message": "...", "Code": 0, "Type": "error"}.
+    const json error = json::parse(body, nullptr, false);
+    if (error.is_object() && error.contains("Message") && error["Message"].is_string())
+        return error["Message"].get<std::string>();
+    return "HTTP " + std::to_string(status) + " without a Kubo error message";
+}
+
+std::string added_cid(std::string_view body) {
+    std::string cid;
+    std::size_t start = 0;
+    while (start < body.size()) {
+        const std::size_t end = std::min(body.find('\n', start), body.size());
+        const json line = json::parse(body.substr(start, end - start), nullptr, false);
+        if (line.is_object() && line.contains("Hash") && line["Hash"].is_string()) cid = line["Hash"].get<std::string>();
+        start = end + 1;
+    }
+    return cid;
+}
+
+std::optional<std::string> version(std::string_view body) {
+    const json answer = json::parse(body, nullptr, false);
+    if (!answer.is_object() || !answer.contains("Version") || !answer["Version"].is_string()) return std::nullopt;
+    return answer["Version"].get<std::string>();
+}
+
+}  // namespace kubo
+
 struct KuboStore::Answer {
     int status = 0;
     std::string body;
@@ -76,14 +106,7 @@ KuboStore::Answer KuboStore::call(const std::string& command, const std::string&
     if (const auto* failure = std::get_if<rpc::TransportFailure>(&result))
         throw Error(failure->kind, what + ": " + failure->reason);
     answer.status = std::get<httplib::Response>(result).status;
-    if (!answer.ok()) {
-        // Kubo's error shape: {"Message": "...", "Code": 0, "Type": "error"}.
-        const json error = json::parse(answer.body, nullptr, false);
-        if (error.is_object() && error.contains("Message") && error["Message"].is_string())
-            answer.error = error["Message"].get<std::string>();
-        else
-            answer.error = "HTTP " + std::to_string(answer.status) + " without a Kubo error message";
-    }
+    if (!answer.ok()) answer.error = kubo::error_message(answer.status, answer.body);
     return answer;
 }
 
@@ -95,16 +118,7 @@ void KuboStore::store(const Cid& ours, eth::ByteView data) {
     if (!answer.ok())
         throw Error(ErrorKind::unavailable, "kubo at " + display_ + " refused the upload: " + answer.error);
 
-    // One JSON object per line ({"Name", "Hash", "Size"}); the file's is the last with a Hash.
-    std::string theirs;
-    std::size_t start = 0;
-    while (start < answer.body.size()) {
-        const std::size_t end = std::min(answer.body.find('\n', start), answer.body.size());
-        const json line = json::parse(answer.body.substr(start, end - start), nullptr, false);
-        if (line.is_object() && line.contains("Hash") && line["Hash"].is_string())
-            theirs = line["Hash"].get<std::string>();
-        start = end + 1;
-    }
+    const std::string theirs = kubo::added_cid(answer.body);
     if (theirs.empty()) throw Error(ErrorKind::unavailable, "kubo at " + display_ + ": add answered without a CID");
     if (theirs != ours.to_string())
         throw Error(ErrorKind::internal,
@@ -125,10 +139,9 @@ HealthCheck KuboStore::check() noexcept {
     try {
         const auto answer = call("version");
         if (!answer.ok()) return {false, "kubo at " + display_ + ": " + answer.error};
-        const json version = json::parse(answer.body, nullptr, false);
-        if (!version.is_object() || !version.contains("Version") || !version["Version"].is_string())
-            return {false, "kubo at " + display_ + ": version answered without a Version"};
-        return {true, "kubo " + version["Version"].get<std::string>() + " at " + display_};
+        const auto version = kubo::version(answer.body);
+        if (!version) return {false, "kubo at " + display_ + ": version answered without a Version"};
+        return {true, "kubo " + *version + " at " + display_};
     } catch (const std::exception& e) {
         return {false, e.what()};
     }

@@ -3,7 +3,9 @@
 // pinning so it stays, and with the CID Kubo answers checked against ours.
 
 #include <chrono>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/content/content_store.hpp"
 #include "core/rpc/url.hpp"
@@ -44,5 +46,18 @@ private:
     std::string base_;     // path prefix before /api/v0, without a trailing '/'
     std::chrono::milliseconds timeout_;
 };
+
+// Reading Kubo's answers. Public so that what a node can send is fuzzed
+// without a network (tests/fuzz/kubo_answer.cpp); none of them throws.
+namespace kubo {
+/// The Message of Kubo's error body ({"Message", "Code", "Type"}), else a
+/// description naming `status`.
+[[nodiscard]] std::string error_message(int status, std::string_view body);
+/// The CID an add answered: its answer is one JSON object per line ({"Name",
+/// "Hash", "Size"}) and the file's is the last with a Hash. Empty when none has.
+[[nodiscard]] std::string added_cid(std::string_view body);
+/// The Version of a version answer, or nullopt when it has none.
+[[nodiscard]] std::optional<std::string> version(std::string_view body);
+}  // namespace kubo
 
 }  // namespace abci::content

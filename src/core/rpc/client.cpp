@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "core/rpc/http_transport.hpp"
+#include "core/rpc/retry_after.hpp"
 #include "core/rpc/url.hpp"
 
 namespace abci::rpc {
@@ -55,21 +56,6 @@ struct Failure {
     std::string why;
     std::optional<milliseconds> retry_after{};
 };
-
-// Retry-After as delta-seconds or an HTTP-date (RFC 9110 §10.2.3); nullopt when absent or unreadable.
-std::optional<milliseconds> parse_retry_after(const std::string& value) {
-    if (value.empty()) return std::nullopt;
-    unsigned long long seconds = 0;
-    auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), seconds);
-    if (ec == std::errc{} && ptr == value.data() + value.size())
-        return milliseconds(std::min<unsigned long long>(seconds, 86'400) * 1000);
-    std::tm tm{};
-    if (const char* end = ::strptime(value.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm); end && *end == '\0') {
-        auto delta = ::timegm(&tm) - std::time(nullptr);
-        return milliseconds(std::clamp<std::time_t>(delta, 0, 86'400) * 1000);
-    }
-    return std::nullopt;
-}
 
 Failure from_transport(const TransportFailure& failure) {
     return {failure.stage == TransportFailure::Stage::not_sent ? Failure::Stage::not_sent : Failure::Stage::unsure,
@@ -125,6 +111,20 @@ milliseconds backoff(unsigned round, const Options& o) {
 }
 
 }  // namespace
+
+std::optional<std::chrono::milliseconds> parse_retry_after(const std::string& value) {
+    if (value.empty()) return std::nullopt;
+    unsigned long long seconds = 0;
+    auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), seconds);
+    if (ec == std::errc{} && ptr == value.data() + value.size())
+        return milliseconds(std::min<unsigned long long>(seconds, 86'400) * 1000);
+    std::tm tm{};
+    if (const char* end = ::strptime(value.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm); end && *end == '\0') {
+        auto delta = ::timegm(&tm) - std::time(nullptr);
+        return milliseconds(std::clamp<std::time_t>(delta, 0, 86'400) * 1000);
+    }
+    return std::nullopt;
+}
 
 RpcError::RpcError(std::string_view method, std::int64_t code, std::string message, const json& data)
     : Error(ErrorKind::chain_rejected, fmt::format("{}: {} (JSON-RPC error {})", method, message, code),

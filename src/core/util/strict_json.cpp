@@ -63,6 +63,11 @@ json parse_strict_json(std::string_view text, std::size_t max_depth, std::string
         return json::parse(text.begin(), text.end(), check);
     } catch (const json::parse_error& e) {
         throw Error(ErrorKind::invalid_input, describe_syntax_error(text, e.byte, what));
+    } catch (const json::out_of_range&) {
+        // nlohmann's one range error while parsing (406): a number beyond a
+        // double's range, which it does not count as a parse_error.
+        throw Error(ErrorKind::invalid_input,
+                    fmt::format("{} holds a number too large to read (beyond 1.8e308); send a smaller one", what));
     }
 }
 

@@ -281,6 +281,14 @@ TEST_CASE("JwtCodec refuses times the clock cannot hold", "[jwt]") {
     }
 }
 
+TEST_CASE("JwtCodec refuses a segment with a number beyond a double's range as malformed", "[jwt]") {
+    // Found by tests/fuzz/jwt.cpp: the JSON library's own exception escaped
+    // verify(), before the MAC was checked, from any client's token.
+    const auth::JwtCodec codec(jwt_test::kSecret, {});
+    jwt_test::check_rejected(codec, jwt_test::forge_text(R"({"alg": 333E333})", jwt_test::claims().dump()));
+    jwt_test::check_rejected(codec, jwt_test::forge_text(jwt_test::header().dump(), R"({"exp": -1e999})"));
+}
+
 TEST_CASE("JwtCodec refuses malformed tokens", "[jwt]") {
     using jwt_test::json;
     const auth::JwtCodec codec(jwt_test::kSecret, {});
