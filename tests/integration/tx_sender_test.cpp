@@ -111,6 +111,12 @@ bool eventually(Predicate done) {
     return done();
 }
 
+// Whether the node is asked `method` `times` more times (some maintenance rounds) within 15 s.
+bool calls_seen(const test::MethodCountingProxy& proxy, const std::string& method, int times = 3) {
+    const int before = proxy.count(method);
+    return eventually([&] { return proxy.count(method) >= before + times; });
+}
+
 json node_rpc(chain::ChainClient& chain, const std::string& method, json params = json::array()) {
     return chain.rpc().call(method, std::move(params));
 }
@@ -282,7 +288,8 @@ TEST_CASE("sender: adopted versions of one nonce are settled by the one the chai
 TEST_CASE("sender: a nonce held by someone else's pending transaction is judged again until the chain settles it",
           "[sender][anvil]") {
     test::Anvil anvil;
-    chain::ChainClient chain(settings_for(anvil.url(), anvil.chain_id()));
+    test::MethodCountingProxy proxy(anvil.port(), {});
+    chain::ChainClient chain(settings_for(proxy.url(), anvil.chain_id()));
     (void)node_rpc(chain, "evm_setAutomine", {false});
     const auto signer = dev_address(1);
     RecordingJournal journal;
@@ -296,7 +303,27 @@ TEST_CASE("sender: a nonce held by someone else's pending transaction is judged 
     REQUIRE(journal.recorded().size() == 1);
     CHECK(journal.recorded()[0].nonce == 0);
     CHECK_FALSE(journal.status(journal.recorded()[0].hash));
+    // The node may fail each call that judging ours needs: the nonce is then
+    // judged again in later rounds, and nothing is settled meanwhile.
+    const bool node_failing = GENERATE(false, true);
+    INFO("the node fails the calls that judge the nonce: " << node_failing);
+    if (node_failing) {
+        proxy.refuse("eth_getTransactionCount", -32603, "internal error", json{signer.checksummed(), "latest"});
+        REQUIRE(calls_seen(proxy, "eth_getTransactionCount"));
+        proxy.pass("eth_getTransactionCount");
+        proxy.refuse("eth_getTransactionReceipt", -32603, "internal error");
+        proxy.refuse("eth_getTransactionCount", -32603, "internal error", json{signer.checksummed(), "pending"});
+    }
     (void)node_rpc(chain, "evm_mine");
+    if (node_failing) {
+        REQUIRE(calls_seen(proxy, "eth_getTransactionReceipt"));
+        CHECK(journal.recorded().size() == 1);
+        proxy.pass("eth_getTransactionReceipt");
+        REQUIRE(calls_seen(proxy, "eth_getTransactionCount"));
+        CHECK(journal.recorded().size() == 1);
+        CHECK_FALSE(journal.status(journal.recorded()[0].hash));
+        proxy.pass("eth_getTransactionCount");
+    }
     REQUIRE(eventually([&] { return journal.recorded().size() == 2; }));
     (void)node_rpc(chain, "evm_mine");
     const auto receipt = mined.get();
@@ -568,6 +595,188 @@ TEST_CASE("sender: a value transfer the signer cannot pay for is refused naming 
     REQUIRE(journal.recorded().size() == 1);
     CHECK(journal.status(journal.recorded()[0].hash) == chain::TxStatus::refused);
     CHECK(sender.in_flight() == 0);
+}
+
+// A node answering nonsense (a transaction count that is no number, a
+// transaction or block that is no object, a block without a hash, a receipt
+// that does not parse) proves nothing: the pending transaction is neither
+// sent again nor replaced, the mined one is not taken for reorged, and once
+// the node answers properly again everything settles as it should.
+TEST_CASE("sender: answers that do not parse prove nothing about pending or mined transactions", "[sender][anvil]") {
+    test::Anvil anvil;
+    test::MethodCountingProxy proxy(anvil.port(), {});
+    chain::ChainClient chain(settings_for(proxy.url(), anvil.chain_id()));
+    const auto signer = dev_address(1);
+    RecordingJournal journal;
+    chain::TxSender sender(chain, dev_key(1), quick(journal));
+    const auto first = sender.submit(transfer("mined, then its block garbled")).get();
+    (void)node_rpc(chain, "evm_setAutomine", {false});
+    auto pending = sender.submit(transfer("pending among garbled answers"));
+    REQUIRE(eventually([&] { return chain.pending_nonce(signer) == 2; }));
+
+    proxy.answer("eth_getTransactionCount", "not a number", json{signer.checksummed(), "latest"});
+    for (const json& garbled : {json("not an object"), json::object(), json{{"blockNumber", nullptr}}}) {
+        INFO("eth_getTransactionByHash answers " << garbled.dump());
+        proxy.answer("eth_getTransactionByHash", garbled);
+        REQUIRE(calls_seen(proxy, "eth_getTransactionByHash"));
+    }
+    // A block that seems changed sends the sender to the receipts, which say the transaction did not move.
+    proxy.answer("eth_getBlockByNumber", json::object());
+    REQUIRE(calls_seen(proxy, "eth_getTransactionReceipt"));
+    proxy.answer("eth_getTransactionReceipt", json{{"garbled", true}});
+    for (const json& garbled : {json("not an object"), json{{"hash", 7}}}) {
+        INFO("eth_getBlockByNumber answers " << garbled.dump());
+        proxy.answer("eth_getBlockByNumber", garbled);
+        REQUIRE(calls_seen(proxy, "eth_getBlockByNumber"));
+    }
+    // The receipts lost in transport, then each call failed with an error instead: no answer proves nothing either.
+    proxy.fail_requests("eth_getTransactionReceipt");
+    REQUIRE(calls_seen(proxy, "eth_getTransactionReceipt", 12));  // the receipt poller's calls too
+    for (const auto* method : {"eth_getTransactionReceipt", "eth_getBlockByNumber", "eth_getTransactionByHash",
+                               "eth_getTransactionCount"}) {
+        INFO(method << " refused");
+        proxy.refuse(method, -32603, "internal error");
+        REQUIRE(calls_seen(proxy, method));
+    }
+    CHECK(journal.recorded().size() == 2);
+    CHECK(journal.status(first.transaction_hash) == chain::TxStatus::mined);
+    for (const auto* method : {"eth_getTransactionCount", "eth_getTransactionByHash", "eth_getTransactionReceipt",
+                               "eth_getBlockByNumber"})
+        proxy.pass(method);
+    (void)node_rpc(chain, "evm_mine");
+    const auto receipt = pending.get();
+    CHECK(receipt.nonce == 1);
+    CHECK(journal.recorded().size() == 2);
+    CHECK(journal.status(first.transaction_hash) == chain::TxStatus::mined);
+    CHECK(journal.status(receipt.transaction_hash) == chain::TxStatus::mined);
+}
+
+// The command line's sender (deploying a contract) keeps no journal and
+// watches no reorgs: a transaction unmined too long is still replaced with
+// higher fees, and the version the chain mines is the one answered.
+TEST_CASE("sender: without a journal an unmined transaction is replaced and its mined version answered",
+          "[sender][anvil][replace]") {
+    test::Anvil anvil;
+    test::MethodCountingProxy proxy(anvil.port(), {});
+    chain::ChainClient chain(settings_for(proxy.url(), anvil.chain_id()));
+    (void)node_rpc(chain, "evm_setAutomine", {false});
+    const auto first = chain.fee_tiers().standard;
+    RecordingJournal unused;
+    auto options = quick(unused);
+    options.journal = nullptr;
+    options.reorg_watch_blocks = 0;
+    options.replace_after = 200ms;
+    chain::TxSender sender(chain, dev_key(1), options);
+    auto mined = sender.submit(transfer("unjournaled"));
+    REQUIRE(eventually([&] { return proxy.count("eth_sendRawTransaction") >= 3; }));  // two replacements
+    (void)node_rpc(chain, "evm_mine");
+    const auto receipt = mined.get();
+    CHECK(receipt.nonce == 0);
+    const auto tx = node_rpc(chain, "eth_getTransactionByHash", {eth::to_hex(receipt.transaction_hash)});
+    CHECK(rpc::quantity_to_u256(tx["maxFeePerGas"], "maxFeePerGas") > first.max_fee_per_gas);
+    CHECK(chain.latest_nonce(sender.address()) == 1);
+    CHECK(unused.recorded().empty());
+}
+
+// The caller stopped waiting (its deadline passed); then the node forgets
+// the transaction and refuses it when it is sent again. Nobody is waiting to
+// be told, so the listener hears of it: refused for want of funds, the nonce
+// is given back and the transaction settled refused; refused for anything
+// else, the nonce is filled and the transaction settled replaced once the
+// filler is mined.
+TEST_CASE("sender: a transaction refused after its caller stopped waiting is settled for the listener",
+          "[sender][anvil]") {
+    const bool for_funds = GENERATE(false, true);
+    INFO("refused for want of funds: " << for_funds);
+    test::Anvil anvil;
+    test::MethodCountingProxy proxy(anvil.port(), {});
+    chain::ChainClient chain(settings_for(proxy.url(), anvil.chain_id()));
+    (void)node_rpc(chain, "evm_setAutomine", {false});
+    RecordingJournal journal;
+    chain::TxSender sender(chain, dev_key(1), quick(journal));
+    std::promise<chain::Unwaited> heard;
+    sender.on_unwaited([&](const chain::Unwaited& fate) {
+        if (fate.purpose == "given up on") heard.set_value(fate);
+    });
+    auto waiting = sender.submit(transfer("given up on", 300ms));
+    try {
+        (void)waiting.get();
+        FAIL("an unmined transaction was answered as mined");
+    } catch (const chain::NeverMined&) {
+        FAIL("a transaction that was sent is answered as never sent");
+    } catch (const Error& e) {
+        CHECK(e.kind() == ErrorKind::timeout);
+    }
+    proxy.answer("eth_getTransactionByHash", nullptr);
+    proxy.refuse("eth_sendRawTransaction", -32000,
+                 for_funds ? "insufficient funds for gas * price + value" : "invalid transaction");
+    if (for_funds) {
+        const auto fate = heard.get_future().get();
+        CHECK(fate.status == chain::TxStatus::refused);
+        CHECK(journal.status(journal.recorded()[0].hash) == chain::TxStatus::refused);
+        CHECK(sender.in_flight() == 0);
+        return;
+    }
+    REQUIRE(eventually([&] { return journal.recorded().size() >= 2; }));
+    proxy.pass("eth_getTransactionByHash");
+    proxy.pass("eth_sendRawTransaction");
+    // Mined once a filler, at higher fees, has taken the first version's place in the node's pool.
+    REQUIRE(eventually([&] {
+        return !node_rpc(chain, "eth_getTransactionByHash", {eth::to_hex(journal.recorded().back().hash)}).is_null();
+    }));
+    (void)node_rpc(chain, "evm_mine");
+    const auto fate = heard.get_future().get();
+    CHECK(fate.status == chain::TxStatus::replaced);
+    REQUIRE(eventually([&] { return sender.in_flight() == 0; }));
+    CHECK(journal.status(journal.recorded()[0].hash) == chain::TxStatus::replaced);
+    CHECK(chain.latest_nonce(sender.address()) == 1);
+}
+
+// Stopped (the server shutting down) while an adopted transaction is still
+// unmined: nothing waits for it, and its journal entry stays unsettled for
+// the next start to adopt again.
+TEST_CASE("sender: a sender stopped with an adopted transaction pending leaves it unsettled", "[sender][anvil]") {
+    test::Anvil anvil;
+    chain::ChainClient chain(settings_for(anvil.url(), anvil.chain_id()));
+    (void)node_rpc(chain, "evm_setAutomine", {false});
+    auto key = dev_key(1);
+    const auto signed_tx = sign_transfer(chain, key, 0, chain.fee_tiers().standard);
+    RecordingJournal journal;
+    {
+        chain::TxSender sender(chain, std::move(key), quick(journal));
+        sender.adopt({{signed_tx.hash, 0, signed_tx.raw, "adopted, unmined at the stop"}});
+        REQUIRE(eventually([&] { return chain.pending_nonce(dev_address(1)) == 1; }));
+    }
+    CHECK_FALSE(journal.status(signed_tx.hash));
+    (void)node_rpc(chain, "evm_mine");
+    CHECK(chain.latest_nonce(dev_address(1)) == 1);
+}
+
+// A node that refuses to estimate for a signer that cannot pay, and cannot
+// say its fees either: the refusal still names the signer and says what to do.
+TEST_CASE("sender: an estimate refused for want of funds while fees are unreadable names the signer",
+          "[sender][anvil]") {
+    test::Anvil anvil;
+    test::MethodCountingProxy proxy(anvil.port(), {});
+    chain::ChainClient chain(settings_for(proxy.url(), anvil.chain_id()));
+    RecordingJournal journal;
+    chain::TxSender sender(chain, dev_key(1), quick(journal));
+    proxy.refuse("eth_estimateGas", -32003, "insufficient funds for gas * price + value");
+    for (const auto* method : {"eth_feeHistory", "eth_maxPriorityFeePerGas", "eth_gasPrice"})
+        proxy.refuse(method, -32603, "internal error");
+    auto request = transfer("estimated");
+    request.gas_limit.reset();  // estimated by the node
+    request.value = eth::U256(5);
+    try {
+        (void)sender.submit(request);
+        FAIL("an estimate refused for want of funds was taken");
+    } catch (const chain::NeverMined& e) {
+        CHECK(e.kind() == ErrorKind::unavailable);
+        CHECK_THAT(e.what(), Catch::Contains(dev_address(1).checksummed()) &&
+                                 Catch::Contains("its gas plus a value of 5 wei") &&
+                                 !Catch::Contains("per gas") && Catch::Contains("fund the signer"));
+    }
+    CHECK(journal.recorded().empty());
 }
 
 }  // namespace abci::sender_tests

@@ -2,9 +2,10 @@
 // A real HTTP server on loopback in front of a node (anvil) that passes every
 // JSON-RPC request on and counts the calls, by method and per request (single
 // or batched); it can also hold the first request back, or answer the calls
-// of chosen methods itself with a JSON-RPC error (a node without
-// eth_getBlockReceipts, or one failing a call at the moment a test needs),
-// passing the other calls of the same batch on.
+// of chosen methods itself, with a JSON-RPC error (a node without
+// eth_getBlockReceipts, or one failing a call at the moment a test needs) or
+// with a result of the test's choosing (a node answering nonsense), passing
+// the other calls of the same batch on.
 
 #include <httplib.h>
 
@@ -13,6 +14,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,8 +41,16 @@ public:
     [[nodiscard]] int count(const std::string& method) const;
     /// How many calls each HTTP request carried, in arrival order.
     [[nodiscard]] std::vector<std::size_t> calls_per_request() const;
-    /// From now on, answers every call of `method` with error `code` and `message`; the node never sees it.
-    void refuse(const std::string& method, int code, const std::string& message);
+    /// From now on, answers every call of `method` (only those with exactly
+    /// `params`, when given) with error `code` and `message`; the node never sees it.
+    void refuse(const std::string& method, int code, const std::string& message,
+                std::optional<nlohmann::json> params = std::nullopt);
+    /// From now on, answers every call of `method` (only those with exactly
+    /// `params`, when given) with `result`; the node never sees it.
+    void answer(const std::string& method, nlohmann::json result, std::optional<nlohmann::json> params = std::nullopt);
+    /// From now on, answers every HTTP request that carries a call of
+    /// `method` with 502 and no body (a gateway whose node is gone); the node never sees it.
+    void fail_requests(const std::string& method);
     /// Passes the calls of `method` on again.
     void pass(const std::string& method);
 
@@ -51,7 +61,12 @@ private:
     mutable std::mutex mutex_;
     std::map<std::string, int> counts_;
     std::vector<std::size_t> calls_per_request_;
-    std::map<std::string, nlohmann::json> refusals_;  // method -> its error object
+    struct Override {
+        std::optional<nlohmann::json> params;  // none: every call of the method
+        nlohmann::json reply;                  // {"error": ...} or {"result": ...}; null: HTTP 502
+    };
+    void override_calls(const std::string& method, Override override);
+    std::map<std::string, std::vector<Override>> overrides_;  // by method, the latest first
 };
 
 }  // namespace abci::test
