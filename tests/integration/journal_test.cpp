@@ -25,6 +25,7 @@
 #include "core/store/store.hpp"
 #include "support/anvil.hpp"
 #include "support/cli_runner.hpp"
+#include "support/method_counting_proxy.hpp"
 #include "support/tools.hpp"
 
 namespace abci::journal_tests {
@@ -54,7 +55,7 @@ std::string deploy_token(const test::Anvil& anvil) {
     return chain::TokenContract::deploy(sender, sender.address(), "ipfs://").token.address().checksummed();
 }
 
-service::NetworkConfig network_config(const test::Anvil& anvil, const std::string& contract,
+service::NetworkConfig network_config(const test::Anvil& anvil, const std::string& rpc_url, const std::string& contract,
                                       std::chrono::milliseconds rpc_timeout) {
     service::NetworkConfig config;
     config.rpc_timeout = rpc_timeout;
@@ -62,7 +63,7 @@ service::NetworkConfig network_config(const test::Anvil& anvil, const std::strin
     config.name = "Anvil devnet";
     config.chain_id = anvil.chain_id();
     config.network = "ethereum";
-    config.rpc_urls = {anvil.url()};
+    config.rpc_urls = {rpc_url};
     config.contract_address = contract;
     config.status = service::NetworkStatus::testnet;
     return config;
@@ -70,19 +71,25 @@ service::NetworkConfig network_config(const test::Anvil& anvil, const std::strin
 
 // A server's chain side without its HTTP front: store, content, registry, service.
 struct Node {
-    // `rpc_timeout`: how long a JSON-RPC call (retries included) may take.
-    explicit Node(test::Anvil::Options options = {}, std::chrono::milliseconds rpc_timeout = 30s)
-        : anvil(options), rpc_timeout(rpc_timeout) {}
+    // `rpc_timeout`: how long a JSON-RPC call (retries included) may take;
+    // `proxied`: the registry reaches anvil through a method-counting proxy.
+    explicit Node(test::Anvil::Options options = {}, std::chrono::milliseconds rpc_timeout = 30s, bool proxied = false)
+        : anvil(options),
+          rpc_timeout(rpc_timeout),
+          proxy(proxied ? std::make_unique<test::MethodCountingProxy>(anvil.port(), test::MethodCountingProxy::Options{})
+                        : nullptr) {}
 
     test::Anvil anvil;
     std::chrono::milliseconds rpc_timeout;
+    std::unique_ptr<test::MethodCountingProxy> proxy;
     test::TempDir dir;
     std::string contract = deploy_token(anvil);
     std::unique_ptr<store::Store> store = store::open_sqlite_store(dir / "abci.db");
     std::unique_ptr<content::ContentStore> content =
         content::make_content_store({.backend = "local", .data_dir = dir.path()});
     eth::PrivateKey key = signer_key();
-    service::Registry registry{{network_config(anvil, contract, rpc_timeout)}, &key, *store};
+    service::Registry registry{{network_config(anvil, proxy ? proxy->url() : anvil.url(), contract, rpc_timeout)},
+                               &key, *store};
     service::Network& network = registry.find(kChain);
 
     [[nodiscard]] std::string signer() const { return key.address().lower(); }
@@ -186,6 +193,20 @@ store::MintRequest entity_mint_request(const std::string& key) {
     mint.idempotency_key = key;
     mint.fingerprint = "fingerprint-" + key;
     return mint;
+}
+
+// A pending entity mint claimed with Idempotency-Key `key`, its metadata stored; the metadata's cid.
+std::string claim_entity_mint(Node& node, const std::string& key) {
+    const auto cid = node.content->put(bytes_of(json{{"name", "Certificate " + key}}.dump())).to_string();
+    REQUIRE_FALSE(node.store->begin_mint(entity_mint_request(key)));
+    return cid;
+}
+
+// `record` as journaled before mints had ids: no mint id, no version.
+json legacy_record(json record) {
+    record.erase("mintId");
+    record.erase("version");
+    return record;
 }
 
 // Where a crash interrupted a mint, after the service had stored the metadata,
@@ -512,6 +533,128 @@ TEST_CASE("journal: reconcile() after a crash in the middle of a mint's bookkeep
 }
 
 
+// The node's head behind the block of a mined mint's receipt (a node behind
+// its peers after a failover): reconcile() still finishes the mint, with one
+// confirmation rather than a count that wraps around.
+TEST_CASE("journal: reconcile() finishes a mined mint while the node's head lags behind its block", "[journal][anvil]") {
+    Node node({}, 30s, true);
+    auto& client = node.network.client();
+    const auto recipient = eth::Address::parse(test::Anvil::dev_accounts()[6].address);
+    const auto c = crash_mint(node, recipient, client.pending_nonce(node.key.address()), client.fee_tiers().standard,
+                              CrashAfter::settle, "head-behind");
+    node.proxy->answer("eth_blockNumber", "0x0");
+    service::AbciService abci(*node.store, node.registry, *node.content);
+    abci.reconcile();
+    REQUIRE(eventually([&] { return node.store->pending_mints().empty(); }));
+    require_finished(node, c, recipient);
+}
+
+// A batch journaled before mints had ids names each of its mints by caller,
+// route and Idempotency-Key only: reconcile() finishes the one mint whose
+// three all match, not another caller's with the same key nor another key's.
+TEST_CASE("journal: reconcile() finds a mint in a batch journaled before mints had ids by caller, route and key",
+          "[journal][anvil]") {
+    Node node;
+    auto& client = node.network.client();
+    const auto recipient = eth::Address::parse(test::Anvil::dev_accounts()[7].address);
+    const std::string key = "legacy-batch";
+    const auto cid = claim_entity_mint(node, key);
+    const auto legacy = [&](const std::string& actor, const std::string& route, const std::string& record_key) {
+        auto record = legacy_record(entity_mint_purpose(recipient, "legacy-" + actor + "-" + record_key, cid, record_key));
+        record["actor"] = actor;
+        record["route"] = route;
+        return record.dump();
+    };
+    const auto purpose = json::parse(service::combine_mint_records(
+        {legacy("user-2", kEntityRoute, key), legacy(kActor, "POST /abci/contracts/mint-role-token", key),
+         legacy(kActor, kEntityRoute, "another-key"), legacy(kActor, kEntityRoute, key)}));
+    const auto calldata = eth::from_hex(
+        test::cast({"calldata", "mintMany(address[],uint256[],uint256[],bytes[])",
+                    "[" + recipient.lower() + "," + recipient.lower() + "," + recipient.lower() + "," +
+                        recipient.lower() + "]",
+                    "[1300,1300,1300,1300]", "[1,1,1,1]", "[0x,0x,0x," + eth::to_hex(bytes_of(cid)) + "]"}),
+        "calldata");
+    const auto entry = journal_signed(node, client.pending_nonce(node.key.address()), client.fee_tiers().standard,
+                                      calldata, purpose, entity_mint_request(key).id);
+    node.store->journal_settle({{entry.hash, "mined", publish(node, entry, "0x1")}});
+
+    service::AbciService abci(*node.store, node.registry, *node.content);
+    abci.reconcile();
+    const auto mint = node.store->find_mint(entity_mint_request(key).id);
+    REQUIRE(mint);
+    INFO(mint->answer);
+    CHECK(mint->state == "done");
+    CHECK(json::parse(mint->answer)["metadata"]["entityId"] == "legacy-" + std::string(kActor) + "-" + key);
+    CHECK(node.entities_of(entry.hash) == 1);
+}
+
+// A server started without the signer's key (read-only) after a crash:
+// reconcile() releases the mint that sent nothing, and leaves the one with a
+// journaled transaction pending for a server that can send it.
+TEST_CASE("journal: reconcile() without a signer releases what sent nothing and leaves the journal to the signer",
+          "[journal][anvil]") {
+    Node node;
+    auto& client = node.network.client();
+    const auto recipient = eth::Address::parse(test::Anvil::dev_accounts()[6].address);
+    const auto nonce = client.pending_nonce(node.key.address());
+    const auto c = crash_mint(node, recipient, nonce, client.fee_tiers().standard, CrashAfter::journal,
+                              "journaled-keyless");
+    REQUIRE_FALSE(node.store->begin_mint(entity_mint_request("unsent-keyless")));
+    service::Registry keyless{{network_config(node.anvil, node.anvil.url(), node.contract, node.rpc_timeout)}, nullptr,
+                              *node.store};
+    service::AbciService abci(*node.store, keyless, *node.content);
+    abci.reconcile();
+    CHECK(node.store->find_mint(entity_mint_request("unsent-keyless").id)->state == "failed");
+    CHECK(node.store->find_mint(entity_mint_request(c.key).id)->state == "pending");
+    CHECK(node.store->journal_find(c.hash)->status == "pending");
+    CHECK(node.pending_nonce() == nonce);
+}
+
+// The store refuses to release a mint that sent nothing (a disk error): the
+// claim stays pending and the failure is logged; the next start releases it.
+TEST_CASE("journal: reconcile() leaves a mint pending when the store refuses its release, and the next start releases it",
+          "[journal][anvil]") {
+    Node node;
+    REQUIRE_FALSE(node.store->begin_mint(entity_mint_request("release-refused")));
+    const auto trigger = [&](const char* sql) {
+        SQLite::Database db(node.dir / "abci.db", SQLite::OPEN_READWRITE);
+        db.setBusyTimeout(5000);
+        db.exec(sql);
+    };
+    trigger("CREATE TRIGGER refuse BEFORE UPDATE ON mint_requests BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END");
+    service::AbciService abci(*node.store, node.registry, *node.content);
+    abci.reconcile();
+    CHECK(node.store->find_mint(entity_mint_request("release-refused").id)->state == "pending");
+    trigger("DROP TRIGGER refuse");
+    abci.reconcile();
+    CHECK(node.store->find_mint(entity_mint_request("release-refused").id)->state == "failed");
+}
+
+// A transaction journaled before mints had ids, unsent at the crash: its
+// sender sends and settles it, but its record names no mint id for the live
+// bookkeeping, so the mint is finished by the next start's reconcile().
+TEST_CASE("journal: a pending transaction journaled before mints had ids is finished by the next start",
+          "[journal][anvil]") {
+    Node node;
+    auto& client = node.network.client();
+    const auto recipient = eth::Address::parse(test::Anvil::dev_accounts()[8].address);
+    const std::string key = "legacy-pending";
+    const auto cid = claim_entity_mint(node, key);
+    const auto purpose = legacy_record(entity_mint_purpose(recipient, key, cid, key));
+    const auto entry = journal_signed(node, client.pending_nonce(node.key.address()), client.fee_tiers().standard,
+                                      chain::TokenContract::mint_calldata(recipient, kCertificateToken, 1, bytes_of(cid)),
+                                      purpose, entity_mint_request(key).id);
+    service::AbciService abci(*node.store, node.registry, *node.content);
+    abci.reconcile();
+    REQUIRE(eventually([&] { return node.store->journal_find(entry.hash)->status == "mined"; }));
+    CHECK(node.store->find_mint(entity_mint_request(key).id)->state == "pending");
+    abci.reconcile();
+    const auto mint = node.store->find_mint(entity_mint_request(key).id);
+    CHECK(mint->state == "done");
+    CHECK(json::parse(mint->answer)["data"]["transactionHash"] == entry.hash);
+    CHECK(node.entities_of(entry.hash) == 1);
+}
+
 // A mint that went out in a batch that reverted (another of its mints was
 // refused) and then alone, mined: what a crash after both were settled leaves.
 // The batch is journaled first, the mint's own transaction after it.
@@ -563,8 +706,7 @@ TEST_CASE("journal: reconcile() leaves a mint pending whose record is of a newer
     auto& client = node.network.client();
     const auto recipient = eth::Address::parse(test::Anvil::dev_accounts()[7].address);
     const std::string key = "newer-record";
-    const auto cid = node.content->put(bytes_of(R"({"name":"Certificate newer-record"})")).to_string();
-    REQUIRE_FALSE(node.store->begin_mint(entity_mint_request(key)));
+    const auto cid = claim_entity_mint(node, key);
     auto purpose = entity_mint_purpose(recipient, key, cid, key);
     purpose["version"] = service::MintRecord::kVersion + 1;
     const auto entry = journal_signed(node, client.pending_nonce(node.key.address()), client.fee_tiers().standard,

@@ -45,6 +45,17 @@ void require_details_name(const HttpResponse& r, const std::vector<std::string>&
     }
 }
 
+// Deletes the database's balance row of `address` (lower case) for `token_id`,
+// as if the server had never recorded it; how many rows went.
+int forget_balance(const ChainServer& chain, const std::string& address, std::uint64_t token_id) {
+    SQLite::Database db(chain.database(), SQLite::OPEN_READWRITE);
+    db.setBusyTimeout(5000);
+    SQLite::Statement remove(db, "DELETE FROM token_balances WHERE address = ? AND token_id = ?");
+    remove.bind(1, address);
+    remove.bind(2, static_cast<std::int64_t>(token_id));
+    return remove.exec();
+}
+
 }  // namespace
 
 TEST_CASE("abci mint-role-token: spec 4.1 answer, matching the chain, a second mint is 409, also when only the contract knows",
@@ -76,13 +87,7 @@ TEST_CASE("abci mint-role-token: spec 4.1 answer, matching the chain, a second m
     require_error(http.post(kRoute, role_mint_body(holder, "producer"), admin.token), 409, "conflict");
 
     // Forget it in the database: the contract still refuses, before any transaction is sent.
-    {
-        SQLite::Database db(chain.database(), SQLite::OPEN_READWRITE);
-        db.setBusyTimeout(5000);
-        SQLite::Statement remove(db, "DELETE FROM token_balances WHERE address = ? AND token_id = 10000");
-        remove.bind(1, lower);
-        CHECK(remove.exec() == 1);
-    }
+    CHECK(forget_balance(chain, lower, 10000) == 1);
     require_error(http.post(kRoute, role_mint_body(holder, "producer"), admin.token), 409, "conflict");
     CHECK(chain.chain_balance(holder, 10000) == "1");
     CHECK(chain.nonce(ChainServer::signer()) == nonce);
@@ -139,6 +144,68 @@ TEST_CASE("abci mint-role-token: each failed pre-flight check has its status and
 
     CHECK(chain.chain_balance(linked, 10000) == "0");
     CHECK(chain.nonce(ChainServer::signer()) == nonce);
+}
+
+
+// The contract is the final guard also past the estimate (a node that
+// estimates without executing, or state that changed in between): a role
+// the database does not know is held is 409 when the mint reverts on chain
+// and when the node refuses the transaction; a mint of a role not held that
+// reverts or that the node refuses is the chain's failure (500), and the
+// refused one's key is free for the retry.
+TEST_CASE("abci mint-role-token: a role only the contract knows is 409 after the estimate too, a refused mint is 500",
+          "[serve][abci][faults]") {
+    ChainServer::Options options;
+    options.fault_proxy = FaultProxy::Options{};
+    ChainServer chain(options);
+    auto& server = chain.server();
+    const auto http = chain.http();
+    const auto admin = server.login_admin();
+    const auto holder = Anvil::dev_accounts()[3].address;
+    const auto newcomer = Anvil::dev_accounts()[4].address;
+    server.add_users({{"holder@example.org", "farmer", "holder pass 12345"},
+                      {"newcomer@example.org", "farmer", "newcomer pass 12345"}});
+    server.link_wallet("holder@example.org", holder);
+    server.link_wallet("newcomer@example.org", newcomer);
+    auto& proxy = chain.proxy();
+
+    // Reverted on chain (out of gas: the node's estimate was too low) for a
+    // role not held: the chain's failure, nothing held. First, so that no gas
+    // learned from an earlier mint of the same shape replaces the estimate.
+    proxy.answer_rpc_result("eth_estimateGas", "0x7530");
+    const auto reverted = http.post(kRoute, role_mint_body(newcomer, "valuator"), admin.token);
+    require_error(reverted, 500, "internal_error");
+    CHECK_THAT(reverted.json.value("message", ""), Catch::Contains("reverted in block"));
+    CHECK(chain.chain_balance(newcomer, 10200) == "0");
+    proxy.forward_method("eth_estimateGas");
+
+    (void)require_role_minted(chain, http.post(kRoute, role_mint_body(holder, "producer"), admin.token), 10000);
+    std::string lower = holder;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    proxy.answer_rpc_result("eth_estimateGas", "0x40000");
+
+    // Sent and reverted on chain.
+    const auto nonce = chain.nonce(ChainServer::signer());
+    CHECK(forget_balance(chain, lower, 10000) == 1);
+    require_error(http.post(kRoute, role_mint_body(holder, "producer"), admin.token), 409, "conflict");
+    CHECK(chain.nonce(ChainServer::signer()) == nonce + 1);
+    CHECK(chain.chain_balance(holder, 10000) == "1");
+
+    // Refused by the node.
+    proxy.answer_rpc_error("eth_sendRawTransaction", -32000, "invalid transaction");
+    (void)forget_balance(chain, lower, 10000);
+    require_error(http.post(kRoute, role_mint_body(holder, "producer"), admin.token), 409, "conflict");
+    const Headers key{{"Idempotency-Key", "refused-role"}};
+    const auto body = role_mint_body(newcomer, "verifier");
+    require_error(http.post(kRoute, body, admin.token, key), 500, "internal_error");
+
+    proxy.forward_method("eth_sendRawTransaction");
+
+
+    proxy.forward_method("eth_estimateGas");
+    (void)require_role_minted(chain, http.post(kRoute, body, admin.token, key), 10100);
+    CHECK(chain.chain_balance(newcomer, 10100) == "1");
+    CHECK(chain.chain_balance(holder, 10000) == "1");
 }
 
 }  // namespace abci::test::abci_role_tests

@@ -129,12 +129,17 @@ void FaultProxy::set_node_port(std::uint16_t node_port) { node_port_ = node_port
 
 void FaultProxy::answer_rpc_error(const std::string& method, std::int64_t code, const std::string& message) {
     std::lock_guard lock(mutex_);
-    rpc_errors_[method] = {code, message};
+    rpc_answers_[method] = {{"error", {{"code", code}, {"message", message}}}};
+}
+
+void FaultProxy::answer_rpc_result(const std::string& method, nlohmann::json result) {
+    std::lock_guard lock(mutex_);
+    rpc_answers_[method] = {{"result", std::move(result)}};
 }
 
 void FaultProxy::forward_method(const std::string& method) {
     std::lock_guard lock(mutex_);
-    rpc_errors_.erase(method);
+    rpc_answers_.erase(method);
 }
 
 std::uint64_t FaultProxy::injected(Fault fault) const noexcept { return injected_[static_cast<std::size_t>(fault)]; }
@@ -249,11 +254,11 @@ std::optional<std::pair<int, std::string>> FaultProxy::forward(const Request& re
 }
 
 std::optional<std::optional<std::pair<int, std::string>>> FaultProxy::apply_rules(const Request& request) {
-    decltype(rpc_errors_) rules;
+    decltype(rpc_answers_) rules;
     {
         std::lock_guard lock(mutex_);
-        if (pass_through_ || rpc_errors_.empty()) return std::nullopt;
-        rules = rpc_errors_;
+        if (pass_through_ || rpc_answers_.empty()) return std::nullopt;
+        rules = rpc_answers_;
     }
     const auto body = nlohmann::json::parse(request.body, nullptr, false);
     const bool batch = body.is_array();
@@ -268,9 +273,10 @@ std::optional<std::optional<std::pair<int, std::string>>> FaultProxy::apply_rule
             rest.push_back(call);
             continue;
         }
-        answers.push_back({{"jsonrpc", "2.0"},
-                           {"id", call.value("id", nlohmann::json(nullptr))},
-                           {"error", {{"code", rule->second.first}, {"message", rule->second.second}}}});
+        auto answer = rule->second;
+        answer["jsonrpc"] = "2.0";
+        answer["id"] = call.value("id", nlohmann::json(nullptr));
+        answers.push_back(std::move(answer));
         ++rpc_errors_answered_;
     }
     if (answers.empty()) return std::nullopt;

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
 #include <set>
@@ -84,6 +85,8 @@ public:
     /// {"error": {code, message}} with its id and not forwarded (the batch's
     /// other calls are). Drawn faults still apply first; pass-through ends it.
     void answer_rpc_error(const std::string& method, std::int64_t code, const std::string& message);
+    /// The same with {"result": result}: a node that answers what the test chooses.
+    void answer_rpc_result(const std::string& method, nlohmann::json result);
     /// Calls of `method` are forwarded again.
     void forward_method(const std::string& method);
 
@@ -93,7 +96,7 @@ public:
     /// HTTP requests received, and those of them the node answered.
     [[nodiscard]] std::uint64_t requests() const noexcept { return requests_; }
     [[nodiscard]] std::uint64_t forwarded() const noexcept { return forwarded_; }
-    /// JSON-RPC calls answered by an answer_rpc_error() rule so far.
+    /// JSON-RPC calls answered by an answer_rpc_error() or answer_rpc_result() rule so far.
     [[nodiscard]] std::uint64_t rpc_errors_answered() const noexcept { return rpc_errors_answered_; }
 
 private:
@@ -126,7 +129,7 @@ private:
     bool pass_through_ = false;
     std::array<double, kFaultKinds> rates_{};
     std::mt19937_64 rng_;
-    std::map<std::string, std::pair<std::int64_t, std::string>> rpc_errors_;  // by method: code, message
+    std::map<std::string, nlohmann::json> rpc_answers_;  // by method: {"error": ...} or {"result": ...}
     std::set<int> open_fds_;  // shut down by the destructor to end blocking reads
     std::size_t connections_ = 0;
 
