@@ -1,11 +1,11 @@
-// Keystore files (core/eth/keystore decrypt_text), which users bring from
+// Keystore files (core/keystore decrypt_text), which users bring from
 // geth, cast and wallets. Decrypted with the empty password, that of the
 // very-light-scrypt vector, so that inputs derived from it get past the MAC.
 // fuzz-max-len: 4096
 
 #include <nlohmann/json.hpp>
 
-#include "core/eth/keystore.hpp"
+#include "core/keystore/keystore.hpp"
 #include "fuzz.hpp"
 
 using namespace abci;
@@ -35,6 +35,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto text = fuzz::text(data, size);
     if (!cheap(nlohmann::json::parse(text, nullptr, false))) return 0;
     (void)fuzz::accepts({ErrorKind::invalid_input, ErrorKind::unauthenticated},
-                        [&] { (void)eth::keystore::decrypt_text(text, ""); });
+                        [&] { (void)keystore::decrypt_text(text, ""); });
     return 0;
 }

@@ -6,7 +6,7 @@
 #include "cli/secret_input.hpp"
 #include "cli/validators.hpp"
 #include "core/chain/token_contract.hpp"
-#include "core/eth/keystore.hpp"
+#include "core/keystore/keystore.hpp"
 #include "core/rpc/quantity.hpp"
 #include "core/rpc/url.hpp"
 
@@ -26,7 +26,7 @@ struct DeploySettings {
 void deploy(const Context& ctx, const DeploySettings& s) {
     // Decrypt first: a wrong password should fail before anything touches the network.
     Secret password = s.password.read(ctx.options.no_input, "for keystore " + s.keystore, false);
-    eth::PrivateKey key = eth::keystore::read_file(s.keystore, password.view());
+    eth::PrivateKey key = keystore::read_file(s.keystore, password.view());
     const eth::Address admin = s.admin.empty() ? key.address() : eth::Address::parse(s.admin);
 
     chain::ChainSettings settings;

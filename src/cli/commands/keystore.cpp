@@ -13,14 +13,13 @@
 #include "cli/context.hpp"
 #include "cli/secret_input.hpp"
 #include "core/error.hpp"
-#include "core/eth/keystore.hpp"
+#include "core/keystore/keystore.hpp"
 #include "core/os/xdg.hpp"
 
 namespace abci::cli {
 namespace {
 
 namespace fs = std::filesystem;
-namespace keystore = eth::keystore;
 
 void add_dir_option(CLI::App& command, std::string& dir) {
     command

@@ -18,7 +18,7 @@
 #include "cli/session.hpp"
 #include "cli/validators.hpp"
 #include "core/auth/siwe.hpp"
-#include "core/eth/keystore.hpp"
+#include "core/keystore/keystore.hpp"
 #include "core/os/process.hpp"
 
 namespace abci::cli {
@@ -58,7 +58,7 @@ nlohmann::json password_login(Context& ctx, ApiClient& client, const LoginSettin
 eth::PrivateKey wallet_key(Context& ctx, const LoginSettings& s) {
     if (!s.keystore.empty()) {
         const Secret password = s.password.read(ctx.options.no_input, "for keystore " + s.keystore, false);
-        return eth::keystore::read_file(s.keystore, password.view());
+        return keystore::read_file(s.keystore, password.view());
     }
     const Secret key = s.private_key.read(ctx.options.no_input, "to sign in with", false);
     return eth::PrivateKey::from_hex(key.view());

@@ -9,7 +9,7 @@
 
 #include "core/abci/devnet_key.hpp"
 #include "core/error.hpp"
-#include "core/eth/keystore.hpp"
+#include "core/keystore/keystore.hpp"
 #include "core/eth/wipe.hpp"
 #include "core/rpc/url.hpp"
 #include "core/store/store.hpp"
@@ -108,7 +108,7 @@ eth::PrivateKey load_signer_key(const SignerConfig& config) {
         throw Error(ErrorKind::invalid_input, "no signer configured: set [signer] keystore (or anvilKey for a devnet)");
     std::string password = config.password_file.empty() ? config.password : read_password_file(config.password_file);
     try {
-        auto key = eth::keystore::read_file(config.keystore, password);
+        auto key = keystore::read_file(config.keystore, password);
         eth::secure_wipe(password.data(), password.size());
         return key;
     } catch (...) {

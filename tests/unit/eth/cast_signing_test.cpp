@@ -6,7 +6,7 @@
 #include <random>
 
 #include "core/error.hpp"
-#include "core/eth/keystore.hpp"
+#include "core/keystore/keystore.hpp"
 #include "core/eth/tx.hpp"
 #include "support/cli_runner.hpp"
 #include "support/error_kind.hpp"

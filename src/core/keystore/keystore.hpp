@@ -22,7 +22,7 @@
 #include "core/eth/address.hpp"
 #include "core/eth/signer.hpp"
 
-namespace abci::eth::keystore {
+namespace abci::keystore {
 
 /// scrypt cost parameters. The defaults are geth's "standard" ones (about
 /// 256 MiB and half a second to a second per derivation).
@@ -37,14 +37,14 @@ struct ScryptParams {
 /// OpenSSL's scrypt is not used because it enforces RFC 7914's n < 2^(16·r),
 /// which geth does not, and keystores in the wild (the Web3 Secret Storage
 /// test vector itself: n=262144, r=1) break it. The caller wipes `out`.
-void scrypt(std::string_view password, ByteView salt, const ScryptParams& params, std::span<std::uint8_t> out);
+void scrypt(std::string_view password, eth::ByteView salt, const ScryptParams& params, std::span<std::uint8_t> out);
 
 /// Encrypts `key` under `password` into a v3 keystore: scrypt with `params`,
 /// random 32-byte salt and 16-byte IV, a random UUID v4 id and the address in
 /// lower case without "0x" (as geth writes it). Throws Error(invalid_input)
 /// when `params` are outside what decrypt() accepts, Error(internal) when
 /// OpenSSL fails.
-[[nodiscard]] nlohmann::json encrypt(const PrivateKey& key, std::string_view password,
+[[nodiscard]] nlohmann::json encrypt(const eth::PrivateKey& key, std::string_view password,
                                      const ScryptParams& params = {});
 
 /// Decrypts a v3 keystore. Throws Error(invalid_input) naming the field when
@@ -54,13 +54,13 @@ void scrypt(std::string_view password, ByteView salt, const ScryptParams& params
 /// when the password is wrong or the file was altered (MAC mismatch);
 /// Error(invalid_input) when the decrypted key is invalid or does not match
 /// the file's "address" field.
-[[nodiscard]] PrivateKey decrypt(const nlohmann::json& keystore, std::string_view password);
+[[nodiscard]] eth::PrivateKey decrypt(const nlohmann::json& keystore, std::string_view password);
 /// decrypt() of JSON text; text that is not JSON throws Error(invalid_input).
 /// (A separate name because a string also converts to nlohmann::json.)
-[[nodiscard]] PrivateKey decrypt_text(std::string_view keystore_json, std::string_view password);
+[[nodiscard]] eth::PrivateKey decrypt_text(std::string_view keystore_json, std::string_view password);
 
 /// geth's file name for a key created now: "UTC--<ISO 8601 time, ':' as '-'>--<address lower, no 0x>".
-[[nodiscard]] std::string file_name(const Address& address);
+[[nodiscard]] std::string file_name(const eth::Address& address);
 
 /// Encrypts `key` and writes it into `directory` (created with mode 0700 if
 /// missing) under file_name(), with mode 0600. The file appears atomically
@@ -68,16 +68,16 @@ void scrypt(std::string_view password, ByteView salt, const ScryptParams& params
 /// existing file is never overwritten. Returns the new file's path. Throws
 /// Error(conflict) if the name exists, Error(unavailable) on I/O failure, and
 /// what encrypt() throws.
-[[nodiscard]] std::filesystem::path write_file(const std::filesystem::path& directory, const PrivateKey& key,
+[[nodiscard]] std::filesystem::path write_file(const std::filesystem::path& directory, const eth::PrivateKey& key,
                                                std::string_view password, const ScryptParams& params = {});
 
 /// Reads and decrypts a keystore file. Throws Error(not_found) when it cannot
 /// be read, and what decrypt() throws.
-[[nodiscard]] PrivateKey read_file(const std::filesystem::path& path, std::string_view password);
+[[nodiscard]] eth::PrivateKey read_file(const std::filesystem::path& path, std::string_view password);
 
 /// A keystore found in a directory.
 struct Entry {
-    std::optional<Address> address;  // from the file's "address" field; cast omits it
+    std::optional<eth::Address> address;  // from the file's "address" field; cast omits it
     std::filesystem::path path;
 };
 
@@ -86,4 +86,4 @@ struct Entry {
 /// does). Throws Error(not_found) when `directory` is not a readable directory.
 [[nodiscard]] std::vector<Entry> list(const std::filesystem::path& directory);
 
-}  // namespace abci::eth::keystore
+}  // namespace abci::keystore

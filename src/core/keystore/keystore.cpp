@@ -1,4 +1,4 @@
-#include "core/eth/keystore.hpp"
+#include "core/keystore/keystore.hpp"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -16,11 +16,12 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "core/os/private_file.hpp"
 #include "core/eth/keccak.hpp"
 #include "core/eth/wipe.hpp"
+#include "core/os/private_file.hpp"
 
-namespace abci::eth::keystore {
+namespace abci::keystore {
+
 namespace {
 
 using json = nlohmann::json;
@@ -67,9 +68,9 @@ std::uint64_t uint_member(const json& object, const char* key, const char* where
     return value.get<std::uint64_t>();
 }
 
-Bytes hex_member(const json& object, const char* key, const char* where) {
+eth::Bytes hex_member(const json& object, const char* key, const char* where) {
     const std::string name = std::string("keystore: ") + where + key;
-    return from_hex(string_member(object, key, where), name);
+    return eth::from_hex(string_member(object, key, where), name);
 }
 
 void check_scrypt(const ScryptParams& p) {
@@ -87,11 +88,11 @@ struct Parsed {
     bool scrypt = true;
     ScryptParams scrypt_params;
     std::uint64_t pbkdf2_iterations = 0;
-    Bytes salt;
-    Bytes iv;
-    Bytes ciphertext;
-    Hash32 mac{};
-    std::optional<Address> address;
+    eth::Bytes salt;
+    eth::Bytes iv;
+    eth::Bytes ciphertext;
+    eth::Hash32 mac{};
+    std::optional<eth::Address> address;
 };
 
 bool is_uuid(std::string_view s) {
@@ -114,7 +115,7 @@ Parsed parse(const json& doc) {
     Parsed out;
     if (auto addr = doc.find("address"); addr != doc.end()) {
         if (!addr->is_string()) malformed("address is not a string");
-        out.address = Address(from_hex_fixed<20>(addr->get<std::string>(), "keystore: address"));
+        out.address = eth::Address(eth::from_hex_fixed<20>(addr->get<std::string>(), "keystore: address"));
     }
     // geth wrote "Crypto" in old versions and still reads both spellings.
     const json& crypto = doc.contains("crypto") ? object_member(doc, "crypto", "") : object_member(doc, "Crypto", "");
@@ -126,7 +127,7 @@ Parsed parse(const json& doc) {
     out.ciphertext = hex_member(crypto, "ciphertext", "crypto.");
     // geth once stored keys without their leading zero bytes, so shorter ones are valid.
     if (out.ciphertext.empty() || out.ciphertext.size() > 32) malformed("crypto.ciphertext must be 1 to 32 bytes");
-    out.mac = from_hex_fixed<32>(string_member(crypto, "mac", "crypto."), "keystore: crypto.mac");
+    out.mac = eth::from_hex_fixed<32>(string_member(crypto, "mac", "crypto."), "keystore: crypto.mac");
 
     const std::string kdf = string_member(crypto, "kdf", "crypto.");
     const json& params = object_member(crypto, "kdfparams", "crypto.");
@@ -152,7 +153,8 @@ Parsed parse(const json& doc) {
     return out;
 }
 
-void pbkdf2_sha256(std::string_view password, ByteView salt, std::uint64_t iterations, std::span<std::uint8_t> out) {
+void pbkdf2_sha256(std::string_view password, eth::ByteView salt, std::uint64_t iterations,
+                   std::span<std::uint8_t> out) {
     if (PKCS5_PBKDF2_HMAC(password.data(), static_cast<int>(password.size()), salt.data(),
                           static_cast<int>(salt.size()), static_cast<int>(iterations), EVP_sha256(),
                           static_cast<int>(out.size()), out.data()) != 1)
@@ -203,37 +205,37 @@ void ro_mix(std::uint32_t* block, const ScryptParams& p, std::vector<std::uint32
     }
 }
 
-DerivedKey derive_pbkdf2(std::string_view password, ByteView salt, std::uint64_t iterations) {
+DerivedKey derive_pbkdf2(std::string_view password, eth::ByteView salt, std::uint64_t iterations) {
     DerivedKey dk{};
     pbkdf2_sha256(password, salt, iterations, dk);
     return dk;
 }
 
-DerivedKey derive_scrypt(std::string_view password, ByteView salt, const ScryptParams& p) {
+DerivedKey derive_scrypt(std::string_view password, eth::ByteView salt, const ScryptParams& p) {
     DerivedKey dk{};
     scrypt(password, salt, p, dk);
     return dk;
 }
 
 // keccak256(derivedKey[16..32] ‖ ciphertext), the v3 MAC.
-Hash32 mac_of(const DerivedKey& dk, ByteView ciphertext) {
-    Keccak256 h;
-    h.update(ByteView(dk).subspan(16));
+eth::Hash32 mac_of(const DerivedKey& dk, eth::ByteView ciphertext) {
+    eth::Keccak256 h;
+    h.update(eth::ByteView(dk).subspan(16));
     h.update(ciphertext);
     return h.finish();
 }
 
 // AES-128-CTR with derivedKey[0..16]; CTR mode encrypts and decrypts alike.
-Bytes aes128_ctr(const DerivedKey& dk, ByteView iv, ByteView input) {
+eth::Bytes aes128_ctr(const DerivedKey& dk, eth::ByteView iv, eth::ByteView input) {
     std::unique_ptr<EVP_CIPHER_CTX, decltype(&EVP_CIPHER_CTX_free)> ctx(EVP_CIPHER_CTX_new(), &EVP_CIPHER_CTX_free);
-    Bytes out(input.size());
+    eth::Bytes out(input.size());
     int len = 0;
     int tail = 0;
     if (!ctx || EVP_EncryptInit_ex(ctx.get(), EVP_aes_128_ctr(), nullptr, dk.data(), iv.data()) != 1 ||
         EVP_EncryptUpdate(ctx.get(), out.data(), &len, input.data(), static_cast<int>(input.size())) != 1 ||
         EVP_EncryptFinal_ex(ctx.get(), out.data() + len, &tail) != 1 ||
         static_cast<std::size_t>(len + tail) != input.size()) {
-        secure_wipe(out.data(), out.size());
+        eth::secure_wipe(out.data(), out.size());
         throw Error(ErrorKind::internal, "aes-128-ctr failed");
     }
     return out;
@@ -249,7 +251,7 @@ std::string uuid_v4() {
     random_bytes(b.data(), b.size());
     b[6] = static_cast<std::uint8_t>((b[6] & 0x0f) | 0x40);  // version 4
     b[8] = static_cast<std::uint8_t>((b[8] & 0x3f) | 0x80);  // RFC 4122 variant
-    const std::string h = to_hex(b, false);
+    const std::string h = eth::to_hex(b, false);
     return h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) + "-" + h.substr(20);
 }
 
@@ -267,18 +269,18 @@ std::string read_small_file(const std::filesystem::path& path) {
 
 }  // namespace
 
-void scrypt(std::string_view password, ByteView salt, const ScryptParams& params, std::span<std::uint8_t> out) {
+void scrypt(std::string_view password, eth::ByteView salt, const ScryptParams& params, std::span<std::uint8_t> out) {
     check_scrypt(params);
     const std::size_t block_bytes = 128 * std::size_t{params.r};
-    Bytes b(block_bytes * params.p);
+    eth::Bytes b(block_bytes * params.p);
     std::vector<std::uint32_t> words(b.size() / 4);
     std::vector<std::uint32_t> v(words.size() / params.p * params.n);
     std::vector<std::uint32_t> y(block_bytes / 4);
     // Every buffer here is derived from the password.
-    const WipeOnExit wipe_b(b);
-    const WipeOnExit wipe_words(words);
-    const WipeOnExit wipe_v(v);
-    const WipeOnExit wipe_y(y);
+    const eth::WipeOnExit wipe_b(b);
+    const eth::WipeOnExit wipe_words(words);
+    const eth::WipeOnExit wipe_v(v);
+    const eth::WipeOnExit wipe_y(y);
 
     pbkdf2_sha256(password, salt, 1, b);
     for (std::size_t i = 0; i < words.size(); ++i)
@@ -290,7 +292,7 @@ void scrypt(std::string_view password, ByteView salt, const ScryptParams& params
     pbkdf2_sha256(password, b, 1, out);
 }
 
-nlohmann::json encrypt(const PrivateKey& key, std::string_view password, const ScryptParams& params) {
+nlohmann::json encrypt(const eth::PrivateKey& key, std::string_view password, const ScryptParams& params) {
     check_scrypt(params);
     std::array<std::uint8_t, kSaltLen> salt{};
     std::array<std::uint8_t, kIvLen> iv{};
@@ -298,53 +300,53 @@ nlohmann::json encrypt(const PrivateKey& key, std::string_view password, const S
     random_bytes(iv.data(), iv.size());
 
     DerivedKey dk = derive_scrypt(password, salt, params);
-    const WipeOnExit wipe_dk(dk);
-    const Bytes ciphertext = aes128_ctr(dk, iv, key.secret_bytes());
+    const eth::WipeOnExit wipe_dk(dk);
+    const eth::Bytes ciphertext = aes128_ctr(dk, iv, key.secret_bytes());
 
     std::string address = key.address().lower();
     return json{
         {"address", address.substr(2)},
         {"crypto",
          {{"cipher", "aes-128-ctr"},
-          {"ciphertext", to_hex(ciphertext, false)},
-          {"cipherparams", {{"iv", to_hex(iv, false)}}},
+          {"ciphertext", eth::to_hex(ciphertext, false)},
+          {"cipherparams", {{"iv", eth::to_hex(iv, false)}}},
           {"kdf", "scrypt"},
           {"kdfparams",
-           {{"dklen", kDkLen}, {"n", params.n}, {"p", params.p}, {"r", params.r}, {"salt", to_hex(salt, false)}}},
-          {"mac", to_hex(mac_of(dk, ciphertext), false)}}},
+           {{"dklen", kDkLen}, {"n", params.n}, {"p", params.p}, {"r", params.r}, {"salt", eth::to_hex(salt, false)}}},
+          {"mac", eth::to_hex(mac_of(dk, ciphertext), false)}}},
         {"id", uuid_v4()},
         {"version", 3},
     };
 }
 
-PrivateKey decrypt(const nlohmann::json& keystore, std::string_view password) {
+eth::PrivateKey decrypt(const nlohmann::json& keystore, std::string_view password) {
     const Parsed ks = parse(keystore);
     DerivedKey dk = ks.scrypt ? derive_scrypt(password, ks.salt, ks.scrypt_params)
                               : derive_pbkdf2(password, ks.salt, ks.pbkdf2_iterations);
-    const WipeOnExit wipe_dk(dk);
-    const Hash32 mac = mac_of(dk, ks.ciphertext);
+    const eth::WipeOnExit wipe_dk(dk);
+    const eth::Hash32 mac = mac_of(dk, ks.ciphertext);
     if (CRYPTO_memcmp(mac.data(), ks.mac.data(), mac.size()) != 0)
         throw Error(ErrorKind::unauthenticated, "wrong password, or the keystore is corrupted (MAC mismatch)");
 
-    Bytes plain = aes128_ctr(dk, ks.iv, ks.ciphertext);
-    const WipeOnExit wipe_plain(plain);
+    eth::Bytes plain = aes128_ctr(dk, ks.iv, ks.ciphertext);
+    const eth::WipeOnExit wipe_plain(plain);
     std::array<std::uint8_t, 32> secret{};
-    const WipeOnExit wipe_secret(secret);
+    const eth::WipeOnExit wipe_secret(secret);
     std::copy(plain.begin(), plain.end(), secret.end() - static_cast<std::ptrdiff_t>(plain.size()));
-    PrivateKey key = PrivateKey::from_bytes(secret);
+    eth::PrivateKey key = eth::PrivateKey::from_bytes(secret);
     if (ks.address && *ks.address != key.address())
         malformed("the decrypted key belongs to " + key.address().checksummed() + ", not to the file's address " +
                   ks.address->checksummed());
     return key;
 }
 
-PrivateKey decrypt_text(std::string_view keystore_json, std::string_view password) {
+eth::PrivateKey decrypt_text(std::string_view keystore_json, std::string_view password) {
     json doc = json::parse(keystore_json, nullptr, false);
     if (doc.is_discarded()) malformed("not valid JSON");
     return decrypt(doc, password);
 }
 
-std::string file_name(const Address& address) {
+std::string file_name(const eth::Address& address) {
     const auto now = std::chrono::system_clock::now();
     const std::time_t secs = std::chrono::system_clock::to_time_t(now);
     const auto nanos =
@@ -355,7 +357,7 @@ std::string file_name(const Address& address) {
                        utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, nanos, address.lower().substr(2));
 }
 
-std::filesystem::path write_file(const std::filesystem::path& directory, const PrivateKey& key,
+std::filesystem::path write_file(const std::filesystem::path& directory, const eth::PrivateKey& key,
                                  std::string_view password, const ScryptParams& params) {
     const std::string text = encrypt(key, password, params).dump();
 
@@ -366,7 +368,7 @@ std::filesystem::path write_file(const std::filesystem::path& directory, const P
     return target;
 }
 
-PrivateKey read_file(const std::filesystem::path& path, std::string_view password) {
+eth::PrivateKey read_file(const std::filesystem::path& path, std::string_view password) {
     return decrypt_text(read_small_file(path), password);
 }
 
@@ -390,4 +392,4 @@ std::vector<Entry> list(const std::filesystem::path& directory) {
     return entries;
 }
 
-}  // namespace abci::eth::keystore
+}  // namespace abci::keystore

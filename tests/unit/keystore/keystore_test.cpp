@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "core/error.hpp"
-#include "core/eth/keystore.hpp"
+#include "core/keystore/keystore.hpp"
 #include "support/cli_runner.hpp"
 #include "support/error_kind.hpp"
 #include "support/tools.hpp"
