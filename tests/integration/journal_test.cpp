@@ -25,6 +25,7 @@
 #include "core/store/store.hpp"
 #include "support/anvil.hpp"
 #include "support/cli_runner.hpp"
+#include "support/log_capture.hpp"
 #include "support/method_counting_proxy.hpp"
 #include "support/tools.hpp"
 
@@ -623,7 +624,15 @@ TEST_CASE("journal: reconcile() leaves a mint pending when the store refuses its
     };
     trigger("CREATE TRIGGER refuse BEFORE UPDATE ON mint_requests BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END");
     service::AbciService abci(*node.store, node.registry, *node.content);
-    abci.reconcile();
+    {
+        const test::LogCapture log;
+        abci.reconcile();
+        const auto logged = log.containing("releasing a mint that sent nothing failed");
+        REQUIRE(logged.size() == 1);
+        CHECK(logged[0].level == util::LogLevel::error);
+        CHECK(logged[0].fields["mintId"] == entity_mint_request("release-refused").id);
+        CHECK_THAT(logged[0].fields["error"].get<std::string>(), Catch::Contains("disk I/O error"));
+    }
     CHECK(node.store->find_mint(entity_mint_request("release-refused").id)->state == "pending");
     trigger("DROP TRIGGER refuse");
     abci.reconcile();
@@ -942,7 +951,13 @@ TEST_CASE("journal: reconcile() settles each pending mint by what its transactio
     node.store->journal_settle({{legacy.hash, "mined", publish(node, legacy, "0x1")}});
 
     service::AbciService abci(*node.store, node.registry, *node.content);
+    const test::LogCapture log;
     abci.reconcile();
+    // The one it cannot settle now is not silent.
+    const auto unsettled = log.containing("a mint could not be settled at start");
+    REQUIRE(unsettled.size() == 1);
+    CHECK(unsettled[0].fields["mintId"] == entity_mint_request("unknown").id);
+    CHECK_THAT(unsettled[0].fields["error"].get<std::string>(), Catch::Contains("no receipt for " + unknown.hash));
     const auto state = [&](const std::string& key) { return node.store->find_mint(entity_mint_request(key).id); };
     for (const auto* key : {"unsent", "dropped"}) {
         INFO(key);

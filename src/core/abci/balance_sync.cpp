@@ -7,6 +7,7 @@
 #include "core/abci/tokens.hpp"
 #include "core/error.hpp"
 #include "core/store/store.hpp"
+#include "core/util/log.hpp"
 
 namespace abci::service {
 
@@ -16,6 +17,13 @@ namespace {
 // wallet is merely read from the chain once more).
 constexpr std::size_t kMaxRemembered = 100'000;
 
+// The stored balances answer, with the time they were last synced; the operator learns why.
+std::nullopt_t unsynced(const Network& network, const Error& why) {
+    util::log(util::LogLevel::warning, "balances could not be read from the chain; the stored ones are answered",
+              {{"blockchainId", network.config().id}, {"error", why.what()}});
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<BalanceSync::TimePoint> BalanceSync::sync(Network& network, const eth::Address& address) {
@@ -23,8 +31,8 @@ std::optional<BalanceSync::TimePoint> BalanceSync::sync(Network& network, const 
     chain::ObservedHead head;
     try {
         head = network.probe().recent_head();
-    } catch (const Error&) {
-        return std::nullopt;
+    } catch (const Error& e) {
+        return unsynced(network, e);
     }
     {
         std::lock_guard lock(mutex_);
@@ -39,8 +47,8 @@ std::optional<BalanceSync::TimePoint> BalanceSync::sync(Network& network, const 
     std::vector<eth::U256> balances;
     try {
         balances = network.probe_contract().balance_of_batch(owners, ids);
-    } catch (const Error&) {
-        return std::nullopt;
+    } catch (const Error& e) {
+        return unsynced(network, e);
     }
     std::vector<store::ChainBalance> chain_balances;
     for (std::size_t i = 0; i < kinds.size(); ++i)

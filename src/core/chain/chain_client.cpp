@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/error.hpp"
 #include "core/rpc/quantity.hpp"
 
 namespace abci::chain {
@@ -146,6 +147,24 @@ std::uint64_t ChainClient::latest_nonce(const eth::Address& address) { return tr
 eth::U256 ChainClient::balance(const eth::Address& address) {
     return rpc::quantity_to_u256(rpc_.call("eth_getBalance", {address.checksummed(), "latest"}),
                                  "eth_getBalance result");
+}
+
+BlockStamp ChainClient::block_stamp(std::optional<std::uint64_t> number) {
+    const auto block = rpc_.call("eth_getBlockByNumber", {number ? rpc::to_quantity(*number) : "latest", false});
+    if (!block.is_object()) throw Error(ErrorKind::unavailable, "eth_getBlockByNumber: the node returned no block");
+    return {rpc::quantity_to_u64(block.value("number", nlohmann::json()), "block number"),
+            rpc::quantity_to_u64(block.value("timestamp", nlohmann::json()), "block timestamp")};
+}
+
+eth::U256 ChainClient::gas_price() { return rpc::quantity_to_u256(rpc_.call("eth_gasPrice"), "eth_gasPrice result"); }
+
+std::optional<Receipt> ChainClient::receipt(const eth::Hash32& hash) {
+    const auto found = rpc_.call("eth_getTransactionReceipt", {eth::to_hex(hash)});
+    if (found.is_null()) return std::nullopt;
+    auto r = Receipt::from_json(found);
+    const auto head = block_number();
+    r.confirmations = head >= r.block_number ? head - r.block_number + 1 : 1;
+    return r;
 }
 
 }  // namespace abci::chain

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/chain/fees.hpp"
+#include "core/chain/receipt.hpp"
 #include "core/chain/receipt_poller.hpp"
 #include "core/eth/address.hpp"
 #include "core/eth/bytes.hpp"
@@ -52,6 +53,12 @@ struct CallRequest {
     std::optional<eth::Address> to;  // empty: contract creation (estimate only)
     eth::U256 value;
     eth::Bytes data;
+};
+
+/// A block's number and timestamp (seconds since the epoch).
+struct BlockStamp {
+    std::uint64_t number = 0;
+    std::uint64_t timestamp = 0;
 };
 
 class ChainClient {
@@ -102,6 +109,14 @@ public:
     [[nodiscard]] std::uint64_t latest_nonce(const eth::Address& address);
     /// eth_getBalance at the latest block, in wei.
     [[nodiscard]] eth::U256 balance(const eth::Address& address);
+    /// The latest block's stamp, or block `number`'s.
+    [[nodiscard]] BlockStamp block_stamp(std::optional<std::uint64_t> number = std::nullopt);
+    /// eth_gasPrice, in wei.
+    [[nodiscard]] eth::U256 gas_price();
+    /// The receipt of transaction `hash` with its confirmations as of the
+    /// node's head (1 when the head is behind the receipt's block, as a node
+    /// lagging its peers may be); nothing while the node knows no receipt.
+    [[nodiscard]] std::optional<Receipt> receipt(const eth::Hash32& hash);
 
 private:
     ChainSettings settings_;

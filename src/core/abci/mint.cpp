@@ -1,0 +1,231 @@
+// A mint and its Idempotency-Key, up to its receipt: the request's body
+// checked, the key claimed (or replayed), the pre-flight checks, the metadata
+// stored, the transaction handed to the network's sender, and every way that
+// can fail mapped to an error that says whether anything was signed.
+#include <algorithm>
+
+#include "core/abci/mint_record.hpp"
+#include "core/abci/requests.hpp"
+#include "core/abci/service.hpp"
+#include "core/abci/service_parts.hpp"
+#include "core/abci/tokens.hpp"
+#include "core/content/content_store.hpp"
+#include "core/crypto/encoding.hpp"
+#include "core/error.hpp"
+#include "core/eth/address.hpp"
+#include "core/rpc/client.hpp"
+#include "core/store/store.hpp"
+#include "core/util/log.hpp"
+#include "core/util/next_steps.hpp"
+
+namespace abci::service {
+
+using nlohmann::json;
+
+namespace {
+
+std::string lower_address(const eth::Address& a) { return a.lower(); }
+
+}  // namespace
+
+struct AbciService::Mint {
+    std::string route;
+    Network* network = nullptr;
+    eth::Address to;
+    TokenKind kind;
+    std::uint64_t amount = 1;
+    std::string entity_type;
+    std::string entity_id;
+    json details;  // metadata given by the caller (entity) or built (role attributes)
+
+    // The 409 of a role mint for a wallet that holds that role.
+    [[nodiscard]] Error role_held() const {
+        return Error(ErrorKind::conflict,
+                     to.checksummed() + " already holds the " + std::string(kind.category) + " role token");
+    }
+};
+
+Answer AbciService::mint_role(const json& body, const MintOptions& options) {
+    const auto request = parse_mint_role(body);
+    Mint m;
+    m.route = kMintRoleRoute;
+    m.to = request.user_address;
+    m.kind = request.kind;
+    m.details = {{"attributes", request.attributes},
+                 {"description", "Soulbound " + std::string(request.kind.category) + " role of the ESG workflow platform"}};
+    m.network = &registry_.find(request.blockchain_id);
+    return mint(std::move(m), options, body);
+}
+
+Answer AbciService::mint_entity(const json& body, const MintOptions& options) {
+    const auto request = parse_mint_entity(body);
+    Mint m;
+    m.route = kMintEntityRoute;
+    m.to = request.user_address;
+    m.kind = request.kind;
+    m.amount = request.amount;
+    m.entity_type = std::string(request.kind.category);
+    m.entity_id = request.entity_id;
+    m.details = request.details;
+    m.network = &registry_.find(request.blockchain_id);
+    return mint(std::move(m), options, body);
+}
+
+Answer AbciService::mint(Mint m, const MintOptions& options, const json& body) {
+    if (options.idempotency_key) validate_idempotency_key(*options.idempotency_key);
+    store::MintRequest request;
+    request.id = crypto::random_uuid();
+    request.actor = options.actor;
+    request.route = m.route;
+    request.blockchain_id = m.network->config().id;
+    request.idempotency_key = options.idempotency_key.value_or("");
+    request.fingerprint = crypto::sha256_hex(body.dump());
+    if (auto existing = store_.begin_mint(request)) {
+        if (existing->fingerprint != request.fingerprint)
+            throw Error(ErrorKind::unprocessable, "this Idempotency-Key was used for a different request");
+        return replay(*existing, "a request with this Idempotency-Key is still in progress");
+    }
+    return submit_and_wait(*m.network, m, options, request.id);
+}
+
+Answer AbciService::replay(const store::MintRequest& mint, const std::string& pending_message) {
+    if (mint.state == "done") return {200, json::parse(mint.answer)};
+    if (mint.state == "failed") {
+        const auto stored = json::parse(mint.answer, nullptr, false);
+        const auto kind = stored.is_object() ? error_kind_named(stored.value("kind", "")) : std::nullopt;
+        throw Error(kind.value_or(ErrorKind::internal), stored.is_object() ? stored.value("message", "") : mint.answer);
+    }
+    throw unsettled(ErrorKind::conflict, pending_message, mint.id);
+}
+
+MintUnsettled AbciService::unsettled(ErrorKind kind, const std::string& message, const std::string& mint_id) {
+    std::vector<std::string> hashes;
+    for (const auto& tx : store_.mint_transactions(mint_id)) hashes.push_back(tx.hash);
+    return MintUnsettled(kind, message, mint_id, std::move(hashes));
+}
+
+void AbciService::release(const std::string& mint_id, const Error& why) {
+    try {
+        store_.release_mint(mint_id, failure_answer(why));
+    } catch (const Error& e) {
+        // The claim stays pending: the next start finds nothing was signed and releases it.
+        util::log(util::LogLevel::error, "releasing a mint that sent nothing failed",
+                  {{"mintId", mint_id}, {"error", e.what()}});
+    }
+}
+
+namespace {
+
+/// Whether `never_mined` came of a node that did not answer (rpc::Unreachable, nested by PendingMint::wait).
+bool silent_node(const chain::NeverMined& never_mined) {
+    try {
+        std::rethrow_if_nested(never_mined);
+    } catch (const rpc::Unreachable&) {
+        return true;
+    } catch (const std::exception&) {
+        return false;  // another cause: the refusal's own message says it
+    }
+    return false;
+}
+
+/// A mint that was not sent because the node did not answer, in plain words;
+/// the RPC client's own (batch label, attempts, retries) stay in details.
+Error node_silent(Network& network, const Error& raw) {
+    const auto& id = network.config().id;
+    return Error(raw.kind(),
+                 "the node of blockchain '" + id + "' (" + network.masked_rpc_url() +
+                     ") did not answer, so nothing was sent: try again later; GET /abci/blockchains/" + id +
+                     "/status shows its state",
+                 {raw.what()});
+}
+
+}  // namespace
+
+Answer AbciService::submit_and_wait(Network& network, const Mint& m, const MintOptions& options,
+                                    const std::string& mint_id) {
+    std::optional<chain::PendingMint> pending;
+    MintRecord record;
+    try {
+        record = prepare(network, m, options, mint_id);
+        pending.emplace(network.submit_mint(record));
+    } catch (const rpc::Unreachable& e) {
+        const auto plain = node_silent(network, e);
+        release(mint_id, plain);
+        throw plain;
+    } catch (const Error& e) {
+        release(mint_id, e);  // nothing was signed
+        throw;
+    }
+    chain::Receipt receipt;
+    try {
+        receipt = pending->wait();
+    } catch (const chain::NeverMined& e) {
+        // The contract is the final guard (DESIGN.md §4): a refused role mint
+        // for a wallet that holds the role is the same conflict as the pre-flight's.
+        const bool held = m.kind.family == TokenFamily::role &&
+                          (e.kind() == ErrorKind::conflict ||
+                           (e.kind() == ErrorKind::chain_rejected && network.contract().balance_of(m.to, m.kind.id) != eth::U256(0)));
+        const Error refusal = held                ? m.role_held()
+                              : silent_node(e) ? node_silent(network, e)
+                                               : Error(e.kind(), e.what(), e.details());
+        release(mint_id, refusal);
+        throw refusal;
+    } catch (const Error& e) {
+        // Signed, and perhaps mined later: settle_unwaited() records it then.
+        throw unsettled(e.kind(), std::string(e.what()) + "; ask for its outcome with the mint id", mint_id);
+    }
+    if (!receipt.success) {
+        // Estimated on the latest block, a role mint can still meet the same
+        // role minted by a transaction that was pending then: same conflict.
+        const Error failure = m.kind.family == TokenFamily::role &&
+                                      network.contract().balance_of(m.to, m.kind.id) != eth::U256(0)
+                                  ? m.role_held()
+                                  : reverted(receipt);
+        store_.finish_mint(mint_id, "failed", failure_answer(failure));
+        throw failure;
+    }
+    return finish(network, mint_id, record, receipt);
+}
+
+MintRecord AbciService::prepare(Network& network, const Mint& m, const MintOptions& options, const std::string& mint_id) {
+    const auto& config = network.config();
+    // Pre-flight (spec 4.1 rule 5; statuses per DESIGN.md §4).
+    if (config.status == NetworkStatus::disabled)
+        throw Error(ErrorKind::conflict, "blockchain " + config.id + " is not active");
+    const std::string to = lower_address(m.to);
+    if (m.kind.family == TokenFamily::role) {
+        if (!store_.find_user_by_wallet(to))
+            throw Error(ErrorKind::unprocessable, "no user is linked to the address " + m.to.checksummed() +
+                                                      ": a role token goes to a user's wallet; link it with " +
+                                                      util::link_wallet_command("EMAIL", m.to.checksummed()));
+        const auto held = store_.find_token_balance(config.id, to, m.kind.id);
+        if (held && held->balance != "0") throw m.role_held();
+    }
+    const auto issuer = network.sender().address();
+    network.require_deployed();
+    // Read (and cached) now, before anything is signed: the answer of a mined
+    // role mint names it, and finish() must not depend on the node then.
+    if (m.kind.family == TokenFamily::role) (void)network.contract_version();
+
+    const std::string metadata = metadata_record(m.kind, m.details, issuer, m.to, now_iso()).dump();
+    const auto cid = content_.put(eth::as_bytes(metadata));
+    MintRecord record;
+    record.mint_id = mint_id;
+    record.route = m.route;
+    record.to = m.to;
+    record.token_id = m.kind.id;
+    record.amount = m.amount;
+    record.cid = cid.to_string();
+    record.entity_type = m.entity_type;
+    record.entity_id = m.entity_id;
+    record.actor = options.actor;
+    record.key = options.idempotency_key.value_or("");
+    record.role_request_id = options.role_request_id;
+    return record;
+}
+
+Error AbciService::reverted(const chain::Receipt& receipt) {
+    return Error(ErrorKind::chain_rejected, "mint transaction " + eth::to_hex(receipt.transaction_hash) +
+                                                " reverted in block " + std::to_string(receipt.block_number));
+}
+}  // namespace abci::service

@@ -1,0 +1,177 @@
+// Recording a mint's outcome once its transaction settled: finish() for a
+// mined one (records, the answer a repeat of its key replays, the role
+// request), settle_reverted() and settle_unwaited() for what the sender
+// reports about a mint nobody waits for any more, and reconcile() at start
+// for what a crash left unsettled.
+#include <algorithm>
+
+#include "core/abci/mint_record.hpp"
+#include "core/abci/service.hpp"
+#include "core/abci/service_parts.hpp"
+#include "core/abci/tokens.hpp"
+#include "core/content/content_store.hpp"
+#include "core/error.hpp"
+#include "core/store/store.hpp"
+#include "core/util/log.hpp"
+#include "core/util/time.hpp"
+
+namespace abci::service {
+
+using nlohmann::json;
+
+void AbciService::settle_reverted(const std::string& mint_id, const chain::Receipt& receipt, bool batched) {
+    if (!batched) return store_.finish_mint(mint_id, "failed", failure_answer(reverted(receipt)));
+    store_.release_mint(mint_id, failure_answer(Error(ErrorKind::unavailable,
+                                                      "the mint was not made: the batch carrying it reverted in block " +
+                                                          std::to_string(receipt.block_number) + "; send it again")));
+}
+
+void AbciService::settle_unwaited(Network& network, const chain::Unwaited& fate) {
+    const auto mints = parse_mint_purpose(fate.purpose).mints;
+    for (const auto& record : mints) {
+        const std::string& mint_id = record.mint_id;
+        if (mint_id.empty()) continue;  // journaled by a release without mint records: the next start settles it
+        switch (fate.status) {
+        case chain::TxStatus::mined: (void)finish(network, mint_id, record, *fate.receipt); break;
+        case chain::TxStatus::reverted: settle_reverted(mint_id, *fate.receipt, mints.size() > 1); break;
+        default:
+            // Nothing signed for it can be mined any more: a retry mints anew.
+            store_.release_mint(mint_id, failure_answer(Error(ErrorKind::unavailable,
+                                                              std::string("the mint was not made: its transaction was ") +
+                                                                  chain::to_string(fate.status) + "; send it again")));
+            break;
+        }
+    }
+}
+
+Answer AbciService::finish(Network& network, const std::string& mint_id, const MintRecord& record,
+                           const chain::Receipt& receipt) {
+    const auto& config = network.config();
+    const std::string hash = eth::to_hex(receipt.transaction_hash);
+    const auto kind = token_kind(record.token_id);
+    if (!kind) throw Error(ErrorKind::internal, "journaled mint names an unknown token id");
+    const auto& to = record.to;
+    const auto amount = record.amount;
+    const auto now = std::chrono::system_clock::now();
+    // Before any record: a failure here leaves nothing half written.
+    const std::string version = kind->family == TokenFamily::role ? network.contract_version() : std::string();
+
+    store::MintRecord mint;
+    mint.blockchain_id = config.id;
+    mint.address = to.lower();
+    mint.token_id = kind->id;
+    mint.amount = std::to_string(amount);
+    mint.token_type = std::string(to_string(kind->family));
+    mint.category = std::string(kind->category);
+    mint.tx_hash = hash;
+    mint.block_number = receipt.block_number;
+    mint.time = now;
+    store_.record_mint(mint);
+
+    const std::string& cid = record.cid;
+    json data, metadata;
+    if (kind->family == TokenFamily::role) {
+        data = {{"transactionHash", hash},
+                {"blockNumber", receipt.block_number},
+                {"gasUsed", std::to_string(receipt.gas_used)},
+                {"gasPrice", receipt.effective_gas_price.to_dec()},
+                {"tokenId", kind->id},
+                {"tokenType", "role"},
+                {"confirmations", receipt.confirmations},
+                {"timestamp", util::format_iso8601_utc(now)}};
+        metadata = {{"blockchain", {{"name", config.name}, {"chainId", config.chain_id}, {"network", config.network}}},
+                    {"contract", {{"address", network.contract().address().checksummed()},
+                                  {"version", version}}}};
+        if (!record.role_request_id.empty())
+            store_.set_role_request_minted(record.role_request_id, hash, receipt.block_number);
+    } else {
+        store::Entity entity;
+        entity.blockchain_id = config.id;
+        entity.entity_type = record.entity_type;
+        entity.entity_id = record.entity_id;
+        entity.token_id = kind->id;
+        entity.recipient = to.lower();
+        entity.amount = amount;
+        entity.cid = cid;
+        if (auto bytes = content_.get(content::Cid::parse(cid))) entity.metadata.assign(bytes->begin(), bytes->end());
+        entity.tx_hash = hash;
+        entity.block_number = receipt.block_number;
+        (void)store_.record_entity(entity);
+        data = {{"transactionHash", hash},
+                {"blockNumber", receipt.block_number},
+                {"gasUsed", std::to_string(receipt.gas_used)},
+                {"tokenId", kind->id},
+                {"amount", amount},
+                {"metadataUri", "ipfs://" + cid},
+                {"confirmations", receipt.confirmations}};
+        metadata = {{"entityType", entity.entity_type},
+                    {"entityId", entity.entity_id},
+                    {"ipfsHash", cid},
+                    {"blockchain", blockchain_ref(config)}};
+    }
+    Answer answer{200, envelope(std::move(data), std::move(metadata))};
+    store_.finish_mint(mint_id, "done", answer.body.dump());
+    return answer;
+}
+
+void AbciService::reconcile() {
+    // What was journaled and is unsettled goes back to its sender, which
+    // settles it by the same rules as what it sends live (tx_state.hpp).
+    for (const auto& network : registry_.networks()) {
+        if (!network->has_sender()) continue;
+        std::vector<chain::JournaledTx> adopted;
+        for (auto& entry : store_.journal_pending(network->config().id)) {
+            chain::JournaledTx tx;
+            tx.hash = eth::from_hex_fixed<32>(entry.hash, "journaled hash");
+            tx.nonce = entry.nonce;
+            tx.raw = eth::from_hex(entry.raw, "journaled transaction");
+            tx.purpose = std::move(entry.purpose);
+            adopted.push_back(std::move(tx));
+        }
+        if (!adopted.empty())
+            util::log(util::LogLevel::info, "sending again what the journal holds unsettled",
+                      {{"blockchainId", network->config().id}, {"transactions", adopted.size()}});
+        network->sender().adopt(std::move(adopted));
+    }
+    for (const auto& mint : store_.pending_mints()) {
+        try {
+            reconcile(mint);
+        } catch (const Error& e) {
+            util::log(util::LogLevel::warning, "a mint could not be settled at start; the next start tries again",
+                      {{"mintId", mint.id}, {"error", e.what()}});
+        }
+    }
+}
+
+void AbciService::reconcile(const store::MintRequest& mint) {
+    const auto txs = store_.mint_transactions(mint.id);
+    // Transactions are linked to their mint when journaled, before broadcast:
+    // none linked means the request ended before anything reached the node.
+    if (txs.empty())
+        return release(mint.id, Error(ErrorKind::unavailable, "the server stopped before the mint was sent; send it again"));
+    const auto pending = std::any_of(txs.begin(), txs.end(), [](const auto& tx) { return tx.status == "pending"; });
+    if (pending) return;  // adopted by its sender: settle_unwaited() finishes it
+    // A mined one first: a mint whose batch reverted may have been mined alone after it.
+    auto landed = std::find_if(txs.begin(), txs.end(), [](const auto& tx) { return tx.status == "mined"; });
+    if (landed == txs.end())
+        landed = std::find_if(txs.begin(), txs.end(), [](const auto& tx) { return tx.status == "reverted"; });
+    if (landed == txs.end())
+        return release(mint.id, Error(ErrorKind::unavailable, "the mint was not made: its transaction was " +
+                                                                  txs.back().status + "; send it again"));
+    // Mined before the stop, but its bookkeeping was not done.
+    Network& network = registry_.find(landed->blockchain_id);
+    const auto receipt = network.client().receipt(eth::from_hex_fixed<32>(landed->hash, "journaled hash"));
+    if (!receipt) throw Error(ErrorKind::unavailable, "the node has no receipt for " + landed->hash);
+    const auto mints = parse_mint_purpose(landed->purpose).mints;
+    for (const auto& record : mints) {
+        const bool ours = record.mint_id == mint.id ||
+                          (record.mint_id.empty() && !mint.idempotency_key.empty() && record.key == mint.idempotency_key &&
+                           record.actor == mint.actor && record.route == mint.route);
+        if (!ours) continue;
+        if (receipt->success)
+            (void)finish(network, mint.id, record, *receipt);
+        else
+            settle_reverted(mint.id, *receipt, mints.size() > 1);
+    }
+}
+}  // namespace abci::service
