@@ -2,7 +2,7 @@
 
 #include "cli/context.hpp"
 #include "cli/session.hpp"
-#include "core/abci/tokens.hpp"
+#include "core/service/tokens.hpp"
 
 namespace abci::cli {
 

@@ -12,7 +12,7 @@
 
 #include <toml++/toml.h>
 
-#include "core/abci/devnet_key.hpp"
+#include "core/service/devnet_key.hpp"
 #include "core/auth/accounts.hpp"
 #include "core/chain/token_contract.hpp"
 #include "core/crypto/encoding.hpp"

@@ -16,7 +16,7 @@
 #include <optional>
 #include <string>
 
-#include "core/abci/network_config.hpp"
+#include "core/service/network_config.hpp"
 #include "core/os/process.hpp"
 #include "core/store/data_dir.hpp"
 #include "serve/settings.hpp"

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "core/abci/service.hpp"
+#include "core/service/service.hpp"
 #include "core/limits/rate_limiter.hpp"
 
 namespace abci::serve {

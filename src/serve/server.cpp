@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/abci/registry.hpp"
-#include "core/abci/service.hpp"
+#include "core/service/registry.hpp"
+#include "core/service/service.hpp"
 #include "core/auth/accounts.hpp"
 #include "core/eth/bytes.hpp"
 #include "core/store/data_dir.hpp"

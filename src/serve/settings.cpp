@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
-#include "core/abci/devnet_key.hpp"
+#include "core/service/devnet_key.hpp"
 #include "core/error.hpp"
 #include "core/rpc/url.hpp"
 #include "core/store/data_dir.hpp"

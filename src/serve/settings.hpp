@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/abci/network_config.hpp"
+#include "core/service/network_config.hpp"
 #include "core/auth/auth_service.hpp"
 #include "core/content/content_store.hpp"
 #include "core/limits/rate_limiter.hpp"

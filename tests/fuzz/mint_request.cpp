@@ -1,11 +1,11 @@
 // The request bodies of POST /abci/mint-role, /abci/mint-entity and
-// /v1/role-requests (core/abci/requests), as JSON text a client sends. Each
+// /v1/role-requests (core/service/requests), as JSON text a client sends. Each
 // parser refuses with invalid_input only, and what it accepts is complete.
 // fuzz-max-len: 4096
 
 #include <nlohmann/json.hpp>
 
-#include "core/abci/requests.hpp"
+#include "core/service/requests.hpp"
 #include "fuzz.hpp"
 
 using namespace abci;

@@ -13,9 +13,9 @@
 #include <set>
 #include <thread>
 
-#include "core/abci/mint_record.hpp"
-#include "core/abci/registry.hpp"
-#include "core/abci/service.hpp"
+#include "core/service/mint_record.hpp"
+#include "core/service/registry.hpp"
+#include "core/service/service.hpp"
 #include "core/chain/token_contract.hpp"
 #include "core/content/content_store.hpp"
 #include "core/eth/keccak.hpp"

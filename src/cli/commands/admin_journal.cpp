@@ -3,7 +3,7 @@
 // stuck, what each transaction is for (its mints and their Idempotency-Keys),
 // and giving up one whose nonce the chain proves consumed by something else,
 // or, with --force, on a chain that was reset. The logic is core's
-// (core/abci/journal_admin.hpp); this file parses and prints.
+// (core/service/journal_admin.hpp); this file parses and prints.
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -15,7 +15,7 @@
 #include "cli/context.hpp"
 #include "cli/data_dir_option.hpp"
 #include "cli/validators.hpp"
-#include "core/abci/journal_admin.hpp"
+#include "core/service/journal_admin.hpp"
 #include "core/chain/tx_state.hpp"
 #include "core/error.hpp"
 #include "core/util/time.hpp"

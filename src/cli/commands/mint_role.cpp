@@ -9,7 +9,7 @@
 #include "cli/mint_call.hpp"
 #include "cli/mint_output.hpp"
 #include "cli/validators.hpp"
-#include "core/abci/requests.hpp"
+#include "core/service/requests.hpp"
 
 namespace abci::cli {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <functional>
 
-#include "core/abci/service.hpp"
+#include "core/service/service.hpp"
 #include "serve/log.hpp"
 #include "serve/router.hpp"
 #include "serve/routes/routes.hpp"

@@ -1,6 +1,6 @@
 // GET /api/admin/*: listings for platform administrators (spec 5.5: admin only).
 
-#include "core/abci/workflows.hpp"
+#include "core/service/workflows.hpp"
 #include "core/util/time.hpp"
 #include "serve/router.hpp"
 #include "serve/routes/routes.hpp"

@@ -6,7 +6,7 @@
 #include <memory>
 #include <mutex>
 
-#include "core/abci/service.hpp"
+#include "core/service/service.hpp"
 #include "serve/router.hpp"
 #include "serve/routes/routes.hpp"
 

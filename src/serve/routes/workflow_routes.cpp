@@ -2,7 +2,7 @@
 // approval (which mints the role token), and certificates (which mint an
 // entity token). The workflows themselves are service::Workflows.
 
-#include "core/abci/workflows.hpp"
+#include "core/service/workflows.hpp"
 #include "serve/router.hpp"
 #include "serve/routes/routes.hpp"
 #include "serve/routes/views.hpp"

@@ -15,7 +15,7 @@
 //
 // A new version adds its row to the list above, a case to from_json() and a
 // fixture database to tests/fixtures/mint_records/ written by the release
-// before it (tests/unit/abci/mint_record_test.cpp says how).
+// before it (tests/unit/service/mint_record_test.cpp says how).
 
 #include <cstdint>
 #include <string>

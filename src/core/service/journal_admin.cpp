@@ -1,10 +1,10 @@
-#include "core/abci/journal_admin.hpp"
+#include "core/service/journal_admin.hpp"
 
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
 
-#include "core/abci/mint_record.hpp"
+#include "core/service/mint_record.hpp"
 #include "core/chain/chain_client.hpp"
 #include "core/chain/tx_state.hpp"
 #include "core/error.hpp"

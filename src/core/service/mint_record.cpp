@@ -1,4 +1,4 @@
-#include "core/abci/mint_record.hpp"
+#include "core/service/mint_record.hpp"
 
 #include "core/error.hpp"
 

@@ -3,11 +3,11 @@
 // Idempotency-Key, up to its receipt), settle.cpp (recording a mint's outcome:
 // live, for a caller who stopped waiting, and at start), reads.cpp (balances,
 // chains, token metadata, a mint's status) and health.cpp (health and readiness).
-#include "core/abci/service.hpp"
+#include "core/service/service.hpp"
 
 #include <algorithm>
 
-#include "core/abci/service_parts.hpp"
+#include "core/service/service_parts.hpp"
 #include "core/util/time.hpp"
 
 namespace abci::service {

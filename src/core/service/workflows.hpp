@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/abci/service.hpp"
+#include "core/service/service.hpp"
 #include "core/store/store.hpp"
 
 namespace abci::service {

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/abci/tokens.hpp"
+#include "core/service/tokens.hpp"
 #include "core/eth/address.hpp"
 #include "core/store/store.hpp"
 #include "core/util/fields.hpp"

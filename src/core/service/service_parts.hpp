@@ -2,14 +2,14 @@
 // What the files of AbciService share (service.cpp defines it): the spec's
 // envelope and its common parts, the metadata record of a mint, and how a
 // mint's failure is stored for its Idempotency-Key. Not for use outside
-// core/abci.
+// core/service.
 
 #include <string>
 
 #include <nlohmann/json.hpp>
 
-#include "core/abci/network_config.hpp"
-#include "core/abci/tokens.hpp"
+#include "core/service/network_config.hpp"
+#include "core/service/tokens.hpp"
 #include "core/error.hpp"
 #include "core/eth/address.hpp"
 

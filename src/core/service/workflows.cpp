@@ -1,7 +1,7 @@
-#include "core/abci/workflows.hpp"
+#include "core/service/workflows.hpp"
 
-#include "core/abci/requests.hpp"
-#include "core/abci/tokens.hpp"
+#include "core/service/requests.hpp"
+#include "core/service/tokens.hpp"
 #include "core/error.hpp"
 #include "core/eth/address.hpp"
 #include "core/util/fields.hpp"

@@ -4,11 +4,11 @@
 // can fail mapped to an error that says whether anything was signed.
 #include <algorithm>
 
-#include "core/abci/mint_record.hpp"
-#include "core/abci/requests.hpp"
-#include "core/abci/service.hpp"
-#include "core/abci/service_parts.hpp"
-#include "core/abci/tokens.hpp"
+#include "core/service/mint_record.hpp"
+#include "core/service/requests.hpp"
+#include "core/service/service.hpp"
+#include "core/service/service_parts.hpp"
+#include "core/service/tokens.hpp"
 #include "core/content/content_store.hpp"
 #include "core/crypto/encoding.hpp"
 #include "core/error.hpp"

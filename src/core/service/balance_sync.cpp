@@ -1,10 +1,10 @@
-#include "core/abci/balance_sync.hpp"
+#include "core/service/balance_sync.hpp"
 
 #include <algorithm>
 #include <vector>
 
-#include "core/abci/registry.hpp"
-#include "core/abci/tokens.hpp"
+#include "core/service/registry.hpp"
+#include "core/service/tokens.hpp"
 #include "core/error.hpp"
 #include "core/store/store.hpp"
 #include "core/util/log.hpp"

@@ -16,9 +16,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/abci/balance_sync.hpp"
-#include "core/abci/mint_record.hpp"
-#include "core/abci/registry.hpp"
+#include "core/service/balance_sync.hpp"
+#include "core/service/mint_record.hpp"
+#include "core/service/registry.hpp"
 #include "core/chain/receipt.hpp"
 #include "core/chain/tx_sender.hpp"
 #include "core/store/store.hpp"

@@ -2,8 +2,8 @@
 // store and the database, started at once, each with what to fix when it fails.
 #include <future>
 
-#include "core/abci/service.hpp"
-#include "core/abci/service_parts.hpp"
+#include "core/service/service.hpp"
+#include "core/service/service_parts.hpp"
 #include "core/content/content_store.hpp"
 #include "core/error.hpp"
 #include "core/eth/address.hpp"

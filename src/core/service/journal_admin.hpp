@@ -18,7 +18,7 @@
 
 namespace abci::service {
 
-/// What a journal entry's purpose (core/abci/mint_record.hpp) says the
+/// What a journal entry's purpose (core/service/mint_record.hpp) says the
 /// transaction is for. read_purpose() throws Error(internal) for a mint record
 /// it cannot read (one written by a newer release): never a half-read row.
 struct TxPurpose {

@@ -1,4 +1,4 @@
-#include "core/abci/network_config.hpp"
+#include "core/service/network_config.hpp"
 
 #include <algorithm>
 

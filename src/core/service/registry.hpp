@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/abci/mint_record.hpp"
-#include "core/abci/network_config.hpp"
+#include "core/service/mint_record.hpp"
+#include "core/service/network_config.hpp"
 #include "core/chain/chain_client.hpp"
 #include "core/chain/token_contract.hpp"
 #include "core/chain/tx_sender.hpp"

@@ -1,4 +1,4 @@
-#include "core/abci/tokens.hpp"
+#include "core/service/tokens.hpp"
 
 #include <algorithm>
 #include <array>

@@ -5,10 +5,10 @@
 // for what a crash left unsettled.
 #include <algorithm>
 
-#include "core/abci/mint_record.hpp"
-#include "core/abci/service.hpp"
-#include "core/abci/service_parts.hpp"
-#include "core/abci/tokens.hpp"
+#include "core/service/mint_record.hpp"
+#include "core/service/service.hpp"
+#include "core/service/service_parts.hpp"
+#include "core/service/tokens.hpp"
 #include "core/content/content_store.hpp"
 #include "core/error.hpp"
 #include "core/store/store.hpp"

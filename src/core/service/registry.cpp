@@ -1,4 +1,4 @@
-#include "core/abci/registry.hpp"
+#include "core/service/registry.hpp"
 
 #include "core/util/suggest.hpp"
 
@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/abci/devnet_key.hpp"
+#include "core/service/devnet_key.hpp"
 #include "core/error.hpp"
 #include "core/keystore/keystore.hpp"
 #include "core/eth/wipe.hpp"

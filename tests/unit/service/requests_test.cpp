@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "core/abci/requests.hpp"
+#include "core/service/requests.hpp"
 #include "core/error.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-// The mint record (core/abci/mint_record.hpp): journal rows written by
+// The mint record (core/service/mint_record.hpp): journal rows written by
 // earlier releases stay readable, and what cannot be read is refused.
 //
 // tests/fixtures/mint_records/journal_v1.db holds the tx_journal rows of
@@ -16,7 +16,7 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
-#include "core/abci/mint_record.hpp"
+#include "core/service/mint_record.hpp"
 #include "core/error.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-#include "core/abci/requests.hpp"
+#include "core/service/requests.hpp"
 
 #include <algorithm>
 #include <array>

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <future>
 
-#include "core/abci/requests.hpp"
-#include "core/abci/service.hpp"
-#include "core/abci/service_parts.hpp"
-#include "core/abci/tokens.hpp"
+#include "core/service/requests.hpp"
+#include "core/service/service.hpp"
+#include "core/service/service_parts.hpp"
+#include "core/service/tokens.hpp"
 #include "core/content/content_store.hpp"
 #include "core/error.hpp"
 #include "core/eth/address.hpp"
