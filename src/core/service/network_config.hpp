@@ -2,7 +2,7 @@
 // What the operator configures about one EVM network (a `[[chains]]` entry of
 // the server's config, DESIGN.md §5) and about the key that signs for all of
 // them. Plain data: parsing lives with the config file (serve/settings), use
-// in abci::Registry.
+// in service::Registry (core/service/registry.hpp).
 
 #include <chrono>
 #include <cstdint>
