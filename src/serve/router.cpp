@@ -131,11 +131,14 @@ void require(bool allowed, const std::string& message) {
     if (!allowed) throw Error(ErrorKind::forbidden, message);
 }
 
-void Router::add(const std::string& method, const std::string& pattern, RouteOptions options, bool gated,
-                 Handler handler) {
+void Router::add(Route r) {
+    const bool gated = r.access == Access::abci;
+    const auto method = r.method;
+    const auto pattern = r.pattern;
     // The router is gone once routes are registered: capture the services it points at.
-    auto wrapped = [&services_ = services_, options, gated, route = route_template(pattern),
-                    handler = std::move(handler)](const httplib::Request& request, httplib::Response& response) {
+    auto wrapped = [&services_ = services_, access = r.access, scope = r.scope, unauthorized = r.handler_unauthorized,
+                    gated, route = route_template(r.pattern),
+                    handler = std::move(r.handler)](const httplib::Request& request, httplib::Response& response) {
         const auto started = std::chrono::steady_clock::now();
         RequestContext ctx(request, response, services_);
         auto why = Unauthorized::invalid_token;
@@ -158,11 +161,10 @@ void Router::add(const std::string& method, const std::string& pattern, RouteOpt
                            ctx.principal ? ctx.principal->actor() : "addr:" + ctx.client_address, "rate_limit.abci",
                            "ABCI_RATE_LIMIT");
                 if (refused) throw *refused;
-                const auto scope = auth::abci_scope_for(request.method, request.path);
                 require(ctx.principal->is_admin() || (scope && ctx.principal->has_scope(*scope)),
                         scope ? "this route needs the admin role or an API key with scope " + *scope
                               : "this route needs the admin role");
-            } else if (options.access == Access::authenticated) {
+            } else if (access != Access::open) {
                 const auto bearer = bearer_of(request);
                 if (bearer.empty()) {
                     why = Unauthorized::missing_token;
@@ -171,8 +173,10 @@ void Router::add(const std::string& method, const std::string& pattern, RouteOpt
                 ctx.principal = services_.auth.authenticate(bearer);
                 require(ctx.principal->kind == auth::Principal::Kind::user, "API keys are accepted on /abci routes only");
                 check_rate(response, services_.api_limiter, ctx.principal->actor(), "rate_limit.api", "ABCI_API_RATE_LIMIT");
+                if (access == Access::admin)
+                    require(auth::allows(ctx.principal->role, auth::Permission::admin_read), "the admin role is required");
             }
-            why = options.handler_unauthorized;
+            why = unauthorized;
             auto reply = handler(ctx);
             if (!reply.location.empty()) {
                 response.set_redirect(reply.location);
@@ -230,26 +234,6 @@ void Router::add(const std::string& method, const std::string& pattern, RouteOpt
         server_.Delete(pattern, std::move(wrapped));
     else if (method == "PATCH")
         server_.Patch(pattern, std::move(wrapped));
-}
-
-void Router::get(const std::string& pattern, RouteOptions options, Handler handler) {
-    add("GET", pattern, options, false, std::move(handler));
-}
-void Router::post(const std::string& pattern, RouteOptions options, Handler handler) {
-    add("POST", pattern, options, false, std::move(handler));
-}
-void Router::put(const std::string& pattern, RouteOptions options, Handler handler) {
-    add("PUT", pattern, options, false, std::move(handler));
-}
-void Router::abci(const std::string& method, const std::string& pattern, Handler handler) {
-    add(method, pattern, RouteOptions{}, true, std::move(handler));
-}
-
-void Router::abci_fallback() {
-    for (const auto* method : {"GET", "POST", "PUT", "DELETE", "PATCH"})
-        abci(method, "/abci(/.*)?", [](RequestContext& ctx) -> Reply {
-            throw Error(ErrorKind::not_found, "no ABCI route " + ctx.request.method + " " + ctx.request.path);
-        });
 }
 
 }  // namespace abci::serve

@@ -100,38 +100,37 @@ struct Reply {
     std::string content_type;
 };
 
-/// How a route is reached.
+/// Who may call a route; the router checks it before the handler runs.
 enum class Access {
-    open,           // anyone (logins)
-    authenticated,  // any user with a valid access token (not an API key)
+    open,           // anyone (logins, probes, content)
+    authenticated,  // a signed-in user (not an API key), rate-limited per user
+    admin,          // a signed-in user with the admin role (spec 5.5)
+    abci,           // the gate of spec 5.2: every caller rate-limited and audited; an admin, or a caller holding the route's scope
 };
 
-struct RouteOptions {
+/// A route, declared once (src/serve/routes/table.cpp gathers them all):
+/// what it answers, who may call it, and its handler.
+struct Route {
+    using Handler = std::function<Reply(RequestContext&)>;
+
+    std::string method;
+    std::string pattern;  // a cpp-httplib regex over the path ("/api/practices", "/v1/x/([^/]+)")
     Access access = Access::authenticated;
+    /// Access::abci: the API-key scope that also grants it (spec 5.2); none: the admin role only.
+    std::optional<std::string> scope;
     /// The 401 code of an unauthenticated error the handler throws (login routes: invalid_credentials).
     Unauthorized handler_unauthorized = Unauthorized::invalid_token;
+    Handler handler;
 };
 
 class Router {
 public:
-    using Handler = std::function<Reply(RequestContext&)>;
-
     Router(httplib::Server& server, Services& services) : server_(server), services_(services) {}
 
-    /// `pattern` is a cpp-httplib regex over the path ("/api/practices", "/v1/x/([^/]+)").
-    void get(const std::string& pattern, RouteOptions options, Handler handler);
-    void post(const std::string& pattern, RouteOptions options, Handler handler);
-    void put(const std::string& pattern, RouteOptions options, Handler handler);
-
-    /// Every /abci/* route goes through the gate: register them here.
-    void abci(const std::string& method, const std::string& pattern, Handler handler);
-    /// Must come after all /abci routes: answers the rest of /abci/* (404),
-    /// still behind the gate so probing is limited and audited.
-    void abci_fallback();
+    /// Registers `route` after those added before it (the first match answers).
+    void add(Route route);
 
 private:
-    void add(const std::string& method, const std::string& pattern, RouteOptions options, bool gated, Handler handler);
-
     httplib::Server& server_;
     Services& services_;
 };

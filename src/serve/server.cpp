@@ -185,14 +185,7 @@ Server::Server(Settings settings) : state_(std::make_unique<State>()) {
     });
 
     Router router(*s.http, *s.services);
-    add_auth_routes(router);
-    add_api_routes(router);
-    add_admin_routes(router);
-    add_workflow_routes(router);
-    add_content_routes(router);
-    add_abci_routes(router);
-    add_probe_routes(router, *s.abci);
-    router.abci_fallback();
+    for (auto& route : route_table()) router.add(std::move(route));
 
     s.port = s.settings.listen_port == 0 ? s.http->bind_to_any_port(s.settings.listen_host)
                                          : (s.http->bind_to_port(s.settings.listen_host, s.settings.listen_port)

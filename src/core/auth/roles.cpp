@@ -15,10 +15,6 @@ constexpr std::array<std::pair<Role, const char*>, 4> kRoleNames{{
     {Role::developer, "developer"},
 }};
 
-bool starts_with(std::string_view text, std::string_view prefix) {
-    return text.substr(0, prefix.size()) == prefix;
-}
-
 }  // namespace
 
 const char* to_string(Role role) noexcept {
@@ -48,19 +44,6 @@ bool allows(Role role, Permission permission) noexcept {
     case Permission::admin_read: return role == Role::admin;
     }
     return false;
-}
-
-std::optional<std::string> abci_scope_for(std::string_view method, std::string_view path) {
-    if (method == "GET" || method == "HEAD") {
-        if (path == "/abci/health") return "abci:health";
-        if (starts_with(path, "/abci/blockchains/") || starts_with(path, "/abci/tokens/") ||
-            path == "/abci/contracts/token-balance")
-            return "abci:read";
-        // A key that mints may learn what became of its own mints.
-        if (path == "/abci/contracts/mints" || starts_with(path, "/abci/contracts/mints/")) return "abci:mint-entity";
-    }
-    if (method == "POST" && path == "/abci/contracts/mint-entity-token") return "abci:mint-entity";
-    return std::nullopt;
 }
 
 }  // namespace abci::auth

@@ -1,9 +1,8 @@
 #pragma once
-// Platform roles (spec 5.4), what each may do on the role-gated routes
-// (spec 5.5), and which API-key scope a given /abci request needs (spec 5.2,
-// DESIGN.md §4: a "system permission" is a scope on an API key).
+// Platform roles (spec 5.4) and what each may do on the role-gated routes
+// (spec 5.5). Which API-key scope an /abci route needs (spec 5.2) is
+// declared with the route, in serve's route table.
 
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,9 +27,5 @@ enum class Permission {
 
 /// The table of spec 5.5, and nothing else.
 [[nodiscard]] bool allows(Role role, Permission permission) noexcept;
-
-/// The API-key scope that grants `method` on the /abci `path`, or nothing when
-/// only an admin may call it (mint-role-token, unknown paths).
-[[nodiscard]] std::optional<std::string> abci_scope_for(std::string_view method, std::string_view path);
 
 }  // namespace abci::auth

@@ -45,8 +45,6 @@ Reply mint_answer(RequestContext& ctx, const std::function<service::Answer()>& m
 }
 
 Reply mint_role_token(RequestContext& ctx) {
-    // Spec 5.2 rule 4: an API key's scopes never reach this route.
-    require(ctx.caller().is_admin(), "minting a role token requires the admin role");
     return mint_answer(ctx, [&] { return ctx.services.abci.mint_role(ctx.json_body(), mint_options(ctx)); });
 }
 
@@ -89,17 +87,34 @@ Reply mint_status_by_key(RequestContext& ctx) {
 
 }  // namespace
 
-void add_abci_routes(Router& router) {
-    router.abci("POST", "/abci/contracts/mint-role-token", mint_role_token);
-    router.abci("POST", "/abci/contracts/mint-entity-token", mint_entity_token);
-    router.abci("GET", "/abci/contracts/token-balance", token_balance);
-    router.abci("GET", "/abci/tokens/user-balance", user_balance);
-    router.abci("GET", "/abci/blockchains/list", blockchains);
-    router.abci("GET", "/abci/blockchains/([^/]+)/status", blockchain_status);
-    router.abci("GET", "/abci/tokens/metadata/([^/]+)", token_metadata);
-    router.abci("GET", "/abci/health", health);
-    router.abci("GET", "/abci/contracts/mints/([^/]+)", mint_status);
-    router.abci("GET", "/abci/contracts/mints", mint_status_by_key);
+std::vector<Route> abci_routes() {
+    // Spec 5.2: each route's API-key scope; none, the admin role only (rule 4:
+    // no scope reaches mint-role-token). A key that mints may learn what
+    // became of its own mints.
+    const auto gate = [](std::string method, std::string pattern, std::optional<std::string> scope,
+                         Route::Handler handler) {
+        return Route{std::move(method), std::move(pattern), Access::abci, std::move(scope),
+                     Unauthorized::invalid_token, std::move(handler)};
+    };
+    std::vector<Route> routes{
+        gate("POST", "/abci/contracts/mint-role-token", std::nullopt, mint_role_token),
+        gate("POST", "/abci/contracts/mint-entity-token", "abci:mint-entity", mint_entity_token),
+        gate("GET", "/abci/contracts/token-balance", "abci:read", token_balance),
+        gate("GET", "/abci/tokens/user-balance", "abci:read", user_balance),
+        gate("GET", "/abci/blockchains/list", "abci:read", blockchains),
+        gate("GET", "/abci/blockchains/([^/]+)/status", "abci:read", blockchain_status),
+        gate("GET", "/abci/tokens/metadata/([^/]+)", "abci:read", token_metadata),
+        gate("GET", "/abci/health", "abci:health", health),
+        gate("GET", "/abci/contracts/mints/([^/]+)", "abci:mint-entity", mint_status),
+        gate("GET", "/abci/contracts/mints", "abci:mint-entity", mint_status_by_key),
+    };
+    // The rest of /abci/* answers 404, still behind the gate (admin only), so
+    // probing is limited and audited.
+    for (const auto* method : {"GET", "POST", "PUT", "DELETE", "PATCH"})
+        routes.push_back(gate(method, "/abci(/.*)?", std::nullopt, [](RequestContext& ctx) -> Reply {
+            throw Error(ErrorKind::not_found, "no ABCI route " + ctx.request.method + " " + ctx.request.path);
+        }));
+    return routes;
 }
 
 }  // namespace abci::serve

@@ -55,23 +55,20 @@ Reply api_keys(RequestContext& ctx) { return list_reply(ctx.services.store.list_
 
 }  // namespace
 
-void add_admin_routes(Router& router) {
-    const auto admin_only = [](Router::Handler handler) {
-        return [handler = std::move(handler)](RequestContext& ctx) {
-            require(auth::allows(ctx.caller().role, auth::Permission::admin_read), "the admin role is required");
-            return handler(ctx);
-        };
+std::vector<Route> admin_routes() {
+    const auto admin = Access::admin;
+    const auto why = Unauthorized::invalid_token;
+    return {
+        {"GET", "/api/admin/users", admin, {}, why, users},
+        {"GET", "/api/admin/audit", admin, {}, why, audit},
+        {"GET", "/api/admin/role-requests", admin, {}, why, role_requests},
+        {"GET", "/v1/admin/role-requests", admin, {}, why, role_requests},  // spec §9: the /v1/admin group
+        {"GET", "/api/admin/api-keys", admin, {}, why, api_keys},
+        // Spec 5.5 gates all of GET /api/admin/*: a non-admin learns nothing
+        // about which admin routes exist (403), an admin gets 404 for unknown ones.
+        {"GET", "/api/admin/.*", admin, {}, why,
+         [](RequestContext& ctx) -> Reply { throw Error(ErrorKind::not_found, "no admin route " + ctx.request.path); }},
     };
-    router.get("/api/admin/users", RouteOptions{}, admin_only(users));
-    router.get("/api/admin/audit", RouteOptions{}, admin_only(audit));
-    router.get("/api/admin/role-requests", RouteOptions{}, admin_only(role_requests));
-    router.get("/v1/admin/role-requests", RouteOptions{}, admin_only(role_requests));  // spec §9: the /v1/admin group
-    router.get("/api/admin/api-keys", RouteOptions{}, admin_only(api_keys));
-    // Spec 5.5 gates all of GET /api/admin/*: a non-admin learns nothing about
-    // which admin routes exist (403), an admin gets 404 for unknown ones.
-    router.get("/api/admin/.*", RouteOptions{}, admin_only([](RequestContext& ctx) -> Reply {
-                   throw Error(ErrorKind::not_found, "no admin route " + ctx.request.path);
-               }));
 }
 
 }  // namespace abci::serve

@@ -78,10 +78,12 @@ Reply record_verification(RequestContext& ctx) {
 
 }  // namespace
 
-void add_api_routes(Router& router) {
-    router.get("/api/farmers/profile", RouteOptions{}, farmer_profile);
-    router.post("/api/practices", RouteOptions{}, record_practice);
-    router.post("/api/verifications", RouteOptions{}, record_verification);
+std::vector<Route> api_routes() {
+    return {
+        {"GET", "/api/farmers/profile", Access::authenticated, {}, Unauthorized::invalid_token, farmer_profile},
+        {"POST", "/api/practices", Access::authenticated, {}, Unauthorized::invalid_token, record_practice},
+        {"POST", "/api/verifications", Access::authenticated, {}, Unauthorized::invalid_token, record_verification},
+    };
 }
 
 }  // namespace abci::serve

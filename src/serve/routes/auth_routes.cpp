@@ -12,8 +12,16 @@ namespace abci::serve {
 
 namespace {
 
-constexpr RouteOptions kLogin{Access::open, Unauthorized::invalid_credentials};
-constexpr RouteOptions kTokenExchange{Access::open, Unauthorized::invalid_token};
+// A login refused is invalid_credentials; a token exchange refused, invalid_token.
+Route login(std::string method, std::string pattern, Route::Handler handler) {
+    return {std::move(method), std::move(pattern), Access::open, std::nullopt, Unauthorized::invalid_credentials,
+            std::move(handler)};
+}
+
+Route token_exchange(std::string method, std::string pattern, Route::Handler handler) {
+    return {std::move(method), std::move(pattern), Access::open, std::nullopt, Unauthorized::invalid_token,
+            std::move(handler)};
+}
 
 Reply login_reply(const auth::LoginResult& login) { return Reply::json(200, login_view(login)); }
 
@@ -107,22 +115,25 @@ Reply me(RequestContext& ctx) {
 
 }  // namespace
 
-void add_auth_routes(Router& router) {
-    router.post("/api/auth/login-email-password", kLogin, login_password);
-    router.get("/api/auth/wallet-nonce", kLogin, wallet_nonce);
-    router.post("/api/auth/wallet-connect", kLogin, wallet_connect);
-    router.post("/api/auth/idp-login", kLogin, idp_login);
-    // DESIGN.md §4: the provider's configured name routes to it as well.
-    router.post("/api/auth/([a-z0-9-]+)-login", kLogin, [](RequestContext& ctx) {
-        if (!ctx.services.auth.has_idp(ctx.path_match(1)))
-            throw Error(ErrorKind::not_found, "no identity provider named " + ctx.path_match(1));
-        return idp_login(ctx);
-    });
-    router.get("/api/auth/idp-callback", kLogin, idp_callback);
-    router.post("/api/auth/idp-exchange", kTokenExchange, idp_exchange);
-    router.post("/api/auth/refresh", kTokenExchange, refresh);
-    router.post("/api/auth/logout", RouteOptions{}, logout);
-    router.get("/api/auth/me", RouteOptions{}, me);
+std::vector<Route> auth_routes() {
+    return {
+        login("POST", "/api/auth/login-email-password", login_password),
+        login("GET", "/api/auth/wallet-nonce", wallet_nonce),
+        login("POST", "/api/auth/wallet-connect", wallet_connect),
+        login("POST", "/api/auth/idp-login", idp_login),
+        // DESIGN.md §4: the provider's configured name routes to it as well.
+        login("POST", "/api/auth/([a-z0-9-]+)-login",
+              [](RequestContext& ctx) {
+                  if (!ctx.services.auth.has_idp(ctx.path_match(1)))
+                      throw Error(ErrorKind::not_found, "no identity provider named " + ctx.path_match(1));
+                  return idp_login(ctx);
+              }),
+        login("GET", "/api/auth/idp-callback", idp_callback),
+        token_exchange("POST", "/api/auth/idp-exchange", idp_exchange),
+        token_exchange("POST", "/api/auth/refresh", refresh),
+        {"POST", "/api/auth/logout", Access::authenticated, {}, Unauthorized::invalid_token, logout},
+        {"GET", "/api/auth/me", Access::authenticated, {}, Unauthorized::invalid_token, me},
+    };
 }
 
 }  // namespace abci::serve

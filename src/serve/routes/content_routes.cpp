@@ -28,8 +28,8 @@ Reply content_by_cid(RequestContext& ctx) {
 
 }  // namespace
 
-void add_content_routes(Router& router) {
-    router.get("/ipfs/([^/]+)", RouteOptions{Access::open, Unauthorized::invalid_token}, content_by_cid);
+std::vector<Route> content_routes() {
+    return {{"GET", "/ipfs/([^/]+)", Access::open, {}, Unauthorized::invalid_token, content_by_cid}};
 }
 
 }  // namespace abci::serve

@@ -20,15 +20,13 @@ namespace {
 /// second however many ask. No lock is held while the probes run.
 class SharedReadiness {
 public:
-    explicit SharedReadiness(service::AbciService& abci) : abci_(abci) {}
-
-    service::Answer get() {
+    service::Answer get(service::AbciService& abci) {
         std::shared_future<service::Answer> answer;
         {
             std::lock_guard lock(mutex_);
             const auto now = std::chrono::steady_clock::now();
             if (!current_.valid() || now - started_ >= kReuseFor) {
-                current_ = std::async(std::launch::async, [this] { return abci_.readiness(); }).share();
+                current_ = std::async(std::launch::async, [&abci] { return abci.readiness(); }).share();
                 started_ = now;
             }
             answer = current_;
@@ -38,7 +36,6 @@ public:
 
 private:
     static constexpr std::chrono::seconds kReuseFor{1};
-    service::AbciService& abci_;
     std::mutex mutex_;
     std::shared_future<service::Answer> current_;
     std::chrono::steady_clock::time_point started_;
@@ -46,13 +43,17 @@ private:
 
 }  // namespace
 
-void add_probe_routes(Router& router, service::AbciService& abci) {
-    router.get("/livez", RouteOptions{Access::open}, [](RequestContext&) { return Reply::json(200, {{"status", "alive"}}); });
-    auto readiness = std::make_shared<SharedReadiness>(abci);
-    router.get("/readyz", RouteOptions{Access::open}, [readiness](RequestContext&) {
-        auto answer = readiness->get();
-        return Reply::json(answer.status, std::move(answer.body));
-    });
+std::vector<Route> probe_routes() {
+    auto readiness = std::make_shared<SharedReadiness>();
+    return {
+        {"GET", "/livez", Access::open, {}, Unauthorized::invalid_token,
+         [](RequestContext&) { return Reply::json(200, {{"status", "alive"}}); }},
+        {"GET", "/readyz", Access::open, {}, Unauthorized::invalid_token,
+         [readiness](RequestContext& ctx) {
+             auto answer = readiness->get(ctx.services.abci);
+             return Reply::json(answer.status, std::move(answer.body));
+         }},
+    };
 }
 
 }  // namespace abci::serve

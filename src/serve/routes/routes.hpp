@@ -1,20 +1,22 @@
 #pragma once
-// One file per route group; each registers its routes on the router.
+// The route table: every route of the server declared once, with who may
+// call it (serve/router.hpp, Route), one file per route group.
 
-namespace abci::service {
-class AbciService;
-}
+#include <vector>
+
+#include "serve/router.hpp"
 
 namespace abci::serve {
 
-class Router;
+std::vector<Route> auth_routes();      // /api/auth/* (spec 4.9, DESIGN.md §4)
+std::vector<Route> api_routes();       // /api/farmers, /api/practices, /api/verifications (spec 5.5)
+std::vector<Route> admin_routes();     // /api/admin/*
+std::vector<Route> workflow_routes();  // /v1/*
+std::vector<Route> content_routes();   // /ipfs/{cid}
+std::vector<Route> abci_routes();      // /abci/* (spec 4.1–4.8), the last of them answering the rest of /abci with 404
+std::vector<Route> probe_routes();     // /livez, /readyz
 
-void add_auth_routes(Router& router);      // /api/auth/* (spec 4.9, DESIGN.md §4)
-void add_api_routes(Router& router);       // /api/farmers, /api/practices, /api/verifications (spec 5.5)
-void add_admin_routes(Router& router);     // /api/admin/*
-void add_workflow_routes(Router& router);  // /v1/*
-void add_content_routes(Router& router);   // /ipfs/{cid}
-void add_abci_routes(Router& router);      // /abci/* (spec 4.1–4.8)
-void add_probe_routes(Router& router, service::AbciService& abci);  // /livez, /readyz
+/// All of them, in the order they are matched.
+[[nodiscard]] std::vector<Route> route_table();
 
 }  // namespace abci::serve

@@ -18,13 +18,11 @@ Reply create_role_request(RequestContext& ctx) {
 }
 
 Reply approve_role_request(RequestContext& ctx) {
-    require(ctx.caller().is_admin(), "approving role requests requires the admin role");
     service::Workflows workflows(ctx.services.store, ctx.services.abci);
     return Reply::json(200, {{"success", true}, {"data", workflows.approve_role_request(ctx.path_match(1), ctx.caller().id)}});
 }
 
 Reply reject_role_request(RequestContext& ctx) {
-    require(ctx.caller().is_admin(), "rejecting role requests requires the admin role");
     service::Workflows workflows(ctx.services.store, ctx.services.abci);
     return Reply::json(200, {{"success", true}, {"data", workflows.reject_role_request(ctx.path_match(1), ctx.caller().id)}});
 }
@@ -51,13 +49,18 @@ Reply own_certificates(RequestContext& ctx) {
 
 }  // namespace
 
-void add_workflow_routes(Router& router) {
-    router.post("/v1/role-requests", RouteOptions{}, create_role_request);
-    router.put("/v1/admin/role-requests/([^/]+)/approve", RouteOptions{}, approve_role_request);
-    router.put("/v1/admin/role-requests/([^/]+)/reject", RouteOptions{}, reject_role_request);
-    router.post("/v1/certifiers/certificates", RouteOptions{}, issue_certificate);
-    router.get("/v1/certifiers/certificates", RouteOptions{}, own_certificates);
-    router.get("/v1/certifiers/certificates/([^/]+)", RouteOptions{}, read_certificate);
+std::vector<Route> workflow_routes() {
+    const auto user = Access::authenticated;
+    const auto admin = Access::admin;
+    const auto why = Unauthorized::invalid_token;
+    return {
+        {"POST", "/v1/role-requests", user, {}, why, create_role_request},
+        {"PUT", "/v1/admin/role-requests/([^/]+)/approve", admin, {}, why, approve_role_request},
+        {"PUT", "/v1/admin/role-requests/([^/]+)/reject", admin, {}, why, reject_role_request},
+        {"POST", "/v1/certifiers/certificates", user, {}, why, issue_certificate},
+        {"GET", "/v1/certifiers/certificates", user, {}, why, own_certificates},
+        {"GET", "/v1/certifiers/certificates/([^/]+)", user, {}, why, read_certificate},
+    };
 }
 
 }  // namespace abci::serve

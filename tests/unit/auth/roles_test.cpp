@@ -3,7 +3,6 @@
 #include "core/auth/roles.hpp"
 #include "core/error.hpp"
 
-using abci::auth::abci_scope_for;
 using abci::auth::allows;
 using abci::auth::Permission;
 using abci::auth::Role;
@@ -32,17 +31,4 @@ TEST_CASE("role names round-trip and unknown ones are refused", "[roles]") {
         CHECK(abci::auth::parse_role(abci::auth::to_string(role)) == role);
     CHECK_THROWS_AS(abci::auth::parse_role("Admin"), abci::Error);
     CHECK_THROWS_AS(abci::auth::parse_role(""), abci::Error);
-}
-
-TEST_CASE("API-key scopes map onto the /abci routes, minting roles needs an admin", "[roles]") {
-    CHECK(abci_scope_for("GET", "/abci/health") == "abci:health");
-    CHECK(abci_scope_for("GET", "/abci/blockchains/list") == "abci:read");
-    CHECK(abci_scope_for("GET", "/abci/blockchains/sepolia/status") == "abci:read");
-    CHECK(abci_scope_for("GET", "/abci/tokens/user-balance") == "abci:read");
-    CHECK(abci_scope_for("GET", "/abci/contracts/token-balance") == "abci:read");
-    CHECK(abci_scope_for("POST", "/abci/contracts/mint-entity-token") == "abci:mint-entity");
-    CHECK_FALSE(abci_scope_for("POST", "/abci/contracts/mint-role-token"));
-    CHECK_FALSE(abci_scope_for("POST", "/abci/health"));
-    CHECK_FALSE(abci_scope_for("GET", "/abci/anything-else"));
-    CHECK_FALSE(abci_scope_for("GET", "/abci/healthz"));
 }
