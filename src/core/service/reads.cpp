@@ -136,6 +136,13 @@ json AbciService::token_balance(const std::optional<std::string>& user_address,
     return envelope(std::move(data), std::move(metadata));
 }
 
+bool AbciService::holds(const eth::Address& wallet, const TokenKind& kind, const std::string& blockchain_id) {
+    Network& network = registry_.find(blockchain_id);
+    (void)balances_.sync(network, wallet);
+    const auto row = store_.find_token_balance(network.config().id, wallet.lower(), kind.id);
+    return row && row->balance != "0";
+}
+
 json AbciService::user_balance(const std::optional<std::string>& user_address,
                                const std::optional<std::string>& blockchain_id) {
     json none = json::object();

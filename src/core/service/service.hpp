@@ -19,6 +19,7 @@
 #include "core/service/balance_sync.hpp"
 #include "core/service/mint_record.hpp"
 #include "core/service/registry.hpp"
+#include "core/service/tokens.hpp"
 #include "core/chain/receipt.hpp"
 #include "core/chain/tx_sender.hpp"
 #include "core/store/store.hpp"
@@ -87,6 +88,10 @@ public:
     /// balances are returned and lastSynced tells how old they are.
     [[nodiscard]] nlohmann::json user_balance(const std::optional<std::string>& user_address,
                                               const std::optional<std::string>& blockchain_id);
+    /// Whether `wallet` holds token `kind` on `blockchain_id`, reconciled with
+    /// the chain as token_balance() is (the stored balance when the chain does
+    /// not answer). Error(not_found) for an unknown network.
+    [[nodiscard]] bool holds(const eth::Address& wallet, const TokenKind& kind, const std::string& blockchain_id);
     /// GET /abci/blockchains/list (spec 4.4): networks not disabled, rpc URLs masked.
     [[nodiscard]] nlohmann::json blockchains();
     /// GET /abci/blockchains/{id}/status (spec 4.5). Unreachable parts are null

@@ -129,10 +129,10 @@ json Workflows::issue_certificate(const std::string& user_id, const json& body) 
     fields.done();
 
     // The caller's wallet that holds the certifier role token, as the chain says.
+    const auto certifier_role = role_token("certifier");
     std::string certifier;
     for (const auto& wallet : store_.wallets_of(user_id)) {
-        const json held = abci_.token_balance(wallet, "10300", blockchain_id);
-        if (held["data"]["balance"] != "0") {
+        if (abci_.holds(eth::Address::parse(wallet), *certifier_role, blockchain_id)) {
             certifier = wallet;
             break;
         }
