@@ -38,15 +38,15 @@ TEST_CASE("groff renders the man page without a warning", "[cli][man]") {
     INFO(r.err);
     CHECK(r.exit_code == 0);
     CHECK(r.err.empty());
-    // man itself (man-db), as a user would read it: it also checks with groff -ww.
-    if (test::on_path("man")) {
-        const auto m = os::run_command({"man", "--warnings", "-l", test::source_path("man/abcictl.1")}, {},
-                                       std::chrono::seconds(60), {{"MANPAGER", "cat"}, {"MANWIDTH", "80"}});
-        INFO(m.err);
-        CHECK(m.exit_code == 0);
-        CHECK(m.err.empty());
-        CHECK(m.out.find("mint-role") != std::string::npos);
-    }
+    // man itself (man-db, which scripts/setup installs), as a user would read
+    // it: it also checks with groff -ww.
+    REQUIRE(test::on_path("man"));
+    const auto m = os::run_command({"man", "--warnings", "-l", test::source_path("man/abcictl.1")}, {},
+                                   std::chrono::seconds(60), {{"MANPAGER", "cat"}, {"MANWIDTH", "80"}});
+    INFO(m.err);
+    CHECK(m.exit_code == 0);
+    CHECK(m.err.empty());
+    CHECK(m.out.find("mint-role") != std::string::npos);
     // Only ASCII in the source: groff reads Latin-1 unless told otherwise.
     const auto source = test::read_text(test::source_path("man/abcictl.1"));
     CHECK(std::find_if(source.begin(), source.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; }) ==

@@ -77,21 +77,18 @@ TEST_CASE("huge headers and request lines are refused, unknown routes are JSON 4
 
     const auto big_header = http.get("/api/auth/me", "", {{"X-Padding", std::string(20 * 1024, 'h')}});
     INFO(big_header.status << " " << big_header.body);
-    CHECK(big_header.status >= 400);
-    CHECK(big_header.status < 500);
+    // One header line past the reader's limit is a malformed head (400); too many lines, 431.
+    CHECK(big_header.status == 400);
     const auto big_token = http.get("/api/auth/me", std::string(20 * 1024, 'e'));
-    CHECK(big_token.status >= 400);
-    CHECK(big_token.status < 500);
+    CHECK(big_token.status == 400);
     const auto many_headers = [&] {
         Headers headers;
         for (int i = 0; i < 200; ++i) headers.emplace_back("X-H" + std::to_string(i), std::string(100, 'v'));
         return http.get("/api/auth/me", "", headers);
     }();
-    CHECK(many_headers.status >= 400);
-    CHECK(many_headers.status < 500);
+    CHECK(many_headers.status == 431);
     const auto long_path = http.get("/abci/" + std::string(20 * 1024, 'p'));
-    CHECK(long_path.status >= 400);
-    CHECK(long_path.status < 500);
+    CHECK(long_path.status == 414);
 
     require_error(http.get("/no/such/route"), 404, "not_found");
     require_error(http.post("/api/no-such-route", nlohmann::json::object()), 404, "not_found");
