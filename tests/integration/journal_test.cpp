@@ -743,10 +743,11 @@ TEST_CASE("journal: a transaction whose journal write fails is not broadcast unt
         db.exec("CREATE TRIGGER refuse BEFORE INSERT ON tx_journal BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END");
     }
     const std::string purpose = R"({"op":"test","what":"journaled late"})";
+    const test::LogCapture log;
     auto mint = node.network.contract().mint(sender, eth::Address::parse(test::Anvil::dev_accounts()[3].address),
                                              kReportToken, 1, {}, purpose);
-    // Past a maintenance round (500 ms) that tried again: still nothing on the node.
-    std::this_thread::sleep_for(1200ms);
+    // Past a maintenance round that tried again: still nothing on the node.
+    REQUIRE(eventually([&] { return log.containing("journaling signed transactions failed").size() >= 2; }));
     CHECK(node.pending_nonce() == nonce);
     CHECK(node.journaled(purpose).empty());
     CHECK(sender.in_flight() == 1);

@@ -23,6 +23,7 @@
 #include "core/rpc/quantity.hpp"
 #include "support/anvil.hpp"
 #include "support/fault_proxy.hpp"
+#include "support/log_capture.hpp"
 #include "support/method_counting_proxy.hpp"
 
 namespace abci::sender_tests {
@@ -205,7 +206,9 @@ TEST_CASE("sender: a broadcast lost in transport is sent again with the same byt
     auto mined = sender.submit(transfer("lost in transport"));
     // More drops than one call makes attempts (4): the first broadcast failed whole, and was tried again.
     REQUIRE(eventually([&] { return proxy.injected(test::Fault::drop_before) >= 5; }));
-    std::this_thread::sleep_for(300ms);  // several whole calls fail (each gives up within about 100 ms)
+    // Two more whole calls fail (4 attempts each) before the network comes back.
+    const auto dropped = proxy.injected(test::Fault::drop_before);
+    REQUIRE(eventually([&] { return proxy.injected(test::Fault::drop_before) >= dropped + 8; }));
     proxy.set_rate(test::Fault::drop_before, 0.0);
     const auto receipt = mined.get();
     CHECK(receipt.success);
@@ -299,7 +302,7 @@ TEST_CASE("sender: a nonce held by someone else's pending transaction is judged 
     send_foreign(chain, signer, 0);  // replaces ours in the pool: a higher fee
     // Ours is found gone from the pool, sent again, refused as underpriced,
     // judged open (nonce 0 is not mined), and judged again in later rounds.
-    std::this_thread::sleep_for(800ms);
+    REQUIRE(calls_seen(proxy, "eth_getTransactionCount", 4));  // some rounds
     REQUIRE(journal.recorded().size() == 1);
     CHECK(journal.recorded()[0].nonce == 0);
     CHECK_FALSE(journal.status(journal.recorded()[0].hash));
@@ -368,7 +371,7 @@ TEST_CASE("sender: a replacement stops at the fee cap and the transaction shows 
     CHECK(stuck[0].hash == versions[1].hash);
     const auto last = node_rpc(chain, "eth_getTransactionByHash", {eth::to_hex(versions[1].hash)});
     CHECK(rpc::quantity_to_u256(last["maxFeePerGas"], "maxFeePerGas") == options.max_fee_per_gas);
-    std::this_thread::sleep_for(400ms);  // more rounds at the cap: no further version
+    REQUIRE(calls_seen(proxy, "eth_getTransactionByHash", 3));  // more rounds at the cap: no further version
     CHECK(journal.recorded().size() == 2);
     (void)node_rpc(chain, "evm_mine");
     const auto receipt = mined.get();
@@ -455,9 +458,11 @@ TEST_CASE("sender: an adopted transaction of a drained signer keeps its nonce fi
     chain::TxSender sender(chain, std::move(key), quick(journal));
     std::promise<chain::Unwaited> heard;
     sender.on_unwaited([&](const chain::Unwaited& fate) { heard.set_value(fate); });
+    const test::LogCapture log;
     sender.adopt({{signed_tx.hash, 0, signed_tx.raw, "drained"}});
     REQUIRE(eventually([&] { return journal.recorded().size() >= 1; }));
-    std::this_thread::sleep_for(300ms);  // the filler is offered again and refused
+    // The filler is offered again and refused.
+    REQUIRE(eventually([&] { return log.containing("the node refuses the transfer that fills").size() >= 2; }));
     CHECK(sender.in_flight() == 1);
     CHECK(chain.pending_nonce(address) == 0);
     (void)node_rpc(chain, "anvil_setBalance", {address.checksummed(), "0xde0b6b3a7640000"});
@@ -546,7 +551,7 @@ TEST_CASE("sender: a chain reset under a waiting transaction fails it and fills 
     if (fees_unreadable)
         for (const auto& method : fee_methods) proxy.refuse(method, -32603, "internal error");
     anvil.stop();
-    std::this_thread::sleep_for(300ms);  // maintenance rounds meet the node down
+    REQUIRE(calls_seen(proxy, "eth_getTransactionByHash", 2));  // maintenance rounds meet the node down
     anvil.start();  // a new chain: the signer's nonce is 0 again
     try {
         (void)waiting.get();
@@ -558,7 +563,7 @@ TEST_CASE("sender: a chain reset under a waiting transaction fails it and fills 
         CHECK_THAT(e.what(), Catch::Contains("the chain was reset"));
     }
     if (fees_unreadable) {
-        std::this_thread::sleep_for(300ms);  // checks that cannot fill the gap without fees
+        REQUIRE(calls_seen(proxy, "eth_feeHistory", 2));  // checks that cannot fill the gap without fees
         CHECK(chain.latest_nonce(sender.address()) == 0);
         for (const auto& method : fee_methods) proxy.pass(method);
     }
