@@ -58,6 +58,11 @@ std::size_t WorkerPool::threads() const {
     return threads_.size() - finished_.size();
 }
 
+bool WorkerPool::stopping() const {
+    std::lock_guard lock(mutex_);
+    return stopping_;
+}
+
 void WorkerPool::reap_finished(std::unique_lock<std::mutex>& lock) {
     if (finished_.empty()) return;
     std::list<std::thread> done;

@@ -37,6 +37,8 @@ public:
 
     /// Threads alive now (for tests and logs).
     [[nodiscard]] std::size_t threads() const;
+    /// Whether shutdown() has begun (for tests and logs).
+    [[nodiscard]] bool stopping() const;
 
 private:
     void work(std::list<std::thread>::iterator self);

@@ -144,7 +144,11 @@ TEST_CASE("client login by password and by wallet (key on stdin, abcictl and cas
         std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
         INFO(cmdline);
         CHECK(cmdline.find(std::string(test::abcictl_binary()) + " login --email " + Server::admin_email) != std::string::npos);
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));  // blocked on stdin now
+        // Blocked reading its stdin: the kernel names the call it waits in
+        // (x86-64: read is 0, and its first argument the descriptor, 0).
+        const auto reading_stdin = [&] { return file_content(proc + "/syscall").rfind("0 0x0 ", 0) == 0; };
+        for (int i = 0; i < 500 && !reading_stdin(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        CHECK(reading_stdin());
         CHECK(login.running());
         const std::string password = std::string(Server::admin_password) + "\n";
         REQUIRE(::write(writer, password.data(), password.size()) == static_cast<ssize_t>(password.size()));

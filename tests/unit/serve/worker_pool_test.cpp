@@ -144,7 +144,8 @@ TEST_CASE("worker pool: shutdown runs the jobs still queued, then returns", "[se
     CHECK(ran.load() == 0);
 
     std::jthread stopper([&] { pool.shutdown(); });
-    std::this_thread::sleep_for(20ms);  // let shutdown begin while the jobs are still queued
+    REQUIRE(eventually([&] { return pool.stopping(); }));  // shutdown began while the jobs are still queued
+    CHECK(ran.load() == 0);
     blocker.permits.release();
     stopper.join();
     CHECK(ran.load() == 50);

@@ -6,9 +6,10 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <sqlite3.h>
 
-#include <atomic>
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <future>
+#include <latch>
 
 #include "core/store/connection_pool.hpp"
 #include "unit/store/store_fixture.hpp"
@@ -123,14 +124,14 @@ TEST_CASE("connection pool: a writer waits for a lock held outside the pool, the
     ConnectionPool pool(db.path, 2);
     insert_row(pool, 0);  // the connection is open and configured before the lock is taken
 
-    std::atomic<bool> locked{false};
+    std::latch locked(1);
     std::jthread outside([&] {
         OutsideWriter writer(db.path);
-        locked = true;
-        std::this_thread::sleep_for(200ms);
+        locked.count_down();
+        std::this_thread::sleep_for(200ms);  // how long the lock is held: what the writer must wait out
         writer.release();
     });
-    while (!locked) std::this_thread::sleep_for(1ms);
+    locked.wait();
     const auto start = Clock::now();
     insert_row(pool, 1);
     const auto waited = Clock::now() - start;
@@ -146,20 +147,19 @@ TEST_CASE("connection pool: a lock held outside the pool beyond kBusyTimeoutMs f
     ConnectionPool pool(db.path, 2);
     insert_row(pool, 0);
 
-    std::atomic<bool> locked{false};
-    std::atomic<bool> writer_done{false};
-    std::jthread outside([&] {
+    std::latch locked(1);
+    std::promise<void> writer_done;
+    std::jthread outside([&, done = writer_done.get_future()] {
         OutsideWriter writer(db.path);
-        locked = true;
-        const auto give_up = Clock::now() + std::chrono::milliseconds(abci::store::sqlite::kBusyTimeoutMs) + 10s;
-        while (!writer_done && Clock::now() < give_up) std::this_thread::sleep_for(5ms);
+        locked.count_down();
+        (void)done.wait_for(std::chrono::milliseconds(abci::store::sqlite::kBusyTimeoutMs) + 10s);
         writer.release();
     });
-    while (!locked) std::this_thread::sleep_for(1ms);
+    locked.wait();
     const auto start = Clock::now();
     const int code = sqlite_error_code([&] { insert_row(pool, 1); });
     const auto waited = Clock::now() - start;
-    writer_done = true;
+    writer_done.set_value();
     outside.join();
     CHECK(code == SQLITE_BUSY);
     CHECK(waited >= std::chrono::milliseconds(abci::store::sqlite::kBusyTimeoutMs));
