@@ -167,6 +167,17 @@ json Workflows::issue_certificate(const std::string& user_id, const json& body) 
     return certificate_view(*store_.find_certificate(certificate.id));
 }
 
+store::Certificate Workflows::certificate(const std::string& id, const auth::Principal& caller) {
+    auto found = store_.find_certificate(id);
+    if (!found || (found->user_id != caller.id && !caller.is_admin()))
+        throw Error(ErrorKind::not_found, "no certificate " + id);
+    return *found;
+}
+
+std::vector<store::Certificate> Workflows::certificates_of(const std::string& user_id) {
+    return store_.certificates_of(user_id);
+}
+
 json role_request_view(const store::RoleRequest& r) {
     auto iso = [](const store::TimePoint& t) { return util::format_iso8601_utc(t); };
     return {{"id", r.id},

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/auth/auth_service.hpp"
 #include "core/service/service.hpp"
 #include "core/store/store.hpp"
 
@@ -50,6 +51,12 @@ public:
     /// wallets holds the certifier role token on that chain (Error(forbidden)).
     /// Returns the certificate with its token details.
     [[nodiscard]] nlohmann::json issue_certificate(const std::string& user_id, const nlohmann::json& body);
+
+    /// Certificate `id` as `caller` may read it: their own, or any for an
+    /// admin. Someone else's is as absent as a missing one: Error(not_found).
+    [[nodiscard]] store::Certificate certificate(const std::string& id, const auth::Principal& caller);
+    /// The certificates `user_id` issued, oldest first.
+    [[nodiscard]] std::vector<store::Certificate> certificates_of(const std::string& user_id);
 
 private:
     store::Store& store_;

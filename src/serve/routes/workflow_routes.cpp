@@ -33,16 +33,15 @@ Reply issue_certificate(RequestContext& ctx) {
 }
 
 Reply read_certificate(RequestContext& ctx) {
-    const auto certificate = ctx.services.store.find_certificate(ctx.path_match(1));
-    // Someone else's certificate is as absent as a missing one, unless the caller is an admin.
-    if (!certificate || (certificate->user_id != ctx.caller().id && !ctx.caller().is_admin()))
-        throw Error(ErrorKind::not_found, "no certificate " + ctx.path_match(1));
-    return Reply::json(200, {{"success", true}, {"data", service::certificate_view(*certificate)}});
+    service::Workflows workflows(ctx.services.store, ctx.services.abci);
+    const auto certificate = workflows.certificate(ctx.path_match(1), ctx.caller());
+    return Reply::json(200, {{"success", true}, {"data", service::certificate_view(certificate)}});
 }
 
 Reply own_certificates(RequestContext& ctx) {
+    service::Workflows workflows(ctx.services.store, ctx.services.abci);
     nlohmann::json data = nlohmann::json::array();
-    for (const auto& certificate : ctx.services.store.certificates_of(ctx.caller().id))
+    for (const auto& certificate : workflows.certificates_of(ctx.caller().id))
         data.push_back(service::certificate_view(certificate));
     return Reply::json(200, {{"success", true}, {"data", data}});
 }
