@@ -1,3 +1,7 @@
+// The server's settings in one file, over 500 lines on purpose: the table of
+// every setting (file key, environment variable, flag, default, check) and
+// the code that reads it from the file, the environment and the command line
+// are one thing, and suggestions, help and the man page come from the table.
 #include "serve/settings.hpp"
 
 #include <algorithm>

@@ -1,3 +1,8 @@
+// One file for the sender, over 500 lines on purpose: every transition of a
+// journaled transaction (core/chain/tx_state.hpp) is decided here, by the
+// signing round, the broadcast, maintenance and the reorg watch sharing one
+// lock and one map of what is in flight; split across files, the invariants
+// that keep a nonce from being skipped or used twice would be too.
 #include "core/chain/tx_sender.hpp"
 
 #include <algorithm>

@@ -1,3 +1,6 @@
+// The ABI codec in one file, over 500 lines on purpose: the type grammar,
+// the encoder, the strict decoder and the revert decoder share the same type
+// tree and its recursion; cross-checked against cast in tests/unit/eth.
 #include "core/eth/abi.hpp"
 
 #include <algorithm>
