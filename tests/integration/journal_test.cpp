@@ -25,6 +25,7 @@
 #include "core/store/store.hpp"
 #include "support/anvil.hpp"
 #include "support/cli_runner.hpp"
+#include "support/eventually.hpp"
 #include "support/log_capture.hpp"
 #include "support/method_counting_proxy.hpp"
 #include "support/tools.hpp"
@@ -139,15 +140,7 @@ struct Node {
     }
 };
 
-// Polls `done` every 50 ms for up to 10 s; its last answer.
-template <typename Predicate>
-bool eventually(Predicate done) {
-    for (int i = 0; i < 200; ++i) {
-        if (done()) return true;
-        std::this_thread::sleep_for(50ms);
-    }
-    return done();
-}
+using test::eventually;
 
 // The journal entry of `hash` matches the transaction the chain has under that
 // hash, byte for byte: keccak256(raw) is the hash, cast returns the same raw

@@ -22,6 +22,7 @@
 #include "core/eth/tx.hpp"
 #include "core/rpc/quantity.hpp"
 #include "support/anvil.hpp"
+#include "support/eventually.hpp"
 #include "support/fault_proxy.hpp"
 #include "support/log_capture.hpp"
 #include "support/method_counting_proxy.hpp"
@@ -102,20 +103,13 @@ chain::TxRequest transfer(std::string purpose, std::chrono::milliseconds timeout
     return r;
 }
 
-// Polls `done` every 20 ms for up to 15 s; its last answer.
-template <typename Predicate>
-bool eventually(Predicate done) {
-    for (int i = 0; i < 750; ++i) {
-        if (done()) return true;
-        std::this_thread::sleep_for(20ms);
-    }
-    return done();
-}
+using test::eventually;
 
-// Whether the node is asked `method` `times` more times (some maintenance rounds) within 15 s.
+// Whether the node is asked `method` `times` more times (some maintenance rounds) within 15 s, as a
+// transfer of these tests waits 20 s.
 bool calls_seen(const test::MethodCountingProxy& proxy, const std::string& method, int times = 3) {
     const int before = proxy.count(method);
-    return eventually([&] { return proxy.count(method) >= before + times; });
+    return eventually([&] { return proxy.count(method) >= before + times; }, 15s);
 }
 
 json node_rpc(chain::ChainClient& chain, const std::string& method, json params = json::array()) {

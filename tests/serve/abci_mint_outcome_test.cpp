@@ -9,6 +9,7 @@
 
 #include "serve/expect.hpp"
 #include "support/chain_server.hpp"
+#include "support/eventually.hpp"
 #include "support/random.hpp"
 #include "support/tools.hpp"
 
@@ -23,13 +24,6 @@ constexpr std::uint64_t kReport = 1000;
 
 Headers key_header(const std::string& key) { return {{"Idempotency-Key", key}}; }
 
-// Waits until `done` holds, for up to 30 s.
-template <class Done>
-bool eventually(Done done) {
-    for (const auto deadline = Clock::now() + 30s; Clock::now() < deadline; std::this_thread::sleep_for(100ms))
-        if (done()) return true;
-    return done();
-}
 
 // The body of a mint left unsettled: the mint's id and every hash signed for it.
 std::pair<std::string, std::vector<std::string>> unsettled_mint(const HttpResponse& r) {
