@@ -127,23 +127,18 @@ std::optional<std::string> RequestContext::query(const std::string& name) const 
 
 std::string RequestContext::path_match(std::size_t n) const { return request.matches[static_cast<int>(n)].str(); }
 
-void require(bool allowed, const std::string& message) {
-    if (!allowed) throw Error(ErrorKind::forbidden, message);
-}
-
 void Router::add(Route r) {
-    const bool gated = r.access == Access::abci;
     const auto method = r.method;
     const auto pattern = r.pattern;
     // The router is gone once routes are registered: capture the services it points at.
     auto wrapped = [&services_ = services_, access = r.access, scope = r.scope, unauthorized = r.handler_unauthorized,
-                    gated, route = route_template(r.pattern),
+                    route = route_template(r.pattern),
                     handler = std::move(r.handler)](const httplib::Request& request, httplib::Response& response) {
         const auto started = std::chrono::steady_clock::now();
         RequestContext ctx(request, response, services_);
         auto why = Unauthorized::invalid_token;
         try {
-            if (gated) {
+            if (access == Access::abci) {
                 // Spec 5.2 and 8: the caller is counted against the limit
                 // before anything else is decided, so refused probes count too.
                 const auto bearer = bearer_of(request);
@@ -161,7 +156,7 @@ void Router::add(Route r) {
                            ctx.principal ? ctx.principal->actor() : "addr:" + ctx.client_address, "rate_limit.abci",
                            "ABCI_RATE_LIMIT");
                 if (refused) throw *refused;
-                require(ctx.principal->is_admin() || (scope && ctx.principal->has_scope(*scope)),
+                auth::require(ctx.principal->is_admin() || (scope && ctx.principal->has_scope(*scope)),
                         scope ? "this route needs the admin role or an API key with scope " + *scope
                               : "this route needs the admin role");
             } else if (access != Access::open) {
@@ -171,10 +166,12 @@ void Router::add(Route r) {
                     throw missing_token();
                 }
                 ctx.principal = services_.auth.authenticate(bearer);
-                require(ctx.principal->kind == auth::Principal::Kind::user, "API keys are accepted on /abci routes only");
+                auth::require(ctx.principal->kind == auth::Principal::Kind::user,
+                              "API keys are accepted on /abci routes only");
                 check_rate(response, services_.api_limiter, ctx.principal->actor(), "rate_limit.api", "ABCI_API_RATE_LIMIT");
                 if (access == Access::admin)
-                    require(auth::allows(ctx.principal->role, auth::Permission::admin_read), "the admin role is required");
+                    auth::require(auth::allows(ctx.principal->role, auth::Permission::admin_read),
+                                  "the admin role is required");
             }
             why = unauthorized;
             auto reply = handler(ctx);
@@ -205,7 +202,7 @@ void Router::add(Route r) {
             log_line("error", "unexpected failure", {{"request_id", ctx.request_id}, {"error", e.what()}});
             render_error(response, internal_error(ctx), why);
         }
-        if (gated) {
+        if (access == Access::abci) {
             // Refused by the gate (no valid caller, or over the rate limit):
             // counted per route into one row a minute (store.hpp), so the
             // path the client chose is not what the row is keyed on.

@@ -118,9 +118,9 @@ struct Route {
     Access access = Access::authenticated;
     /// Access::abci: the API-key scope that also grants it (spec 5.2); none: the admin role only.
     std::optional<std::string> scope;
+    Handler handler;
     /// The 401 code of an unauthenticated error the handler throws (login routes: invalid_credentials).
     Unauthorized handler_unauthorized = Unauthorized::invalid_token;
-    Handler handler;
 };
 
 class Router {
@@ -135,7 +135,5 @@ private:
     Services& services_;
 };
 
-/// Throws Error(forbidden) with `message` unless `allowed`.
-void require(bool allowed, const std::string& message);
 
 }  // namespace abci::serve

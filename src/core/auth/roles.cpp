@@ -46,4 +46,8 @@ bool allows(Role role, Permission permission) noexcept {
     return false;
 }
 
+void require(bool allowed, const std::string& message) {
+    if (!allowed) throw Error(ErrorKind::forbidden, message);
+}
+
 }  // namespace abci::auth

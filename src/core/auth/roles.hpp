@@ -28,4 +28,7 @@ enum class Permission {
 /// The table of spec 5.5, and nothing else.
 [[nodiscard]] bool allows(Role role, Permission permission) noexcept;
 
+/// Throws Error(forbidden) with `message` unless `allowed`.
+void require(bool allowed, const std::string& message);
+
 }  // namespace abci::auth

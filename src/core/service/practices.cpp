@@ -9,13 +9,10 @@ namespace abci::service {
 namespace {
 
 using auth::Permission;
+using auth::require;
 using auth::Role;
 
 constexpr std::size_t kMaxTextLength = 10000;
-
-void require(bool allowed, const std::string& message) {
-    if (!allowed) throw Error(ErrorKind::forbidden, message);
-}
 
 void require_permission(const auth::Principal& caller, Permission permission) {
     require(auth::allows(caller.role, permission),

@@ -93,8 +93,7 @@ std::vector<Route> abci_routes() {
     // became of its own mints.
     const auto gate = [](std::string method, std::string pattern, std::optional<std::string> scope,
                          Route::Handler handler) {
-        return Route{std::move(method), std::move(pattern), Access::abci, std::move(scope),
-                     Unauthorized::invalid_token, std::move(handler)};
+        return Route{std::move(method), std::move(pattern), Access::abci, std::move(scope), std::move(handler)};
     };
     std::vector<Route> routes{
         gate("POST", "/abci/contracts/mint-role-token", std::nullopt, mint_role_token),

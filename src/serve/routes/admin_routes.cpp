@@ -57,16 +57,15 @@ Reply api_keys(RequestContext& ctx) { return list_reply(ctx.services.store.list_
 
 std::vector<Route> admin_routes() {
     const auto admin = Access::admin;
-    const auto why = Unauthorized::invalid_token;
     return {
-        {"GET", "/api/admin/users", admin, {}, why, users},
-        {"GET", "/api/admin/audit", admin, {}, why, audit},
-        {"GET", "/api/admin/role-requests", admin, {}, why, role_requests},
-        {"GET", "/v1/admin/role-requests", admin, {}, why, role_requests},  // spec §9: the /v1/admin group
-        {"GET", "/api/admin/api-keys", admin, {}, why, api_keys},
+        {"GET", "/api/admin/users", admin, {}, users},
+        {"GET", "/api/admin/audit", admin, {}, audit},
+        {"GET", "/api/admin/role-requests", admin, {}, role_requests},
+        {"GET", "/v1/admin/role-requests", admin, {}, role_requests},  // spec §9: the /v1/admin group
+        {"GET", "/api/admin/api-keys", admin, {}, api_keys},
         // Spec 5.5 gates all of GET /api/admin/*: a non-admin learns nothing
         // about which admin routes exist (403), an admin gets 404 for unknown ones.
-        {"GET", "/api/admin/.*", admin, {}, why,
+        {"GET", "/api/admin/.*", admin, {},
          [](RequestContext& ctx) -> Reply { throw Error(ErrorKind::not_found, "no admin route " + ctx.request.path); }},
     };
 }

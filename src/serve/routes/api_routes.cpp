@@ -34,9 +34,9 @@ Reply record_verification(RequestContext& ctx) {
 
 std::vector<Route> api_routes() {
     return {
-        {"GET", "/api/farmers/profile", Access::authenticated, {}, Unauthorized::invalid_token, farmer_profile},
-        {"POST", "/api/practices", Access::authenticated, {}, Unauthorized::invalid_token, record_practice},
-        {"POST", "/api/verifications", Access::authenticated, {}, Unauthorized::invalid_token, record_verification},
+        {"GET", "/api/farmers/profile", Access::authenticated, {}, farmer_profile},
+        {"POST", "/api/practices", Access::authenticated, {}, record_practice},
+        {"POST", "/api/verifications", Access::authenticated, {}, record_verification},
     };
 }
 

@@ -12,15 +12,10 @@ namespace abci::serve {
 
 namespace {
 
-// A login refused is invalid_credentials; a token exchange refused, invalid_token.
+// A login: open, and a refusal of its handler is invalid_credentials.
 Route login(std::string method, std::string pattern, Route::Handler handler) {
-    return {std::move(method), std::move(pattern), Access::open, std::nullopt, Unauthorized::invalid_credentials,
-            std::move(handler)};
-}
-
-Route token_exchange(std::string method, std::string pattern, Route::Handler handler) {
-    return {std::move(method), std::move(pattern), Access::open, std::nullopt, Unauthorized::invalid_token,
-            std::move(handler)};
+    return {std::move(method), std::move(pattern), Access::open, {}, std::move(handler),
+            Unauthorized::invalid_credentials};
 }
 
 Reply login_reply(const auth::LoginResult& login) { return Reply::json(200, login_view(login)); }
@@ -129,10 +124,11 @@ std::vector<Route> auth_routes() {
                   return idp_login(ctx);
               }),
         login("GET", "/api/auth/idp-callback", idp_callback),
-        token_exchange("POST", "/api/auth/idp-exchange", idp_exchange),
-        token_exchange("POST", "/api/auth/refresh", refresh),
-        {"POST", "/api/auth/logout", Access::authenticated, {}, Unauthorized::invalid_token, logout},
-        {"GET", "/api/auth/me", Access::authenticated, {}, Unauthorized::invalid_token, me},
+        // Token exchanges: open, and a refusal is invalid_token.
+        {"POST", "/api/auth/idp-exchange", Access::open, {}, idp_exchange},
+        {"POST", "/api/auth/refresh", Access::open, {}, refresh},
+        {"POST", "/api/auth/logout", Access::authenticated, {}, logout},
+        {"GET", "/api/auth/me", Access::authenticated, {}, me},
     };
 }
 

@@ -51,14 +51,13 @@ Reply own_certificates(RequestContext& ctx) {
 std::vector<Route> workflow_routes() {
     const auto user = Access::authenticated;
     const auto admin = Access::admin;
-    const auto why = Unauthorized::invalid_token;
     return {
-        {"POST", "/v1/role-requests", user, {}, why, create_role_request},
-        {"PUT", "/v1/admin/role-requests/([^/]+)/approve", admin, {}, why, approve_role_request},
-        {"PUT", "/v1/admin/role-requests/([^/]+)/reject", admin, {}, why, reject_role_request},
-        {"POST", "/v1/certifiers/certificates", user, {}, why, issue_certificate},
-        {"GET", "/v1/certifiers/certificates", user, {}, why, own_certificates},
-        {"GET", "/v1/certifiers/certificates/([^/]+)", user, {}, why, read_certificate},
+        {"POST", "/v1/role-requests", user, {}, create_role_request},
+        {"PUT", "/v1/admin/role-requests/([^/]+)/approve", admin, {}, approve_role_request},
+        {"PUT", "/v1/admin/role-requests/([^/]+)/reject", admin, {}, reject_role_request},
+        {"POST", "/v1/certifiers/certificates", user, {}, issue_certificate},
+        {"GET", "/v1/certifiers/certificates", user, {}, own_certificates},
+        {"GET", "/v1/certifiers/certificates/([^/]+)", user, {}, read_certificate},
     };
 }
 
