@@ -207,7 +207,7 @@ void Router::add(Route r) {
             // counted per route into one row a minute (store.hpp), so the
             // path the client chose is not what the row is keyed on.
             const bool refused = response.status == 401 || response.status == 429;
-            services_.store.append_audit(store::AuditEntry{
+            services_.store.audit().append(store::AuditEntry{
                 .time = std::chrono::system_clock::now(),
                 .actor = ctx.principal ? ctx.principal->actor() : "",
                 .method = request.method,

@@ -118,7 +118,7 @@ Server::Server(Settings settings) : state_(std::make_unique<State>()) {
     });
     const store::DataDir data_dir(s.settings.data_dir);
     s.store = data_dir.open_store(true);
-    s.store->set_audit_error_handler(
+    s.store->audit().set_error_handler(
         [](const std::string& error) { log_line("error", "audit write failed (will retry)", {{"error", error}}); });
 
     warn_if_exposed(s.settings.jwt_secret_file);
@@ -132,7 +132,7 @@ Server::Server(Settings settings) : state_(std::make_unique<State>()) {
         eth::secure_wipe(s.settings.admin_password.data(), s.settings.admin_password.size());
         s.settings.admin_password.clear();
     }
-    if (s.store->count_users() == 0)
+    if (s.store->users().count() == 0)
         log_line("warn", "no users yet: set ABCI_ADMIN_EMAIL and ABCI_ADMIN_PASSWORD, or run `abcictl admin user add`",
                  {{"data_dir", s.settings.data_dir}});
 

@@ -30,7 +30,7 @@ TEST_CASE("admin apikey create shows the key once, list never shows it, revoke w
     CHECK(key.at("scopes") == nlohmann::json::array({"abci:health", "abci:read"}));
     {
         // What the server finds when the key is presented: this key, by its hash only.
-        const auto found = data.open_store()->find_api_key_by_hash(auth::hash_api_key(secret));
+        const auto found = data.open_store()->api_keys().find_by_hash(auth::hash_api_key(secret));
         REQUIRE(found);
         CHECK(found->id == key.at("id"));
         CHECK_FALSE(found->revoked_at);
@@ -63,8 +63,8 @@ TEST_CASE("admin apikey create shows the key once, list never shows it, revoke w
     {
         const auto store = data.open_store();
         const std::string actor = "apikey:" + key.at("id").get<std::string>();
-        store->append_audit({0, used - std::chrono::hours(1), actor, "GET", "/abci/health", 200, "10.0.0.3", "r1"});
-        store->append_audit({0, used, actor, "GET", "/abci/health", 200, "10.0.0.3", "r2"});
+        store->audit().append({0, used - std::chrono::hours(1), actor, "GET", "/abci/health", 200, "10.0.0.3", "r1"});
+        store->audit().append({0, used, actor, "GET", "/abci/health", 200, "10.0.0.3", "r2"});
     }
     const nlohmann::json after_use = data.json({"admin", "apikey", "list"});
     CHECK(after_use[0].at("lastUsedAt") == util::format_iso8601_utc(used));
@@ -73,7 +73,7 @@ TEST_CASE("admin apikey create shows the key once, list never shows it, revoke w
 
     const std::string id = key.at("id");
     CHECK(data.ok({"-q", "-y", "admin", "apikey", "revoke", id}) == id + "\n");
-    CHECK(data.open_store()->find_api_key_by_hash(auth::hash_api_key(secret))->revoked_at);
+    CHECK(data.open_store()->api_keys().find_by_hash(auth::hash_api_key(secret))->revoked_at);
     CHECK_FALSE(data.json({"admin", "apikey", "list"})[0].at("revokedAt").is_null());
     const auto again = data.run({"-y", "admin", "apikey", "revoke", id});
     CHECK(again.exit_code == 1);

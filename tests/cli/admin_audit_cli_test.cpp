@@ -34,7 +34,7 @@ TEST_CASE("admin audit --oldest-first lists entries oldest first, filtered by --
     };
     {
         const auto store = data.open_store();
-        for (const auto& entry : entries) store->append_audit(entry);
+        for (const auto& entry : entries) store->audit().append(entry);
     }
 
     const nlohmann::json all = data.json({"admin", "audit", "--oldest-first"});
@@ -96,10 +96,10 @@ TEST_CASE("admin audit: newest first by default, users by e-mail, filtered by ac
     const auto now = std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
     {
         const auto store = data.open_store();
-        store->append_audit({0, now - 4h, "", "POST", "/api/auth/login-email-password", 401, "127.0.0.1", "req-1"});
-        store->append_audit({0, now - 3h, admin_id, "GET", "/api/admin/users", 200, "10.0.0.2", "req-2"});
-        store->append_audit({0, now - 2h, other_id, "POST", "/abci/contracts/mint-role-token", 403, "10.0.0.4", "req-3"});
-        store->append_audit({0, now - 1h, "apikey:k1", "GET", "/abci/health", 200, "10.0.0.3", "req-4"});
+        store->audit().append({0, now - 4h, "", "POST", "/api/auth/login-email-password", 401, "127.0.0.1", "req-1"});
+        store->audit().append({0, now - 3h, admin_id, "GET", "/api/admin/users", 200, "10.0.0.2", "req-2"});
+        store->audit().append({0, now - 2h, other_id, "POST", "/abci/contracts/mint-role-token", 403, "10.0.0.4", "req-3"});
+        store->audit().append({0, now - 1h, "apikey:k1", "GET", "/abci/health", 200, "10.0.0.3", "req-4"});
     }
     const auto request_ids = [&](std::vector<std::string> args) {
         args.insert(args.begin(), {"admin", "audit"});

@@ -49,11 +49,11 @@ TEST_CASE("admin user add creates the data directory and users of every role, li
 
     {
         const auto store = data.open_store();
-        const auto hash = store->password_hash(admin.at("id"));
+        const auto hash = store->credentials().password_hash(admin.at("id"));
         REQUIRE(hash);
         CHECK(auth::verify_password(password, *hash));  // stdin's trailing newline is not part of it
-        CHECK(store->password_hash(farmer_id));
-        CHECK_FALSE(store->password_hash(verifier_id));
+        CHECK(store->credentials().password_hash(farmer_id));
+        CHECK_FALSE(store->credentials().password_hash(verifier_id));
     }
 
     const nlohmann::json listed = data.json({"admin", "user", "list"});
@@ -105,8 +105,8 @@ TEST_CASE("admin user set-role and link-wallet change an existing user", "[cli][
     CHECK(taken.exit_code == 1);
     CHECK(taken.err.find("ann@example.com") != std::string::npos);
     const auto store = data.open_store();
-    CHECK(store->find_user_by_wallet(kWalletLower)->id == id);
-    CHECK(store->wallets_of(other).empty());
+    CHECK(store->credentials().find_user_by_wallet(kWalletLower)->id == id);
+    CHECK(store->credentials().wallets_of(other).empty());
 }
 
 TEST_CASE("admin user errors: a line on stderr naming the problem, and the documented exit code", "[cli][admin][user]") {

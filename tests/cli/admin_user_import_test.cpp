@@ -67,8 +67,8 @@ TEST_CASE("admin user import creates users without passwords, with their wallets
     CHECK(users[3].at("wallets") == nlohmann::json::array());
 
     const auto store = target.data.open_store();
-    CHECK(store->find_user_by_wallet(kImportWalletLower)->email == "ann@example.com");
-    for (std::size_t i = 1; i < users.size(); ++i) CHECK_FALSE(store->password_hash(users[i].at("id")));
+    CHECK(store->credentials().find_user_by_wallet(kImportWalletLower)->email == "ann@example.com");
+    for (std::size_t i = 1; i < users.size(); ++i) CHECK_FALSE(store->credentials().password_hash(users[i].at("id")));
 
     // --json prints the new users as `list --json` shows them; -q their ids, one a line.
     const std::string more = target.files.write(
@@ -163,13 +163,13 @@ TEST_CASE("admin user import onboards 1000 users with wallets in one run from st
     CHECK(users[1000].at("email") == "user1000@example.com");
     CHECK(users[1000].at("wallets") == nlohmann::json::array({fmt::format("0x{:040x}", 1000)}));
     const auto store = target.data.open_store();
-    CHECK(store->find_user_by_wallet(fmt::format("0x{:040x}", 500))->email == "user500@example.com");
+    CHECK(store->credentials().find_user_by_wallet(fmt::format("0x{:040x}", 500))->email == "user500@example.com");
 
     // The same cohort again: every line is a duplicate of a stored user, and nothing changes.
     const auto again = target.data.run({"admin", "user", "import", "-"}, cohort(1000));
     CHECK(again.exit_code == 1);
     CHECK(again.err.rfind("abcictl: line 1: a user with e-mail user1@example.com exists already", 0) == 0);
-    CHECK(store->count_users() == 1001);
+    CHECK(store->users().count() == 1001);
 }
 
 }  // namespace

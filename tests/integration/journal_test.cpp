@@ -192,7 +192,7 @@ store::MintRequest entity_mint_request(const std::string& key) {
 // A pending entity mint claimed with Idempotency-Key `key`, its metadata stored; the metadata's cid.
 std::string claim_entity_mint(Node& node, const std::string& key) {
     const auto cid = node.content->put(bytes_of(json{{"name", "Certificate " + key}}.dump())).to_string();
-    REQUIRE_FALSE(node.store->begin_mint(entity_mint_request(key)));
+    REQUIRE_FALSE(node.store->mints().begin(entity_mint_request(key)));
     return cid;
 }
 
@@ -238,7 +238,7 @@ store::JournalEntry journal_signed(Node& node, std::uint64_t nonce, const chain:
     entry.raw = eth::to_hex(signed_tx.raw);
     entry.purpose = purpose.dump();
     entry.mint_ids = {mint_id};
-    node.store->journal_add({entry});
+    node.store->journal().add({entry});
     return entry;
 }
 
@@ -256,7 +256,7 @@ CrashedMint crash_mint(Node& node, const eth::Address& recipient, std::uint64_t 
                        CrashAfter stage, const std::string& name) {
     CrashedMint c{name, "key-" + name, "", "", bytes_of(json{{"name", "Certificate " + name}}.dump())};
     c.cid = node.content->put(c.metadata).to_string();
-    REQUIRE_FALSE(node.store->begin_mint(entity_mint_request(c.key)));
+    REQUIRE_FALSE(node.store->mints().begin(entity_mint_request(c.key)));
     const auto calldata = chain::TokenContract::mint_calldata(recipient, kCertificateToken, 1, bytes_of(c.cid));
     const auto purpose = entity_mint_purpose(recipient, c.entity_id, c.cid, c.key);
     const auto entry = journal_signed(node, nonce, fees, calldata, purpose, entity_mint_request(c.key).id);
@@ -266,7 +266,7 @@ CrashedMint crash_mint(Node& node, const eth::Address& recipient, std::uint64_t 
     const auto block = publish(node, entry, "0x1");
     if (stage == CrashAfter::broadcast) return c;
 
-    node.store->journal_settle({{c.hash, "mined", block}});
+    node.store->journal().settle({{c.hash, chain::TxStatus::mined, block}});
     if (stage == CrashAfter::settle) return c;
 
     // What AbciService::finish() records before it answers the claim.
@@ -280,7 +280,7 @@ CrashedMint crash_mint(Node& node, const eth::Address& recipient, std::uint64_t 
     mint.tx_hash = c.hash;
     mint.block_number = block;
     mint.time = std::chrono::system_clock::now();
-    node.store->record_mint(mint);
+    node.store->tokens().record_mint(mint);
     store::Entity entity;
     entity.blockchain_id = kChain;
     entity.entity_type = "certificate";
@@ -292,7 +292,7 @@ CrashedMint crash_mint(Node& node, const eth::Address& recipient, std::uint64_t 
     entity.metadata = std::string(c.metadata.begin(), c.metadata.end());
     entity.tx_hash = c.hash;
     entity.block_number = block;
-    (void)node.store->record_entity(entity);
+    (void)node.store->entities().record(entity);
     return c;
 }
 
@@ -300,15 +300,15 @@ CrashedMint crash_mint(Node& node, const eth::Address& recipient, std::uint64_t 
 // recorded once, and its mint answered for a retry to replay.
 void require_finished(const Node& node, const CrashedMint& c, const eth::Address& recipient) {
     INFO(c.entity_id);
-    const auto entry = node.store->journal_find(c.hash);
+    const auto entry = node.store->journal().find(c.hash);
     REQUIRE(entry);
-    CHECK(entry->status == "mined");
+    CHECK(entry->status == chain::TxStatus::mined);
     const auto receipt = json::parse(node.cast_rpc({"receipt", c.hash, "--json"}));
     CHECK(receipt["status"] == "0x1");
     CHECK(receipt["blockNumber"] == rpc::to_quantity(entry->block_number));
     require_journaled_exactly(node, *entry, entry->nonce, node.network.contract().address());
 
-    const auto entity = node.store->find_entity(kChain, kCertificateToken, c.entity_id);
+    const auto entity = node.store->entities().find(kChain, kCertificateToken, c.entity_id);
     REQUIRE(entity);
     CHECK(entity->entity_type == "certificate");
     CHECK(entity->recipient == recipient.lower());
@@ -319,9 +319,9 @@ void require_finished(const Node& node, const CrashedMint& c, const eth::Address
     CHECK(entity->block_number == entry->block_number);
     CHECK(node.entities_of(c.hash) == 1);
 
-    const auto answered = node.store->begin_mint(entity_mint_request(c.key));
+    const auto answered = node.store->mints().begin(entity_mint_request(c.key));
     REQUIRE(answered);
-    CHECK(answered->state == "done");
+    CHECK(answered->state == store::MintState::done);
     const auto answer = json::parse(answered->answer);
     CHECK(answer["data"]["transactionHash"] == c.hash);
     CHECK(answer["metadata"]["entityId"] == c.entity_id);
@@ -341,9 +341,9 @@ TEST_CASE("journal: a mint is journaled with its exact bytes before broadcast an
     REQUIRE(receipt.success);
     const auto hash = eth::to_hex(receipt.transaction_hash);
     // Settled before the caller hears of the receipt: nothing to wait for.
-    const auto entry = node.store->journal_find(hash);
+    const auto entry = node.store->journal().find(hash);
     REQUIRE(entry);
-    CHECK(entry->status == "mined");
+    CHECK(entry->status == chain::TxStatus::mined);
     CHECK(entry->block_number == receipt.block_number);
     CHECK(entry->purpose == purpose);
     CHECK(receipt.nonce == nonce);
@@ -351,7 +351,7 @@ TEST_CASE("journal: a mint is journaled with its exact bytes before broadcast an
     CHECK(eth::decode_transaction(eth::from_hex(entry->raw, "raw")).tx.data ==
           chain::TokenContract::mint_calldata(to, kReportToken, 5, bytes_of("bafkreitest")));
     CHECK(node.journaled(purpose) == std::vector<std::string>{hash});
-    CHECK(node.store->journal_pending(kChain).empty());
+    CHECK(node.store->journal().pending(kChain).empty());
     CHECK(node.network.contract().balance_of(to, kReportToken) == eth::U256(5));
 }
 
@@ -370,7 +370,7 @@ TEST_CASE("journal: the mints of one block are settled together, before any call
         REQUIRE(receipt.success);
         ++per_block[receipt.block_number];
         // Settled when its caller hears of it.
-        CHECK(node.store->journal_find(eth::to_hex(receipt.transaction_hash))->status == "mined");
+        CHECK(node.store->journal().find(eth::to_hex(receipt.transaction_hash))->status == chain::TxStatus::mined);
     }
     // One journal write per poller round: the entries of a block share the time of their settling.
     std::map<std::uint64_t, std::set<std::int64_t>> settled_at;
@@ -403,8 +403,8 @@ TEST_CASE("journal: a transaction the node refuses is replaced by a filler that 
     // once the filler with its nonce is mined, it is settled as replaced.
     const auto hashes = node.journaled(purpose);
     REQUIRE(hashes.size() == 1);
-    REQUIRE(eventually([&] { return node.store->journal_find(hashes[0])->status == "replaced"; }));
-    const auto replaced = node.store->journal_find(hashes[0]);
+    REQUIRE(eventually([&] { return node.store->journal().find(hashes[0])->status == chain::TxStatus::replaced; }));
+    const auto replaced = node.store->journal().find(hashes[0]);
     CHECK(replaced->nonce == nonce);
     CHECK(replaced->block_number == 0);
     CHECK(replaced->purpose == purpose);
@@ -415,18 +415,18 @@ TEST_CASE("journal: a transaction the node refuses is replaced by a filler that 
     REQUIRE(eventually([&] { return sender.chain().pending_nonce(sender.address()) == nonce + 1 && sender.in_flight() == 0; }));
     std::optional<store::JournalEntry> filler;
     for (const auto& hash : node.journaled("filler"))
-        if (auto entry = node.store->journal_find(hash); entry && entry->nonce == nonce) filler = entry;
+        if (auto entry = node.store->journal().find(hash); entry && entry->nonce == nonce) filler = entry;
     REQUIRE(filler);
-    CHECK(filler->status == "mined");
+    CHECK(filler->status == chain::TxStatus::mined);
     CHECK(filler->block_number > 0);
     require_journaled_exactly(node, *filler, nonce, sender.address());
     CHECK(eth::decode_transaction(eth::from_hex(filler->raw, "raw")).tx.value == eth::U256(0));
-    CHECK(node.store->journal_pending(kChain).empty());
+    CHECK(node.store->journal().pending(kChain).empty());
 
     // No gap: the next transaction takes the following nonce.
     const auto next = node.network.contract().mint(sender, request.to.value(), kReportToken, 1, {}, "after").get();
     CHECK(next.nonce == nonce + 1);
-    CHECK(node.store->journal_find(eth::to_hex(next.transaction_hash))->status == "mined");
+    CHECK(node.store->journal().find(eth::to_hex(next.transaction_hash))->status == chain::TxStatus::mined);
 }
 
 // Issue 12, defect 6: an unfunded signer made broadcast() and fill() call each
@@ -458,7 +458,7 @@ TEST_CASE("journal: a transaction the signer cannot pay for is refused in one li
     }
     const auto hashes = node.journaled(purpose);
     REQUIRE(hashes.size() == 1);
-    CHECK(node.store->journal_find(hashes[0])->status == "refused");
+    CHECK(node.store->journal().find(hashes[0])->status == chain::TxStatus::refused);
     CHECK(sender.in_flight() == 0);
     CHECK(node.journaled("filler").empty());
 
@@ -486,27 +486,27 @@ TEST_CASE("journal: reconcile() at start finishes mints a crash left journaled, 
                                       std::pair{CrashAfter::journal, "crash-after-journal"}})
         crashed.push_back(crash_mint(node, recipient, first_nonce + crashed.size(), fees, stage, name));
     CHECK(client.pending_nonce(node.key.address()) == first_nonce + 2);
-    CHECK(node.store->journal_pending(kChain).size() == 2);
-    CHECK(node.store->pending_mints().size() == 3);
-    CHECK_FALSE(node.store->find_token_balance(kChain, recipient.lower(), kCertificateToken));
+    CHECK(node.store->journal().pending(kChain).size() == 2);
+    CHECK(node.store->mints().pending().size() == 3);
+    CHECK_FALSE(node.store->tokens().find_balance(kChain, recipient.lower(), kCertificateToken));
 
     service::AbciService abci(*node.store, node.registry, *node.content);
     abci.reconcile();
-    REQUIRE(eventually([&] { return node.store->pending_mints().empty(); }));
+    REQUIRE(eventually([&] { return node.store->mints().pending().empty(); }));
 
     // All three on chain exactly once, with the journaled bytes, and recorded once.
     CHECK(node.network.contract().balance_of(recipient, kCertificateToken) == eth::U256(3));
     CHECK(client.pending_nonce(node.key.address()) == first_nonce + 3);
-    CHECK(node.store->journal_pending(kChain).empty());
+    CHECK(node.store->journal().pending(kChain).empty());
     for (const auto& c : crashed) require_finished(node, c, recipient);
-    const auto balance = node.store->find_token_balance(kChain, recipient.lower(), kCertificateToken);
+    const auto balance = node.store->tokens().find_balance(kChain, recipient.lower(), kCertificateToken);
     REQUIRE(balance);
     CHECK(balance->balance == "3");
 
     // A second start finds nothing to do.
     abci.reconcile();
     CHECK(client.pending_nonce(node.key.address()) == first_nonce + 3);
-    CHECK(node.store->find_token_balance(kChain, recipient.lower(), kCertificateToken)->balance == "3");
+    CHECK(node.store->tokens().find_balance(kChain, recipient.lower(), kCertificateToken)->balance == "3");
     for (const auto& c : crashed) CHECK(node.entities_of(c.hash) == 1);
 }
 
@@ -521,9 +521,9 @@ TEST_CASE("journal: reconcile() after a crash in the middle of a mint's bookkeep
                               CrashAfter::bookkeeping, "crash-after-bookkeeping");
     service::AbciService abci(*node.store, node.registry, *node.content);
     abci.reconcile();
-    REQUIRE(eventually([&] { return node.store->pending_mints().empty(); }));
+    REQUIRE(eventually([&] { return node.store->mints().pending().empty(); }));
     require_finished(node, c, recipient);
-    CHECK(node.store->find_token_balance(kChain, recipient.lower(), kCertificateToken)->balance == "1");
+    CHECK(node.store->tokens().find_balance(kChain, recipient.lower(), kCertificateToken)->balance == "1");
 }
 
 
@@ -539,7 +539,7 @@ TEST_CASE("journal: reconcile() finishes a mined mint while the node's head lags
     node.proxy->answer("eth_blockNumber", "0x0");
     service::AbciService abci(*node.store, node.registry, *node.content);
     abci.reconcile();
-    REQUIRE(eventually([&] { return node.store->pending_mints().empty(); }));
+    REQUIRE(eventually([&] { return node.store->mints().pending().empty(); }));
     require_finished(node, c, recipient);
 }
 
@@ -570,14 +570,14 @@ TEST_CASE("journal: reconcile() finds a mint in a batch journaled before mints h
         "calldata");
     const auto entry = journal_signed(node, client.pending_nonce(node.key.address()), client.fee_tiers().standard,
                                       calldata, purpose, entity_mint_request(key).id);
-    node.store->journal_settle({{entry.hash, "mined", publish(node, entry, "0x1")}});
+    node.store->journal().settle({{entry.hash, chain::TxStatus::mined, publish(node, entry, "0x1")}});
 
     service::AbciService abci(*node.store, node.registry, *node.content);
     abci.reconcile();
-    const auto mint = node.store->find_mint(entity_mint_request(key).id);
+    const auto mint = node.store->mints().find(entity_mint_request(key).id);
     REQUIRE(mint);
     INFO(mint->answer);
-    CHECK(mint->state == "done");
+    CHECK(mint->state == store::MintState::done);
     CHECK(json::parse(mint->answer)["metadata"]["entityId"] == "legacy-" + std::string(kActor) + "-" + key);
     CHECK(node.entities_of(entry.hash) == 1);
 }
@@ -593,14 +593,14 @@ TEST_CASE("journal: reconcile() without a signer releases what sent nothing and 
     const auto nonce = client.pending_nonce(node.key.address());
     const auto c = crash_mint(node, recipient, nonce, client.fee_tiers().standard, CrashAfter::journal,
                               "journaled-keyless");
-    REQUIRE_FALSE(node.store->begin_mint(entity_mint_request("unsent-keyless")));
+    REQUIRE_FALSE(node.store->mints().begin(entity_mint_request("unsent-keyless")));
     service::Registry keyless{{network_config(node.anvil, node.anvil.url(), node.contract, node.rpc_timeout)}, nullptr,
                               *node.store};
     service::AbciService abci(*node.store, keyless, *node.content);
     abci.reconcile();
-    CHECK(node.store->find_mint(entity_mint_request("unsent-keyless").id)->state == "failed");
-    CHECK(node.store->find_mint(entity_mint_request(c.key).id)->state == "pending");
-    CHECK(node.store->journal_find(c.hash)->status == "pending");
+    CHECK(node.store->mints().find(entity_mint_request("unsent-keyless").id)->state == store::MintState::failed);
+    CHECK(node.store->mints().find(entity_mint_request(c.key).id)->state == store::MintState::pending);
+    CHECK(node.store->journal().find(c.hash)->status == chain::TxStatus::pending);
     CHECK(node.pending_nonce() == nonce);
 }
 
@@ -609,7 +609,7 @@ TEST_CASE("journal: reconcile() without a signer releases what sent nothing and 
 TEST_CASE("journal: reconcile() leaves a mint pending when the store refuses its release, and the next start releases it",
           "[journal][anvil]") {
     Node node;
-    REQUIRE_FALSE(node.store->begin_mint(entity_mint_request("release-refused")));
+    REQUIRE_FALSE(node.store->mints().begin(entity_mint_request("release-refused")));
     const auto trigger = [&](const char* sql) {
         SQLite::Database db(node.dir / "abci.db", SQLite::OPEN_READWRITE);
         db.setBusyTimeout(5000);
@@ -626,10 +626,10 @@ TEST_CASE("journal: reconcile() leaves a mint pending when the store refuses its
         CHECK(logged[0].fields["mintId"] == entity_mint_request("release-refused").id);
         CHECK_THAT(logged[0].fields["error"].get<std::string>(), Catch::Contains("disk I/O error"));
     }
-    CHECK(node.store->find_mint(entity_mint_request("release-refused").id)->state == "pending");
+    CHECK(node.store->mints().find(entity_mint_request("release-refused").id)->state == store::MintState::pending);
     trigger("DROP TRIGGER refuse");
     abci.reconcile();
-    CHECK(node.store->find_mint(entity_mint_request("release-refused").id)->state == "failed");
+    CHECK(node.store->mints().find(entity_mint_request("release-refused").id)->state == store::MintState::failed);
 }
 
 // A transaction journaled before mints had ids, unsent at the crash: its
@@ -648,11 +648,11 @@ TEST_CASE("journal: a pending transaction journaled before mints had ids is fini
                                       purpose, entity_mint_request(key).id);
     service::AbciService abci(*node.store, node.registry, *node.content);
     abci.reconcile();
-    REQUIRE(eventually([&] { return node.store->journal_find(entry.hash)->status == "mined"; }));
-    CHECK(node.store->find_mint(entity_mint_request(key).id)->state == "pending");
+    REQUIRE(eventually([&] { return node.store->journal().find(entry.hash)->status == chain::TxStatus::mined; }));
+    CHECK(node.store->mints().find(entity_mint_request(key).id)->state == store::MintState::pending);
     abci.reconcile();
-    const auto mint = node.store->find_mint(entity_mint_request(key).id);
-    CHECK(mint->state == "done");
+    const auto mint = node.store->mints().find(entity_mint_request(key).id);
+    CHECK(mint->state == store::MintState::done);
     CHECK(json::parse(mint->answer)["data"]["transactionHash"] == entry.hash);
     CHECK(node.entities_of(entry.hash) == 1);
 }
@@ -671,7 +671,7 @@ TEST_CASE("journal: reconcile() of a mint whose batch reverted and whose own tra
     const auto fees = client.fee_tiers().standard;
     const std::string key = "batch-then-alone";
     const auto cid = node.content->put(bytes_of(R"({"name":"Certificate batch-then-alone"})")).to_string();
-    REQUIRE_FALSE(node.store->begin_mint(entity_mint_request(key)));
+    REQUIRE_FALSE(node.store->mints().begin(entity_mint_request(key)));
     const auto purpose = entity_mint_purpose(recipient, "batch-then-alone", cid, key);
     // Token id 7 does not exist: the contract reverts the whole batch.
     const auto batch_calldata = eth::from_hex(
@@ -684,17 +684,17 @@ TEST_CASE("journal: reconcile() of a mint whose batch reverted and whose own tra
     const auto batch = journal_signed(node, nonce, fees, batch_calldata,
                                       json::parse(service::combine_mint_records({purpose.dump(), refused.dump()})),
                                       entity_mint_request(key).id);
-    node.store->journal_settle({{batch.hash, "reverted", publish(node, batch, "0x0")}});
+    node.store->journal().settle({{batch.hash, chain::TxStatus::reverted, publish(node, batch, "0x0")}});
     const auto alone_calldata = chain::TokenContract::mint_calldata(recipient, kCertificateToken, 1, bytes_of(cid));
     const auto alone = journal_signed(node, nonce + 1, fees, alone_calldata, purpose, entity_mint_request(key).id);
-    node.store->journal_settle({{alone.hash, "mined", publish(node, alone, "0x1")}});
+    node.store->journal().settle({{alone.hash, chain::TxStatus::mined, publish(node, alone, "0x1")}});
 
     service::AbciService abci(*node.store, node.registry, *node.content);
     abci.reconcile();
-    const auto answered = node.store->begin_mint(entity_mint_request(key));
+    const auto answered = node.store->mints().begin(entity_mint_request(key));
     REQUIRE(answered);
     INFO(answered->answer);
-    CHECK(answered->state == "done");
+    CHECK(answered->state == store::MintState::done);
     CHECK(json::parse(answered->answer)["data"]["transactionHash"] == alone.hash);
     CHECK(node.entities_of(alone.hash) == 1);
     CHECK(node.network.contract().balance_of(recipient, kCertificateToken) == eth::U256(1));
@@ -714,13 +714,13 @@ TEST_CASE("journal: reconcile() leaves a mint pending whose record is of a newer
     const auto entry = journal_signed(node, client.pending_nonce(node.key.address()), client.fee_tiers().standard,
                                       chain::TokenContract::mint_calldata(recipient, kCertificateToken, 1, bytes_of(cid)),
                                       purpose, entity_mint_request(key).id);
-    node.store->journal_settle({{entry.hash, "mined", publish(node, entry, "0x1")}});
+    node.store->journal().settle({{entry.hash, chain::TxStatus::mined, publish(node, entry, "0x1")}});
 
     service::AbciService abci(*node.store, node.registry, *node.content);
     abci.reconcile();
-    const auto mint = node.store->begin_mint(entity_mint_request(key));
+    const auto mint = node.store->mints().begin(entity_mint_request(key));
     REQUIRE(mint);
-    CHECK(mint->state == "pending");
+    CHECK(mint->state == store::MintState::pending);
     CHECK(node.entities_of(entry.hash) == 0);
 }
 
@@ -754,7 +754,7 @@ TEST_CASE("journal: a transaction whose journal write fails is not broadcast unt
     const auto hashes = node.journaled(purpose);
     REQUIRE(hashes.size() == 1);
     CHECK(hashes[0] == eth::to_hex(receipt.transaction_hash));
-    CHECK(node.store->journal_find(hashes[0])->status == "mined");
+    CHECK(node.store->journal().find(hashes[0])->status == chain::TxStatus::mined);
 }
 
 // Someone else's transaction takes the nonce of ours while it waits in the
@@ -779,10 +779,10 @@ TEST_CASE("journal: a waiting transaction whose nonce someone else used is dropp
     CHECK(receipt.nonce == nonce + 1);
     const auto hashes = node.journaled(purpose);
     REQUIRE(hashes.size() == 2);
-    CHECK(node.store->journal_find(hashes[0])->status == "dropped");
-    CHECK(node.store->journal_find(hashes[0])->nonce == nonce);
+    CHECK(node.store->journal().find(hashes[0])->status == chain::TxStatus::dropped);
+    CHECK(node.store->journal().find(hashes[0])->nonce == nonce);
     CHECK(hashes[1] == eth::to_hex(receipt.transaction_hash));
-    CHECK(node.store->journal_find(hashes[1])->status == "mined");
+    CHECK(node.store->journal().find(hashes[1])->status == chain::TxStatus::mined);
     CHECK(node.network.contract().balance_of(eth::Address::parse(test::Anvil::dev_accounts()[3].address),
                                              kReportToken) == eth::U256(1));
 }
@@ -801,23 +801,23 @@ TEST_CASE("journal: reconcile() releases a mint whose nonce someone else used an
     node.send_foreign(nonce);
     // Token id 7 does not exist: mined, and reverted.
     const std::string key = "reverts";
-    REQUIRE_FALSE(node.store->begin_mint(entity_mint_request(key)));
+    REQUIRE_FALSE(node.store->mints().begin(entity_mint_request(key)));
     const auto reverting =
         journal_signed(node, nonce + 1, fees, chain::TokenContract::mint_calldata(recipient, 7, 1, bytes_of("bafk")),
                        entity_mint_purpose(recipient, key, "bafk", key), entity_mint_request(key).id);
 
     service::AbciService abci(*node.store, node.registry, *node.content);
     abci.reconcile();
-    REQUIRE(eventually([&] { return node.store->pending_mints().empty(); }));
-    CHECK(node.store->journal_find(taken.hash)->status == "dropped");
-    CHECK(node.store->journal_find(reverting.hash)->status == "reverted");
+    REQUIRE(eventually([&] { return node.store->mints().pending().empty(); }));
+    CHECK(node.store->journal().find(taken.hash)->status == chain::TxStatus::dropped);
+    CHECK(node.store->journal().find(reverting.hash)->status == chain::TxStatus::reverted);
     // The released key starts a new mint; the failed one replays its failure.
     auto retry = entity_mint_request(taken.key);
     retry.id += "-retry";
-    CHECK_FALSE(node.store->begin_mint(retry));
-    const auto failed = node.store->begin_mint(entity_mint_request(key));
+    CHECK_FALSE(node.store->mints().begin(retry));
+    const auto failed = node.store->mints().begin(entity_mint_request(key));
     REQUIRE(failed);
-    CHECK(failed->state == "failed");
+    CHECK(failed->state == store::MintState::failed);
     INFO(failed->answer);
     CHECK(json::parse(failed->answer)["kind"] == "chain_rejected");
     CHECK(node.network.contract().balance_of(recipient, kCertificateToken) == eth::U256(0));
@@ -859,7 +859,7 @@ TEST_CASE("journal: a mined transaction a reorg moves to a later block is settle
     const auto to = eth::Address::parse(test::Anvil::dev_accounts()[3].address);
     const auto receipt = node.network.contract().mint(sender, to, kReportToken, 1, {}, purpose).get();
     const auto hash = eth::to_hex(receipt.transaction_hash);
-    const auto entry = node.store->journal_find(hash);
+    const auto entry = node.store->journal().find(hash);
     REQUIRE(entry);
     REQUIRE(entry->block_number == receipt.block_number);
     // Its block gone, an empty one in its place, and the same bytes mined in the next.
@@ -867,8 +867,8 @@ TEST_CASE("journal: a mined transaction a reorg moves to a later block is settle
     (void)node.cast_rpc({"rpc", "evm_mine"});
     REQUIRE(node.cast_rpc({"publish", "--async", entry->raw}) == hash);
     REQUIRE(eventually([&] {
-        const auto now = node.store->journal_find(hash);
-        return now->status == "mined" && now->block_number == receipt.block_number + 1;
+        const auto now = node.store->journal().find(hash);
+        return now->status == chain::TxStatus::mined && now->block_number == receipt.block_number + 1;
     }));
     CHECK(node.network.contract().balance_of(to, kReportToken) == eth::U256(1));
     CHECK(node.journaled(purpose) == std::vector<std::string>{hash});
@@ -925,24 +925,24 @@ TEST_CASE("journal: reconcile() settles each pending mint by what its transactio
         return chain::TokenContract::mint_calldata(recipient, token, 1, bytes_of(cid));
     };
     const auto claim = [&](const std::string& key) {
-        REQUIRE_FALSE(node.store->begin_mint(entity_mint_request(key)));
+        REQUIRE_FALSE(node.store->mints().begin(entity_mint_request(key)));
         return entity_mint_purpose(recipient, key, cid, key);
     };
     (void)claim("unsent");
     const auto dropped = journal_signed(node, nonce + 100, fees, calldata(kCertificateToken), claim("dropped"),
                                         entity_mint_request("dropped").id);
-    node.store->journal_settle({{dropped.hash, "dropped", 0}});
+    node.store->journal().settle({{dropped.hash, chain::TxStatus::dropped, 0}});
     const auto reverted = journal_signed(node, nonce, fees, calldata(7), claim("reverted"),
                                          entity_mint_request("reverted").id);
-    node.store->journal_settle({{reverted.hash, "reverted", publish(node, reverted, "0x0")}});
+    node.store->journal().settle({{reverted.hash, chain::TxStatus::reverted, publish(node, reverted, "0x0")}});
     const auto unknown = journal_signed(node, nonce + 101, fees, calldata(kCertificateToken), claim("unknown"),
                                         entity_mint_request("unknown").id);
-    node.store->journal_settle({{unknown.hash, "mined", 3}});
+    node.store->journal().settle({{unknown.hash, chain::TxStatus::mined, 3}});
     auto by_key = claim("by-key");
     by_key["mintId"] = "";
     const auto legacy = journal_signed(node, nonce + 1, fees, calldata(kCertificateToken), by_key,
                                        entity_mint_request("by-key").id);
-    node.store->journal_settle({{legacy.hash, "mined", publish(node, legacy, "0x1")}});
+    node.store->journal().settle({{legacy.hash, chain::TxStatus::mined, publish(node, legacy, "0x1")}});
 
     service::AbciService abci(*node.store, node.registry, *node.content);
     const test::LogCapture log;
@@ -952,19 +952,19 @@ TEST_CASE("journal: reconcile() settles each pending mint by what its transactio
     REQUIRE(unsettled.size() == 1);
     CHECK(unsettled[0].fields["mintId"] == entity_mint_request("unknown").id);
     CHECK_THAT(unsettled[0].fields["error"].get<std::string>(), Catch::Contains("no receipt for " + unknown.hash));
-    const auto state = [&](const std::string& key) { return node.store->find_mint(entity_mint_request(key).id); };
+    const auto state = [&](const std::string& key) { return node.store->mints().find(entity_mint_request(key).id); };
     for (const auto* key : {"unsent", "dropped"}) {
         INFO(key);
-        CHECK(state(key)->state == "failed");
+        CHECK(state(key)->state == store::MintState::failed);
         CHECK(json::parse(state(key)->answer)["kind"] == "unavailable");
         auto retry = entity_mint_request(key);
         retry.id += "-retry";
-        CHECK_FALSE(node.store->begin_mint(retry));  // its key is free
+        CHECK_FALSE(node.store->mints().begin(retry));  // its key is free
     }
-    CHECK(state("reverted")->state == "failed");
+    CHECK(state("reverted")->state == store::MintState::failed);
     CHECK(json::parse(state("reverted")->answer)["kind"] == "chain_rejected");
-    CHECK(state("unknown")->state == "pending");
-    CHECK(state("by-key")->state == "done");
+    CHECK(state("unknown")->state == store::MintState::pending);
+    CHECK(state("by-key")->state == store::MintState::done);
     CHECK(json::parse(state("by-key")->answer)["data"]["transactionHash"] == legacy.hash);
     CHECK(node.network.contract().balance_of(recipient, kCertificateToken) == eth::U256(1));
 }

@@ -40,7 +40,7 @@ void create_api_key(const Context& ctx, store::Store& store, const ApiKeyCreateS
         if (std::find(scopes.begin(), scopes.end(), scope) == scopes.end()) scopes.push_back(scope);
     }
     const auth::GeneratedApiKey generated = auth::generate_api_key();
-    const store::ApiKey key = store.create_api_key({s.name, generated.hash, scopes, ""});
+    const store::ApiKey key = store.api_keys().create({s.name, generated.hash, scopes, ""});
     ctx.print({{{"id", key.id}, {"name", key.name}, {"scopes", join_scopes(key.scopes)}, {"key", generated.key}},
                generated.key},
               {{"id", key.id}, {"name", key.name}, {"scopes", key.scopes}, {"key", generated.key}});
@@ -66,8 +66,8 @@ void add_api_key_list(CLI::App& apikey, Context& ctx) {
         apikey, "list", "List the API keys with when each was last used (from the audit log), never the keys themselves (-q: their ids)", [&ctx](store::Store& store) {
             std::vector<std::vector<std::string>> rows;
             auto json = nlohmann::json::array();
-            const auto last_used = store.api_keys_last_used();
-            for (const auto& key : store.list_api_keys()) {
+            const auto last_used = store.audit().api_keys_last_used();
+            for (const auto& key : store.api_keys().list()) {
                 const std::string created = util::format_iso8601_utc(key.created_at);
                 const std::optional<std::string> revoked =
                     key.revoked_at ? std::optional(util::format_iso8601_utc(*key.revoked_at)) : std::nullopt;
@@ -94,7 +94,7 @@ void add_api_key_revoke(CLI::App& apikey, Context& ctx) {
     auto* command = add_store_command(
         apikey, "revoke", "Revoke an API key: requests with it fail from now on (asks first unless -y)",
         [id, &ctx](store::Store& store) {
-            const auto keys = store.list_api_keys();
+            const auto keys = store.api_keys().list();
             const auto key = std::find_if(keys.begin(), keys.end(),
                                           [&](const store::ApiKey& k) { return k.id == *id && !k.revoked_at; });
             const std::string no_such = "no active API key with id " + *id;
@@ -102,7 +102,7 @@ void add_api_key_revoke(CLI::App& apikey, Context& ctx) {
             if (key == keys.end()) throw Error(ErrorKind::not_found, no_such);
             if (!confirm(ctx.options, "Revoke API key " + *id + " (" + key->name + ")? Every system using it is shut out."))
                 throw Error(ErrorKind::conflict, "nothing revoked");
-            if (!store.revoke_api_key(*id)) throw Error(ErrorKind::not_found, no_such);
+            if (!store.api_keys().revoke(*id)) throw Error(ErrorKind::not_found, no_such);
             ctx.print({{{"id", *id}, {"revoked", "yes"}}, *id}, {{"id", *id}, {"revoked", true}});
         });
     command->add_option("id", *id, "The key's id (from `apikey list`)")->required();

@@ -66,7 +66,7 @@ std::pair<int, int> status_range(const std::string& text) {
 // --actor: an e-mail names its user; anything else (a user id, apikey:<id>) is the actor as recorded.
 std::string actor_of(store::Store& store, const std::string& text) {
     if (text.find('@') == std::string::npos) return text;
-    if (const auto user = store.find_user_by_email(text)) return user->id;
+    if (const auto user = store.users().find_by_email(text)) return user->id;
     throw Error(ErrorKind::not_found, "no user with e-mail " + text + ": see abcictl admin user list");
 }
 
@@ -84,13 +84,13 @@ void show_audit(const Context& ctx, store::Store& store, const AuditSettings& s)
         if (actor.empty()) return "-";
         const auto [known, added] = emails.try_emplace(actor, actor);
         if (added)
-            if (const auto user = store.find_user_by_id(actor)) known->second = user->email;
+            if (const auto user = store.users().find_by_id(actor)) known->second = user->email;
         return known->second;
     };
     std::vector<std::vector<std::string>> rows;
     auto json = nlohmann::json::array();
     const auto or_dash = [](const std::string& text) { return text.empty() ? std::string("-") : text; };
-    for (const auto& entry : store.query_audit(query)) {
+    for (const auto& entry : store.audit().query(query)) {
         const std::string time = util::format_iso8601_utc(entry.time);
         const std::string actor = shown_actor(entry.actor);
         rows.push_back({time, actor, entry.method, entry.path, std::to_string(entry.status),

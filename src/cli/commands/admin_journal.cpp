@@ -63,7 +63,7 @@ json entry_json(const store::JournalEntry& e, bool with_raw) {
                 {"blockchainId", e.blockchain_id},
                 {"sender", e.sender},
                 {"nonce", e.nonce},
-                {"status", e.status},
+                {"status", chain::to_string(e.status)},
                 {"blockNumber", e.block_number == 0 ? json(nullptr) : json(e.block_number)},
                 {"createdAt", util::format_iso8601_utc(e.created_at)},
                 {"updatedAt", util::format_iso8601_utc(e.updated_at)},
@@ -93,7 +93,7 @@ void list(const Context& ctx, store::Store& store, const ListSettings& s) {
     for (const auto& e : service::list_journal(store, s.chain, statuses, s.limit)) {
         const auto purpose = service::read_purpose(e.purpose);
         const std::string op = purpose.op.empty() ? "-" : purpose.op + (purpose.mints > 1 ? " x" + std::to_string(purpose.mints) : "");
-        rows.push_back({e.hash, e.blockchain_id, std::to_string(e.nonce), e.status, format_age(age_of(e)), op,
+        rows.push_back({e.hash, e.blockchain_id, std::to_string(e.nonce), chain::to_string(e.status), format_age(age_of(e)), op,
                         joined(purpose.mint_ids), joined(purpose.idempotency_keys)});
         out.push_back(entry_json(e, false));
     }
@@ -104,12 +104,12 @@ void show(const Context& ctx, store::Store& store, const std::string& hash) {
     const auto e = service::find_journal_entry(store, hash);
     const auto purpose = service::read_purpose(e.purpose);
     Record record;
-    record.essential = e.status;
+    record.essential = chain::to_string(e.status);
     record.fields = {{"hash", e.hash},
                      {"blockchainId", e.blockchain_id},
                      {"sender", e.sender},
                      {"nonce", std::to_string(e.nonce)},
-                     {"status", e.status},
+                     {"status", chain::to_string(e.status)},
                      {"blockNumber", e.block_number == 0 ? "-" : std::to_string(e.block_number)},
                      {"createdAt", util::format_iso8601_utc(e.created_at)},
                      {"updatedAt", util::format_iso8601_utc(e.updated_at)},

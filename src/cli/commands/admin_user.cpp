@@ -58,7 +58,7 @@ nlohmann::json user_json(const store::User& user, const std::vector<std::string>
 
 // What add, set-role and link-wallet print: the account as it now is (-q: its id).
 void print_user(const Context& ctx, store::Store& store, const store::User& user) {
-    const auto wallets = store.wallets_of(user.id);
+    const auto wallets = store.credentials().wallets_of(user.id);
     const auto cells = user_cells(user, wallets);
     Record record;
     record.essential = user.id;
@@ -72,14 +72,14 @@ void print_user(const Context& ctx, store::Store& store, const store::User& user
 
 /// Error(conflict) when a user has this (normalised) e-mail already.
 void check_email_free(store::Store& store, const std::string& email) {
-    if (store.find_user_by_email(email))
+    if (store.users().find_by_email(email))
         throw Error(ErrorKind::conflict, "a user with e-mail " + email + " exists already");
 }
 
 /// Error(conflict) naming the owner when the (lower-case) wallet is linked to
 /// a user other than `user_id`.
 void check_wallet_free(store::Store& store, const std::string& address, const std::string& user_id = {}) {
-    if (const auto owner = store.find_user_by_wallet(address); owner && owner->id != user_id)
+    if (const auto owner = store.credentials().find_user_by_wallet(address); owner && owner->id != user_id)
         throw Error(ErrorKind::conflict, "wallet " + address + " is already linked to " + owner->email);
 }
 
@@ -129,8 +129,8 @@ void add_user_list(CLI::App& user, Context& ctx) {
     auto* command = add_store_command(user, "list", "List the users, oldest first (-q: their ids)", [&ctx](store::Store& store) {
         std::vector<std::vector<std::string>> rows;
         auto json = nlohmann::json::array();
-        for (const auto& account : store.list_users()) {
-            const auto wallets = store.wallets_of(account.id);
+        for (const auto& account : store.users().list()) {
+            const auto wallets = store.credentials().wallets_of(account.id);
             rows.push_back(user_cells(account, wallets));
             json.push_back(user_json(account, wallets));
         }
@@ -161,14 +161,14 @@ CLI::App* add_user_change(CLI::App& user, Context& ctx, const std::string& name,
 
 store::User change_user_role(store::Store& store, store::User user, const std::string& role_name) {
     user.role = auth::to_string(auth::parse_role(role_name));
-    store.set_user_role(user.id, user.role);
+    store.users().set_role(user.id, user.role);
     return user;
 }
 
 store::User link_user_wallet(store::Store& store, store::User user, const std::string& text) {
     const std::string address = eth::Address::parse(text).lower();
     check_wallet_free(store, address, user.id);
-    store.link_wallet(user.id, address);
+    store.credentials().link_wallet(user.id, address);
     return user;
 }
 
@@ -238,7 +238,7 @@ public:
     std::vector<store::User> commit() {
         if (!problems_.empty())
             throw Error(malformed_ ? ErrorKind::invalid_input : ErrorKind::conflict, problems_.front(), problems_);
-        return store_.create_accounts(accounts_);
+        return store_.users().create_accounts(accounts_);
     }
 
     [[nodiscard]] const std::vector<store::NewAccount>& accounts() const { return accounts_; }

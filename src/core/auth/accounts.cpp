@@ -46,18 +46,18 @@ store::User add_user(store::Store& store, std::string_view email, Role role,
     // that was meant to have a password.
     std::optional<std::string> hash;
     if (password) hash = hash_password(*password);
-    auto user = store.create_user(record);
-    if (hash) store.set_password_hash(user.id, *hash);
+    auto user = store.users().create(record);
+    if (hash) store.credentials().set_password_hash(user.id, *hash);
     return user;
 }
 
 std::optional<store::User> bootstrap_admin(store::Store& store, std::string_view email, std::string_view password) {
-    if (store.count_users() > 0) return std::nullopt;
+    if (store.users().count() > 0) return std::nullopt;
     return add_user(store, email, Role::admin, password);
 }
 
 store::User user_by_email(store::Store& store, std::string_view email) {
-    auto user = store.find_user_by_email(normalize_email(email));
+    auto user = store.users().find_by_email(normalize_email(email));
     if (!user) throw Error(ErrorKind::not_found, "no user with e-mail " + std::string(email));
     return *user;
 }

@@ -62,7 +62,7 @@ LoginResult AuthService::issue_tokens(const store::User& user, const std::string
     const auto now = Clock::now();
     auto issued = jwt_.issue(user.id, user.role, user.email, family_id, now);
     auto refresh_token = crypto::random_token(32);
-    store_.add_refresh_token(store::RefreshToken{crypto::sha256_hex(refresh_token), family_id, user.id,
+    store_.sessions().add_refresh_token(store::RefreshToken{crypto::sha256_hex(refresh_token), family_id, user.id,
                                                  now + settings_.refresh_lifetime, false, false});
     return LoginResult{std::move(issued.token), settings_.jwt.lifetime.count(), std::move(refresh_token), user};
 }
@@ -88,8 +88,8 @@ LoginResult AuthService::login_password(std::string_view email, std::string_view
     std::optional<store::User> user;
     std::optional<std::string> hash;
     if (password.size() <= 1024) {
-        user = store_.find_user_by_email(account_key);
-        if (user) hash = store_.password_hash(user->id);
+        user = store_.users().find_by_email(account_key);
+        if (user) hash = store_.credentials().password_hash(user->id);
     }
     if (!hash) spend_password_verification_time(password.substr(0, 1024));
     if (!hash || !verify_password(password, *hash)) {
@@ -107,12 +107,12 @@ AuthService::WalletNonce AuthService::issue_wallet_nonce(std::string_view client
                                             by_address.reset,
                                             {settings_.wallet.nonces_per_address, "limits.walletNonceRate", ""});
     }
-    if (store_.count_tickets(kNonceTicket, Clock::now()) >= settings_.wallet.max_pending_nonces)
+    if (store_.tickets().count(kNonceTicket, Clock::now()) >= settings_.wallet.max_pending_nonces)
         throw Error(ErrorKind::unavailable, "too many wallet logins are pending; try again in a few minutes");
     // SIWE nonces are alphanumeric: hex of 16 random bytes is 32 of them.
     auto nonce = eth::to_hex(crypto::random_bytes(16), false);
     const auto expires = Clock::now() + settings_.wallet.nonce_lifetime;
-    store_.put_ticket(kNonceTicket, nonce, "", expires);
+    store_.tickets().put(kNonceTicket, nonce, "", expires);
     return WalletNonce{std::move(nonce), expires};
 }
 
@@ -122,16 +122,16 @@ LoginResult AuthService::login_wallet(std::string_view address, std::string_view
     const auto siwe = verify_siwe(message, signature, address, expect);
     // The nonce is consumed only after the signature checked out, so a forged
     // message cannot burn a legitimate client's nonce.
-    if (!store_.take_ticket(kNonceTicket, siwe.nonce, Clock::now()))
+    if (!store_.tickets().take(kNonceTicket, siwe.nonce, Clock::now()))
         throw refused("SIWE nonce is unknown, expired or already used");
     const auto wallet = siwe.address.lower();
-    auto user = store_.find_user_by_wallet(wallet);
+    auto user = store_.credentials().find_user_by_wallet(wallet);
     if (!user) {
         if (!settings_.wallet.auto_register)
             throw refused("the wallet " + siwe.address.checksummed() + " is not linked to any user: an admin links it with " +
                           util::link_wallet_command("EMAIL", siwe.address.checksummed()));
-        auto created = store_.create_user(store::NewUser{wallet.substr(2) + "@wallet.invalid", to_string(Role::farmer), false});
-        store_.link_wallet(created.id, wallet);
+        auto created = store_.users().create(store::NewUser{wallet.substr(2) + "@wallet.invalid", to_string(Role::farmer), false});
+        store_.credentials().link_wallet(created.id, wallet);
         user = std::move(created);
     }
     return start_session(*user);
@@ -165,28 +165,28 @@ std::string AuthService::begin_idp_login(const std::optional<std::string>& redir
     const nlohmann::json pending{{"nonce", request.nonce},
                                  {"verifier", request.code_verifier},
                                  {"redirect", redirect.value_or("")}};
-    store_.put_ticket(kIdpStateTicket, crypto::sha256_hex(request.state), pending.dump(), Clock::now() + kIdpStateLifetime);
+    store_.tickets().put(kIdpStateTicket, crypto::sha256_hex(request.state), pending.dump(), Clock::now() + kIdpStateLifetime);
     return request.url;
 }
 
 store::User AuthService::user_for_identity(const IdTokenClaims& claims) {
-    if (auto user = store_.find_user_by_identity(claims.issuer, claims.subject)) return *user;
+    if (auto user = store_.credentials().find_user_by_identity(claims.issuer, claims.subject)) return *user;
     // A first login links the identity to the account with the same e-mail,
     // but only when the provider vouches for that e-mail.
     if (claims.email.empty() || !claims.email_verified)
         throw refused("the identity provider did not vouch for an e-mail address of this account");
-    auto user = store_.find_user_by_email(lower(claims.email));
+    auto user = store_.users().find_by_email(lower(claims.email));
     if (!user) {
         if (!settings_.idp_auto_register) throw refused("no user has the e-mail the identity provider gave");
-        user = store_.create_user(store::NewUser{normalize_email(claims.email), to_string(Role::farmer), true});
+        user = store_.users().create(store::NewUser{normalize_email(claims.email), to_string(Role::farmer), true});
     }
-    store_.link_identity(user->id, claims.issuer, claims.subject);
+    store_.credentials().link_identity(user->id, claims.issuer, claims.subject);
     return *user;
 }
 
 IdpCallbackResult AuthService::finish_idp_login(const std::string& code, const std::string& state) {
     if (!idp_) throw Error(ErrorKind::not_found, "no identity provider is configured");
-    const auto pending_text = store_.take_ticket(kIdpStateTicket, crypto::sha256_hex(state), Clock::now());
+    const auto pending_text = store_.tickets().take(kIdpStateTicket, crypto::sha256_hex(state), Clock::now());
     if (!pending_text) throw refused("unknown or expired login state");
     const auto pending = nlohmann::json::parse(*pending_text);
     const auto claims = idp_->exchange_code(code, pending.at("verifier").get<std::string>(),
@@ -196,15 +196,15 @@ IdpCallbackResult AuthService::finish_idp_login(const std::string& code, const s
     if (redirect.empty()) return IdpCallbackResult{start_session(user), std::nullopt};
 
     auto one_time = crypto::random_token(32);
-    store_.put_ticket(kIdpCodeTicket, crypto::sha256_hex(one_time), user.id, Clock::now() + kIdpCodeLifetime);
+    store_.tickets().put(kIdpCodeTicket, crypto::sha256_hex(one_time), user.id, Clock::now() + kIdpCodeLifetime);
     const auto separator = redirect.find('?') == std::string::npos ? '?' : '&';
     return IdpCallbackResult{std::nullopt, redirect + separator + "code=" + one_time};
 }
 
 LoginResult AuthService::exchange_idp_code(const std::string& one_time_code) {
-    const auto user_id = store_.take_ticket(kIdpCodeTicket, crypto::sha256_hex(one_time_code), Clock::now());
+    const auto user_id = store_.tickets().take(kIdpCodeTicket, crypto::sha256_hex(one_time_code), Clock::now());
     if (!user_id) throw refused("unknown, expired or already used login code");
-    const auto user = store_.find_user_by_id(*user_id);
+    const auto user = store_.users().find_by_id(*user_id);
     if (!user) throw refused("the user of this login no longer exists");
     return start_session(*user);
 }
@@ -216,16 +216,16 @@ LoginResult AuthService::login_id_token(std::string_view id_token) {
 
 LoginResult AuthService::refresh(std::string_view refresh_token) {
     const auto hash = crypto::sha256_hex(refresh_token);
-    const auto token = store_.find_refresh_token(hash);
+    const auto token = store_.sessions().find_refresh_token(hash);
     if (!token) throw refused("unknown refresh token");
     if (token->family_revoked) throw refused("this session has been revoked; log in again");
-    if (token->used || !store_.mark_refresh_token_used(hash)) {
+    if (token->used || !store_.sessions().mark_refresh_token_used(hash)) {
         // A spent token coming back means it leaked: end the whole session.
-        store_.revoke_refresh_family(token->family_id);
+        store_.sessions().revoke_refresh_family(token->family_id);
         throw refused("refresh token reuse detected; the session has been revoked, log in again");
     }
     if (token->expires_at <= Clock::now()) throw refused("the refresh token has expired; log in again");
-    const auto user = store_.find_user_by_id(token->user_id);
+    const auto user = store_.users().find_by_id(token->user_id);
     if (!user) throw refused("the user of this session no longer exists");
     return issue_tokens(*user, token->family_id);
 }
@@ -233,14 +233,14 @@ LoginResult AuthService::refresh(std::string_view refresh_token) {
 void AuthService::logout(const Principal& principal) {
     if (principal.kind != Principal::Kind::user)
         throw Error(ErrorKind::invalid_input, "API keys do not log out; revoke the key instead");
-    store_.revoke_token_id(principal.jti, principal.token_expires_at);
-    store_.revoke_refresh_family(principal.session_id);
+    store_.sessions().revoke_token_id(principal.jti, principal.token_expires_at);
+    store_.sessions().revoke_refresh_family(principal.session_id);
 }
 
 Principal AuthService::authenticate(std::string_view bearer) {
     Principal principal;
     if (looks_like_api_key(bearer)) {
-        const auto key = store_.find_api_key_by_hash(hash_api_key(bearer));
+        const auto key = store_.api_keys().find_by_hash(hash_api_key(bearer));
         if (!key || key->revoked_at) throw refused("the API key is unknown or revoked");
         principal.kind = Principal::Kind::api_key;
         principal.id = key->id;
@@ -248,7 +248,7 @@ Principal AuthService::authenticate(std::string_view bearer) {
         return principal;
     }
     const auto claims = jwt_.verify(bearer, Clock::now());
-    const auto standing = store_.token_standing(claims.jti, claims.session_id, claims.subject);
+    const auto standing = store_.sessions().token_standing(claims.jti, claims.session_id, claims.subject);
     if (standing.token_revoked) throw refused("the token has been revoked");
     // Reuse of a spent refresh token revokes the session: its access tokens too.
     if (standing.session_revoked) throw refused("the token's session has been revoked");

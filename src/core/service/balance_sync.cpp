@@ -55,7 +55,7 @@ std::optional<BalanceSync::TimePoint> BalanceSync::sync(Network& network, const 
         chain_balances.push_back({kinds[i].id, balances[i].to_dec(), std::string(to_string(kinds[i].family)),
                                   std::string(kinds[i].category)});
     const auto now = std::chrono::system_clock::now();
-    store_.sync_token_balances(network.config().id, address.lower(), chain_balances, now);
+    store_.tokens().sync_balances(network.config().id, address.lower(), chain_balances, now);
     // The head seen before the read: if a block came in between, the next read syncs again.
     std::lock_guard lock(mutex_);
     if (synced_at_.size() >= kMaxRemembered) synced_at_.clear();

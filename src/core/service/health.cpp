@@ -124,7 +124,7 @@ std::vector<std::future<Check>> network_checks(const Registry& registry, bool en
 
 Check database_check(store::Store& store) {
     try {
-        (void)store.count_users();
+        (void)store.users().count();
         return {"database", {{"healthy", true}}};
     } catch (const Error& e) {
         return {"database", {{"healthy", false}, {"message", e.what()}}};

@@ -32,16 +32,15 @@ std::vector<std::string> linked_mints(store::Store& store, const std::string& pu
         if (!record.mint_id.empty()) {
             add_unique(ids, record.mint_id);
         } else if (!record.key.empty()) {
-            if (const auto mint = store.find_mint_by_key(record.actor, record.route, record.key))
+            if (const auto mint = store.mints().find_by_key({record.actor, record.route, record.key}))
                 add_unique(ids, mint->id);
         }
     }
     return ids;
 }
 
-bool landed_or_pending(const std::string& status) {
-    return status == chain::to_string(chain::TxStatus::pending) || status == chain::to_string(chain::TxStatus::mined) ||
-           status == chain::to_string(chain::TxStatus::reverted);
+bool landed_or_pending(chain::TxStatus status) {
+    return status == chain::TxStatus::pending || status == chain::TxStatus::mined || status == chain::TxStatus::reverted;
 }
 
 }  // namespace
@@ -60,16 +59,20 @@ TxPurpose read_purpose(const std::string& purpose) {
 
 std::vector<store::JournalEntry> list_journal(store::Store& store, const std::string& blockchain_id,
                                               const std::vector<std::string>& statuses, std::size_t limit) {
-    for (const auto& status : statuses)
-        if (!chain::parse_tx_status(status))
+    std::vector<chain::TxStatus> wanted;
+    for (const auto& status : statuses) {
+        const auto parsed = chain::parse_tx_status(status);
+        if (!parsed)
             throw Error(ErrorKind::invalid_input,
                         "unknown transaction status '" + status +
                             "': one of pending, mined, reverted, replaced, dropped, refused, abandoned");
-    return store.journal_list(blockchain_id, statuses, limit);
+        wanted.push_back(*parsed);
+    }
+    return store.journal().list(blockchain_id, wanted, limit);
 }
 
 store::JournalEntry find_journal_entry(store::Store& store, const std::string& hash) {
-    auto entry = store.journal_find(hash);
+    auto entry = store.journal().find(hash);
     if (!entry) throw Error(ErrorKind::not_found, "no transaction " + hash + " in the journal");
     return std::move(*entry);
 }
@@ -77,12 +80,12 @@ store::JournalEntry find_journal_entry(store::Store& store, const std::string& h
 AbandonPlan plan_abandon(store::Store& store, const std::string& hash) {
     AbandonPlan plan;
     plan.entry = find_journal_entry(store, hash);
-    if (plan.entry.status != chain::to_string(chain::TxStatus::pending))
-        throw Error(ErrorKind::conflict, "transaction " + hash + " is " + plan.entry.status +
+    if (plan.entry.status != chain::TxStatus::pending)
+        throw Error(ErrorKind::conflict, "transaction " + hash + " is " + chain::to_string(plan.entry.status) +
                                              " already: only a pending one can be abandoned");
     const auto raw = eth::from_hex(plan.entry.raw);
     plan.chain_id = eth::decode_transaction(raw).tx.chain_id;
-    for (auto& e : store.journal_list(plan.entry.blockchain_id, {}, kWholeJournal))
+    for (auto& e : store.journal().list(plan.entry.blockchain_id, {}, kWholeJournal))
         if (e.sender == plan.entry.sender && e.nonce == plan.entry.nonce) plan.versions.push_back(std::move(e));
     std::reverse(plan.versions.begin(), plan.versions.end());  // journal_list is newest first
     for (const auto& version : plan.versions)
@@ -126,22 +129,22 @@ std::uint64_t prove_nonce_consumed(const AbandonPlan& plan, const std::string& r
 AbandonResult abandon(store::Store& store, const AbandonPlan& plan, const std::string& reason) {
     AbandonResult result;
     for (const auto& version : plan.versions)
-        if (version.status == chain::to_string(chain::TxStatus::pending) && store.journal_abandon(version.hash))
+        if (version.status == chain::TxStatus::pending && store.journal().abandon(version.hash))
             result.abandoned.push_back(version.hash);
     const std::string answer =
         json{{"kind", to_string(ErrorKind::unavailable)},
              {"message", "the mint was not made: its transaction was abandoned (" + reason + "); send it again"}}
             .dump();
     for (const auto& id : plan.mint_ids) {
-        const auto mint = store.find_mint(id);
-        const auto transactions = store.mint_transactions(id);
+        const auto mint = store.mints().find(id);
+        const auto transactions = store.journal().of_mint(id);
         const bool alive = std::any_of(transactions.begin(), transactions.end(),
                                        [](const store::JournalEntry& tx) { return landed_or_pending(tx.status); });
-        if (!mint || mint->state != "pending" || alive) {
+        if (!mint || mint->state != store::MintState::pending || alive) {
             result.kept_mints.push_back(id);
             continue;
         }
-        store.release_mint(id, answer);
+        store.mints().release(id, answer);
         result.released_mints.push_back(id);
     }
     return result;

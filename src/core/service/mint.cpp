@@ -80,7 +80,7 @@ Answer AbciService::mint(Mint m, const MintOptions& options, const json& body) {
     request.blockchain_id = m.network->config().id;
     request.idempotency_key = options.idempotency_key.value_or("");
     request.fingerprint = crypto::sha256_hex(body.dump());
-    if (auto existing = store_.begin_mint(request)) {
+    if (auto existing = store_.mints().begin(request)) {
         if (existing->fingerprint != request.fingerprint)
             throw Error(ErrorKind::unprocessable, "this Idempotency-Key was used for a different request");
         return replay(*existing, "a request with this Idempotency-Key is still in progress");
@@ -89,8 +89,8 @@ Answer AbciService::mint(Mint m, const MintOptions& options, const json& body) {
 }
 
 Answer AbciService::replay(const store::MintRequest& mint, const std::string& pending_message) {
-    if (mint.state == "done") return {200, json::parse(mint.answer)};
-    if (mint.state == "failed") {
+    if (mint.state == store::MintState::done) return {200, json::parse(mint.answer)};
+    if (mint.state == store::MintState::failed) {
         const auto stored = json::parse(mint.answer, nullptr, false);
         const auto kind = stored.is_object() ? error_kind_named(stored.value("kind", "")) : std::nullopt;
         throw Error(kind.value_or(ErrorKind::internal), stored.is_object() ? stored.value("message", "") : mint.answer);
@@ -100,13 +100,13 @@ Answer AbciService::replay(const store::MintRequest& mint, const std::string& pe
 
 MintUnsettled AbciService::unsettled(ErrorKind kind, const std::string& message, const std::string& mint_id) {
     std::vector<std::string> hashes;
-    for (const auto& tx : store_.mint_transactions(mint_id)) hashes.push_back(tx.hash);
+    for (const auto& tx : store_.journal().of_mint(mint_id)) hashes.push_back(tx.hash);
     return MintUnsettled(kind, message, mint_id, std::move(hashes));
 }
 
 void AbciService::release(const std::string& mint_id, const Error& why) {
     try {
-        store_.release_mint(mint_id, failure_answer(why));
+        store_.mints().release(mint_id, failure_answer(why));
     } catch (const Error& e) {
         // The claim stays pending: the next start finds nothing was signed and releases it.
         util::log(util::LogLevel::error, "releasing a mint that sent nothing failed",
@@ -181,7 +181,7 @@ Answer AbciService::submit_and_wait(Network& network, const Mint& m, const MintO
                                       network.contract().balance_of(m.to, m.kind.id) != eth::U256(0)
                                   ? m.role_held()
                                   : reverted(receipt);
-        store_.finish_mint(mint_id, "failed", failure_answer(failure));
+        store_.mints().finish(mint_id, store::MintState::failed, failure_answer(failure));
         throw failure;
     }
     return finish(network, mint_id, record, receipt);
@@ -194,11 +194,11 @@ MintRecord AbciService::prepare(Network& network, const Mint& m, const MintOptio
         throw Error(ErrorKind::conflict, "blockchain " + config.id + " is not active");
     const std::string to = lower_address(m.to);
     if (m.kind.family == TokenFamily::role) {
-        if (!store_.find_user_by_wallet(to))
+        if (!store_.credentials().find_user_by_wallet(to))
             throw Error(ErrorKind::unprocessable, "no user is linked to the address " + m.to.checksummed() +
                                                       ": a role token goes to a user's wallet; link it with " +
                                                       util::link_wallet_command("EMAIL", m.to.checksummed()));
-        const auto held = store_.find_token_balance(config.id, to, m.kind.id);
+        const auto held = store_.tokens().find_balance(config.id, to, m.kind.id);
         if (held && held->balance != "0") throw m.role_held();
     }
     const auto issuer = network.sender().address();

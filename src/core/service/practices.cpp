@@ -20,7 +20,7 @@ void require_permission(const auth::Principal& caller, Permission permission) {
 }
 
 store::User existing_user(store::Store& store, const std::string& id) {
-    auto user = store.find_user_by_id(id);
+    auto user = store.users().find_by_id(id);
     if (!user) throw Error(ErrorKind::not_found, "no user with id " + id);
     return *user;
 }
@@ -33,8 +33,8 @@ FarmerProfile Practices::farmer_profile(const auth::Principal& caller, const std
     // Spec 5.5: a farmer sees only their own profile.
     require(caller.role != Role::farmer || wanted == caller.id, "a farmer may see only their own profile");
     auto user = existing_user(store_, wanted);
-    auto wallets = store_.wallets_of(user.id);
-    auto practices = store_.practices_of(user.id);
+    auto wallets = store_.credentials().wallets_of(user.id);
+    auto practices = store_.practices().of_farmer(user.id);
     return {std::move(user), std::move(wallets), std::move(practices)};
 }
 
@@ -49,7 +49,7 @@ store::Practice Practices::record_practice(const auth::Principal& caller, const 
     const auto farmer = existing_user(store_, farmer_id);
     if (farmer.role != auth::to_string(Role::farmer) && farmer.id != caller.id)
         throw Error(ErrorKind::unprocessable, "user " + farmer.id + " is not a farmer");
-    return store_.create_practice(store::NewPractice{farmer.id, title, description});
+    return store_.practices().create(store::NewPractice{farmer.id, title, description});
 }
 
 store::Verification Practices::record_verification(const auth::Principal& caller, const nlohmann::json& body) {
@@ -58,11 +58,11 @@ store::Verification Practices::record_verification(const auth::Principal& caller
     const auto practice_id = fields.required_string("practiceId", 64);
     const auto outcome = fields.required_string("outcome", 16);
     const auto notes = fields.optional_string("notes", kMaxTextLength).value_or("");
-    fields.check(outcome.empty() || outcome == "approved" || outcome == "rejected",
-                 "outcome must be approved or rejected");
+    const auto parsed_outcome = store::parse_verification_outcome(outcome);
+    fields.check(outcome.empty() || parsed_outcome, "outcome must be approved or rejected");
     fields.done();
-    if (!store_.find_practice(practice_id)) throw Error(ErrorKind::not_found, "no practice with id " + practice_id);
-    return store_.create_verification(store::NewVerification{practice_id, caller.id, outcome, notes});
+    if (!store_.practices().find(practice_id)) throw Error(ErrorKind::not_found, "no practice with id " + practice_id);
+    return store_.practices().add_verification(store::NewVerification{practice_id, caller.id, *parsed_outcome, notes});
 }
 
 }  // namespace abci::service

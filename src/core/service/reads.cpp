@@ -78,7 +78,7 @@ json gas_prices(Network& network) {
 }  // namespace
 
 json AbciService::mint_status(const std::string& mint_id, const std::string& actor, bool any_actor) {
-    const auto mint = store_.find_mint(mint_id);
+    const auto mint = store_.mints().find(mint_id);
     if (!mint || (!any_actor && mint->actor != actor)) throw Error(ErrorKind::not_found, "no mint " + mint_id);
     return mint_status_body(*mint);
 }
@@ -86,26 +86,26 @@ json AbciService::mint_status(const std::string& mint_id, const std::string& act
 json AbciService::mint_status_by_key(const std::string& key, const std::string& actor) {
     validate_idempotency_key(key);
     for (const char* route : {kMintRoleRoute, kMintEntityRoute})
-        if (const auto mint = store_.find_mint_by_key(actor, route, key)) return mint_status_body(*mint);
+        if (const auto mint = store_.mints().find_by_key({actor, route, key})) return mint_status_body(*mint);
     throw Error(ErrorKind::not_found, "no mint was requested with this Idempotency-Key");
 }
 
 json AbciService::mint_status_body(const store::MintRequest& mint) {
     json transactions = json::array();
-    for (const auto& tx : store_.mint_transactions(mint.id))
+    for (const auto& tx : store_.journal().of_mint(mint.id))
         transactions.push_back({{"hash", tx.hash},
                                 {"nonce", tx.nonce},
-                                {"status", tx.status},
+                                {"status", chain::to_string(tx.status)},
                                 {"blockNumber", tx.block_number == 0 ? json(nullptr) : json(tx.block_number)}});
     const json stored = mint.answer.empty() ? json(nullptr) : json::parse(mint.answer, nullptr, false);
     json data = {{"mintId", mint.id},
-                 {"state", mint.state == "done" ? "mined" : mint.state},
+                 {"state", mint.state == store::MintState::done ? "mined" : store::to_string(mint.state)},
                  {"route", mint.route},
                  {"blockchainId", mint.blockchain_id},
                  {"idempotencyKey", mint.idempotency_key.empty() ? json(nullptr) : json(mint.idempotency_key)},
                  {"transactions", transactions},
-                 {"result", mint.state == "done" ? stored : json(nullptr)},
-                 {"error", mint.state == "failed" ? stored : json(nullptr)},
+                 {"result", mint.state == store::MintState::done ? stored : json(nullptr)},
+                 {"error", mint.state == store::MintState::failed ? stored : json(nullptr)},
                  {"createdAt", util::format_iso8601_utc(mint.created_at)},
                  {"updatedAt", util::format_iso8601_utc(mint.updated_at)}};
     return envelope(std::move(data), {{"checkedAt", now_iso()}});
@@ -123,7 +123,7 @@ json AbciService::token_balance(const std::optional<std::string>& user_address,
     const auto [network, address] = balance_query(registry_, fields, user_address, blockchain_id);
     const auto& config = network->config();
     (void)balances_.sync(*network, address);
-    const auto row = store_.find_token_balance(config.id, address.lower(), kind->id);
+    const auto row = store_.tokens().find_balance(config.id, address.lower(), kind->id);
     json data = {{"userAddress", address.checksummed()},
                  {"tokenId", kind->id},
                  {"balance", row ? row->balance : "0"},
@@ -139,7 +139,7 @@ json AbciService::token_balance(const std::optional<std::string>& user_address,
 bool AbciService::holds(const eth::Address& wallet, const TokenKind& kind, const std::string& blockchain_id) {
     Network& network = registry_.find(blockchain_id);
     (void)balances_.sync(network, wallet);
-    const auto row = store_.find_token_balance(network.config().id, wallet.lower(), kind.id);
+    const auto row = store_.tokens().find_balance(network.config().id, wallet.lower(), kind.id);
     return row && row->balance != "0";
 }
 
@@ -153,7 +153,7 @@ json AbciService::user_balance(const std::optional<std::string>& user_address,
     const auto synced_now = balances_.sync(*network, address);
     json balances = json::array();
     std::optional<store::TimePoint> oldest_sync;
-    for (const auto& row : store_.token_balances_of(config.id, address.lower())) {
+    for (const auto& row : store_.tokens().balances_of(config.id, address.lower())) {
         const auto kind = token_kind(row.token_id);
         if (!kind) continue;
         balances.push_back(balance_entry(row, *kind));
@@ -274,7 +274,7 @@ json AbciService::token_metadata(const std::string& token_id, const std::optiona
     std::string record;
     store::TimePoint updated = std::chrono::system_clock::now();
     if (kind->family == TokenFamily::entity) {
-        const auto entity = store_.find_entity(c.id, kind->id, entity_id);
+        const auto entity = store_.entities().find(c.id, kind->id, entity_id);
         if (!entity)
             throw Error(ErrorKind::not_found, entity_id ? "no " + std::string(kind->category) + " entity " + *entity_id +
                                                               " was minted on " + c.id
@@ -283,7 +283,7 @@ json AbciService::token_metadata(const std::string& token_id, const std::optiona
         updated = entity->created_at;
     } else {
         // A role's record: the role itself, for one holder when named.
-        const auto held = address ? store_.find_token_balance(c.id, address->lower(), kind->id) : std::nullopt;
+        const auto held = address ? store_.tokens().find_balance(c.id, address->lower(), kind->id) : std::nullopt;
         const auto issued = held && held->minted_at ? *held->minted_at
                                                     : std::chrono::system_clock::time_point(std::chrono::seconds(
                                                           network.probe_contract().deployed_at()));

@@ -41,7 +41,7 @@ public:
                 if (!mint.mint_id.empty()) e.mint_ids.push_back(std::move(mint.mint_id));
             entries.push_back(std::move(e));
         }
-        store_.journal_add(entries);
+        store_.journal().add(entries);
     }
 
     void settle(const std::vector<chain::Settlement>& settlements) noexcept override {
@@ -49,8 +49,8 @@ public:
             std::vector<store::JournalSettlement> rows;
             rows.reserve(settlements.size());
             for (const auto& s : settlements)
-                rows.push_back({eth::to_hex(s.hash), chain::to_string(s.status), s.block});
-            store_.journal_settle(rows);
+                rows.push_back({eth::to_hex(s.hash), s.status, s.block});
+            store_.journal().settle(rows);
         } catch (const std::exception& e) {
             // Left pending: reconciliation at the next start settles it from the chain.
             util::log(util::LogLevel::error, "settling journaled transactions failed; the next start settles them",
@@ -60,7 +60,7 @@ public:
 
     void reopen(const eth::Hash32& hash) noexcept override {
         try {
-            store_.journal_reopen(eth::to_hex(hash));
+            store_.journal().reopen(eth::to_hex(hash));
         } catch (const std::exception& e) {
             util::log(util::LogLevel::error, "reopening a reorged transaction in the journal failed",
                       {{"blockchainId", blockchain_id_}, {"hash", eth::to_hex(hash)}, {"error", e.what()}});

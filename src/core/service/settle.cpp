@@ -20,8 +20,8 @@ namespace abci::service {
 using nlohmann::json;
 
 void AbciService::settle_reverted(const std::string& mint_id, const chain::Receipt& receipt, bool batched) {
-    if (!batched) return store_.finish_mint(mint_id, "failed", failure_answer(reverted(receipt)));
-    store_.release_mint(mint_id, failure_answer(Error(ErrorKind::unavailable,
+    if (!batched) return store_.mints().finish(mint_id, store::MintState::failed, failure_answer(reverted(receipt)));
+    store_.mints().release(mint_id, failure_answer(Error(ErrorKind::unavailable,
                                                       "the mint was not made: the batch carrying it reverted in block " +
                                                           std::to_string(receipt.block_number) + "; send it again")));
 }
@@ -36,7 +36,7 @@ void AbciService::settle_unwaited(Network& network, const chain::Unwaited& fate)
         case chain::TxStatus::reverted: settle_reverted(mint_id, *fate.receipt, mints.size() > 1); break;
         default:
             // Nothing signed for it can be mined any more: a retry mints anew.
-            store_.release_mint(mint_id, failure_answer(Error(ErrorKind::unavailable,
+            store_.mints().release(mint_id, failure_answer(Error(ErrorKind::unavailable,
                                                               std::string("the mint was not made: its transaction was ") +
                                                                   chain::to_string(fate.status) + "; send it again")));
             break;
@@ -66,7 +66,7 @@ Answer AbciService::finish(Network& network, const std::string& mint_id, const M
     mint.tx_hash = hash;
     mint.block_number = receipt.block_number;
     mint.time = now;
-    store_.record_mint(mint);
+    store_.tokens().record_mint(mint);
 
     const std::string& cid = record.cid;
     json data, metadata;
@@ -83,7 +83,7 @@ Answer AbciService::finish(Network& network, const std::string& mint_id, const M
                     {"contract", {{"address", network.contract().address().checksummed()},
                                   {"version", version}}}};
         if (!record.role_request_id.empty())
-            store_.set_role_request_minted(record.role_request_id, hash, receipt.block_number);
+            store_.role_requests().set_minted(record.role_request_id, hash, receipt.block_number);
     } else {
         store::Entity entity;
         entity.blockchain_id = config.id;
@@ -96,7 +96,7 @@ Answer AbciService::finish(Network& network, const std::string& mint_id, const M
         if (auto bytes = content_.get(content::Cid::parse(cid))) entity.metadata.assign(bytes->begin(), bytes->end());
         entity.tx_hash = hash;
         entity.block_number = receipt.block_number;
-        (void)store_.record_entity(entity);
+        (void)store_.entities().record(entity);
         data = {{"transactionHash", hash},
                 {"blockNumber", receipt.block_number},
                 {"gasUsed", std::to_string(receipt.gas_used)},
@@ -110,7 +110,7 @@ Answer AbciService::finish(Network& network, const std::string& mint_id, const M
                     {"blockchain", blockchain_ref(config)}};
     }
     Answer answer{200, envelope(std::move(data), std::move(metadata))};
-    store_.finish_mint(mint_id, "done", answer.body.dump());
+    store_.mints().finish(mint_id, store::MintState::done, answer.body.dump());
     return answer;
 }
 
@@ -120,7 +120,7 @@ void AbciService::reconcile() {
     for (const auto& network : registry_.networks()) {
         if (!network->has_sender()) continue;
         std::vector<chain::JournaledTx> adopted;
-        for (auto& entry : store_.journal_pending(network->config().id)) {
+        for (auto& entry : store_.journal().pending(network->config().id)) {
             chain::JournaledTx tx;
             tx.hash = eth::from_hex_fixed<32>(entry.hash, "journaled hash");
             tx.nonce = entry.nonce;
@@ -133,7 +133,7 @@ void AbciService::reconcile() {
                       {{"blockchainId", network->config().id}, {"transactions", adopted.size()}});
         network->sender().adopt(std::move(adopted));
     }
-    for (const auto& mint : store_.pending_mints()) {
+    for (const auto& mint : store_.mints().pending()) {
         try {
             reconcile(mint);
         } catch (const Error& e) {
@@ -144,20 +144,20 @@ void AbciService::reconcile() {
 }
 
 void AbciService::reconcile(const store::MintRequest& mint) {
-    const auto txs = store_.mint_transactions(mint.id);
+    const auto txs = store_.journal().of_mint(mint.id);
     // Transactions are linked to their mint when journaled, before broadcast:
     // none linked means the request ended before anything reached the node.
     if (txs.empty())
         return release(mint.id, Error(ErrorKind::unavailable, "the server stopped before the mint was sent; send it again"));
-    const auto pending = std::any_of(txs.begin(), txs.end(), [](const auto& tx) { return tx.status == "pending"; });
+    const auto pending = std::any_of(txs.begin(), txs.end(), [](const auto& tx) { return tx.status == chain::TxStatus::pending; });
     if (pending) return;  // adopted by its sender: settle_unwaited() finishes it
     // A mined one first: a mint whose batch reverted may have been mined alone after it.
-    auto landed = std::find_if(txs.begin(), txs.end(), [](const auto& tx) { return tx.status == "mined"; });
+    auto landed = std::find_if(txs.begin(), txs.end(), [](const auto& tx) { return tx.status == chain::TxStatus::mined; });
     if (landed == txs.end())
-        landed = std::find_if(txs.begin(), txs.end(), [](const auto& tx) { return tx.status == "reverted"; });
+        landed = std::find_if(txs.begin(), txs.end(), [](const auto& tx) { return tx.status == chain::TxStatus::reverted; });
     if (landed == txs.end())
         return release(mint.id, Error(ErrorKind::unavailable, "the mint was not made: its transaction was " +
-                                                                  txs.back().status + "; send it again"));
+                                                                  std::string(chain::to_string(txs.back().status)) + "; send it again"));
     // Mined before the stop, but its bookkeeping was not done.
     Network& network = registry_.find(landed->blockchain_id);
     const auto receipt = network.client().receipt(eth::from_hex_fixed<32>(landed->hash, "journaled hash"));

@@ -20,12 +20,12 @@ namespace {
 // taken away, and admins and developers keep their role. `holder` is the
 // user the token's wallet is linked to.
 void update_user_role(store::Store& store, const store::User& holder, const store::RoleRequest& request) {
-    if (request.role_type == "verifier" && holder.role == "farmer") store.set_user_role(holder.id, "verifier");
+    if (request.role_type == "verifier" && holder.role == "farmer") store.users().set_role(holder.id, "verifier");
 }
 
 // The user `wallet` (lower-case) is linked to, when that is `user_id`.
 std::optional<store::User> linked_to(store::Store& store, const std::string& wallet, const std::string& user_id) {
-    auto holder = store.find_user_by_wallet(wallet);
+    auto holder = store.credentials().find_user_by_wallet(wallet);
     if (!holder || holder->id != user_id) return std::nullopt;
     return holder;
 }
@@ -35,10 +35,10 @@ Error no_certifier_wallet(store::Store& store, const std::string& user_id, const
     std::string why = "issuing a certificate requires a linked wallet holding the certifier role token on " +
                       blockchain_id + ", and ";
     std::string wallets;
-    for (const auto& wallet : store.wallets_of(user_id))
+    for (const auto& wallet : store.credentials().wallets_of(user_id))
         wallets += (wallets.empty() ? "" : ", ") + eth::Address::parse(wallet).checksummed();
     if (wallets.empty()) {
-        const auto user = store.find_user_by_id(user_id);
+        const auto user = store.users().find_by_id(user_id);
         why += "you have no linked wallet: an admin links one with " +
                util::link_wallet_command(user ? user->email : "EMAIL", "ADDRESS") + " and mints it the token with " +
                util::mint_role_command("ADDRESS", "certifier", blockchain_id);
@@ -50,7 +50,7 @@ Error no_certifier_wallet(store::Store& store, const std::string& user_id, const
 }
 
 store::RoleRequest load(store::Store& store, const std::string& id) {
-    auto request = store.find_role_request(id);
+    auto request = store.role_requests().find(id);
     if (!request) throw Error(ErrorKind::not_found, "no role request " + id);
     return *request;
 }
@@ -63,18 +63,18 @@ store::RoleRequest Workflows::file_role_request(const std::string& user_id, cons
     // requester learns nothing about other users' wallets.
     if (!linked_to(store_, request.wallet_address, user_id)) {
         const auto wallet = eth::Address::parse(request.wallet_address).checksummed();
-        const auto requester = store_.find_user_by_id(user_id);
+        const auto requester = store_.users().find_by_id(user_id);
         throw Error(ErrorKind::unprocessable,
                     "the wallet " + wallet + " is not linked to your account; ask an admin to link it to you (" +
                         util::link_wallet_command(requester ? requester->email : "EMAIL", wallet) +
                         "), then file the request again");
     }
-    return store_.create_role_request(std::move(request));
+    return store_.role_requests().create(std::move(request));
 }
 
 json Workflows::approve_role_request(const std::string& id, const std::string& admin_id) {
     auto request = load(store_, id);
-    if (request.status == "rejected") throw Error(ErrorKind::conflict, "role request " + id + " was rejected");
+    if (request.status == store::RoleRequestStatus::rejected) throw Error(ErrorKind::conflict, "role request " + id + " was rejected");
     // Checked again: the link may have changed since the request was filed
     // (or the request predates the check at filing).
     const auto holder = linked_to(store_, request.wallet_address, request.user_id);
@@ -83,13 +83,13 @@ json Workflows::approve_role_request(const std::string& id, const std::string& a
                                                   " of role request " + id +
                                                   " is no longer linked to the user who filed it; this approval "
                                                   "mints nothing, and the user may file a new request for a wallet of theirs");
-    if (request.status == "pending") {
+    if (request.status == store::RoleRequestStatus::pending) {
         // Of two admins approving at once, one records the approval; both go on to the same idempotent mint.
-        (void)store_.transition_role_request(id, "pending", "approved", admin_id);
+        (void)store_.role_requests().transition(id, store::RoleRequestStatus::pending, store::RoleRequestStatus::approved, admin_id);
         request = load(store_, id);
     }
     json mint = nullptr;
-    if (request.status == "approved") {
+    if (request.status == store::RoleRequestStatus::approved) {
         json body = {{"userAddress", eth::Address::parse(request.wallet_address).checksummed()},
                      {"roleType", request.role_type},
                      {"blockchainId", request.blockchain_id},
@@ -111,10 +111,10 @@ json Workflows::approve_role_request(const std::string& id, const std::string& a
 
 json Workflows::reject_role_request(const std::string& id, const std::string& admin_id) {
     // Compare-and-set from pending: an approval that got there first keeps its mint.
-    if (!store_.transition_role_request(id, "pending", "rejected", admin_id)) {
+    if (!store_.role_requests().transition(id, store::RoleRequestStatus::pending, store::RoleRequestStatus::rejected, admin_id)) {
         const auto request = load(store_, id);
-        if (request.status != "rejected")
-            throw Error(ErrorKind::conflict, "role request " + id + " is " + request.status + ", not pending: it can no longer be rejected");
+        if (request.status != store::RoleRequestStatus::rejected)
+            throw Error(ErrorKind::conflict, "role request " + id + " is " + store::to_string(request.status) + ", not pending: it can no longer be rejected");
     }
     return {{"roleRequest", role_request_view(load(store_, id))}};
 }
@@ -131,7 +131,7 @@ json Workflows::issue_certificate(const std::string& user_id, const json& body) 
     // The caller's wallet that holds the certifier role token, as the chain says.
     const auto certifier_role = role_token("certifier");
     std::string certifier;
-    for (const auto& wallet : store_.wallets_of(user_id)) {
+    for (const auto& wallet : store_.credentials().wallets_of(user_id)) {
         if (abci_.holds(eth::Address::parse(wallet), *certifier_role, blockchain_id)) {
             certifier = wallet;
             break;
@@ -140,7 +140,7 @@ json Workflows::issue_certificate(const std::string& user_id, const json& body) 
     if (certifier.empty()) throw no_certifier_wallet(store_, user_id, blockchain_id);
 
     store::NewCertificate fresh{user_id, blockchain_id, certifier, recipient->lower(), title, description, ""};
-    const auto certificate = store_.create_certificate(fresh);
+    const auto certificate = store_.certificates().create(fresh);
     json metadata = {{"name", title}, {"description", description}};
     for (const char* key : {"image", "external_url", "attributes"})
         if (body.contains(key)) metadata[key] = body[key];
@@ -161,21 +161,21 @@ json Workflows::issue_certificate(const std::string& user_id, const json& body) 
                         {"metadataUri", answer["data"]["metadataUri"]},
                         {"ipfsHash", answer["metadata"]["ipfsHash"]},
                         {"blockchain", answer["metadata"]["blockchain"]}};
-    store_.set_certificate_minted(certificate.id, token["tokenId"].get<std::uint64_t>(),
+    store_.certificates().set_minted(certificate.id, token["tokenId"].get<std::uint64_t>(),
                                   token["transactionHash"].get<std::string>(),
                                   token["blockNumber"].get<std::uint64_t>(), token.dump());
-    return certificate_view(*store_.find_certificate(certificate.id));
+    return certificate_view(*store_.certificates().find(certificate.id));
 }
 
 store::Certificate Workflows::certificate(const std::string& id, const auth::Principal& caller) {
-    auto found = store_.find_certificate(id);
+    auto found = store_.certificates().find(id);
     if (!found || (found->user_id != caller.id && !caller.is_admin()))
         throw Error(ErrorKind::not_found, "no certificate " + id);
     return *found;
 }
 
 std::vector<store::Certificate> Workflows::certificates_of(const std::string& user_id) {
-    return store_.certificates_of(user_id);
+    return store_.certificates().of_user(user_id);
 }
 
 json role_request_view(const store::RoleRequest& r) {
@@ -186,7 +186,7 @@ json role_request_view(const store::RoleRequest& r) {
             {"walletAddress", r.wallet_address},
             {"blockchainId", r.blockchain_id},
             {"note", r.note},
-            {"status", r.status},
+            {"status", store::to_string(r.status)},
             {"approvedBy", r.approved_by.empty() ? json(nullptr) : json(r.approved_by)},
             {"approvedAt", r.approved_at ? json(iso(*r.approved_at)) : json(nullptr)},
             {"transactionHash", r.tx_hash.empty() ? json(nullptr) : json(r.tx_hash)},
@@ -203,7 +203,7 @@ json certificate_view(const store::Certificate& c) {
             {"recipientAddress", eth::Address::parse(c.recipient).checksummed()},
             {"title", c.title},
             {"description", c.description},
-            {"status", c.status},
+            {"status", store::to_string(c.status)},
             {"token", c.token.empty() ? json(nullptr) : json::parse(c.token)},
             {"createdAt", util::format_iso8601_utc(c.created_at)},
             {"updatedAt", util::format_iso8601_utc(c.updated_at)}};

@@ -22,9 +22,9 @@ Reply list_reply(const std::vector<Record>& records, View view) {
 
 Reply users(RequestContext& ctx) {
     auto& store = ctx.services.store;
-    return list_reply(store.list_users(), [&](const store::User& user) {
+    return list_reply(store.users().list(), [&](const store::User& user) {
         auto view = user_view(user);
-        view["wallets"] = store.wallets_of(user.id);
+        view["wallets"] = store.credentials().wallets_of(user.id);
         view["createdAt"] = util::format_iso8601_utc(user.created_at);
         return view;
     });
@@ -44,14 +44,19 @@ Reply audit(RequestContext& ctx) {
                         {"limit must be an integer from 1 to " + std::to_string(kMaxAuditLimit)});
         }
     }
-    return list_reply(ctx.services.store.list_audit(since, limit), audit_view);
+    return list_reply(ctx.services.store.audit().list(since, limit), audit_view);
 }
 
 Reply role_requests(RequestContext& ctx) {
-    return list_reply(ctx.services.store.list_role_requests(ctx.query("status")), service::role_request_view);
+    std::optional<store::RoleRequestStatus> status;
+    if (const auto name = ctx.query("status")) {
+        status = store::parse_role_request_status(*name);
+        if (!status) return list_reply(std::vector<store::RoleRequest>{}, service::role_request_view);
+    }
+    return list_reply(ctx.services.store.role_requests().list(status), service::role_request_view);
 }
 
-Reply api_keys(RequestContext& ctx) { return list_reply(ctx.services.store.list_api_keys(), api_key_view); }
+Reply api_keys(RequestContext& ctx) { return list_reply(ctx.services.store.api_keys().list(), api_key_view); }
 
 }  // namespace
 

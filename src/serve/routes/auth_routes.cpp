@@ -101,10 +101,10 @@ Reply logout(RequestContext& ctx) {
 }
 
 Reply me(RequestContext& ctx) {
-    const auto user = ctx.services.store.find_user_by_id(ctx.caller().id);
+    const auto user = ctx.services.store.users().find_by_id(ctx.caller().id);
     if (!user) throw Error(ErrorKind::unauthenticated, "the token's user no longer exists");
     auto view = user_view(*user);
-    view["wallets"] = ctx.services.store.wallets_of(user->id);
+    view["wallets"] = ctx.services.store.credentials().wallets_of(user->id);
     return Reply::json(200, {{"success", true}, {"user", view}});
 }
 

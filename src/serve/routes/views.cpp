@@ -34,7 +34,7 @@ nlohmann::json verification_view(const store::Verification& verification) {
     return {{"id", verification.id},
             {"practiceId", verification.practice_id},
             {"verifierId", verification.verifier_id},
-            {"outcome", verification.outcome},
+            {"outcome", store::to_string(verification.outcome)},
             {"notes", verification.notes},
             {"createdAt", iso(verification.created_at)}};
 }

@@ -12,7 +12,7 @@
 #include <latch>
 
 #include "core/store/connection_pool.hpp"
-#include "unit/store/store_fixture.hpp"
+#include "support/store_helpers.hpp"
 
 using namespace std::chrono_literals;
 

@@ -11,7 +11,7 @@
 #include "core/store/migrations.hpp"
 #include "support/error_kind.hpp"
 #include "support/scoped_umask.hpp"
-#include "unit/store/store_fixture.hpp"
+#include "support/store_helpers.hpp"
 
 using namespace abci;
 using namespace abci::store;
@@ -33,10 +33,12 @@ unsigned file_mode(const std::string& path) {
 }  // namespace abci::store::testing
 
 TEST_CASE("store: a new database is at the latest schema version, in WAL mode", "[store]") {
-    FreshStore f;
+    test::TempDir dir;
+    const std::string path = dir / "abci.db";
+    (void)open_sqlite_store(path);
     CHECK(sqlite::migrations().size() >= 1);
-    CHECK(user_version(f.path) == static_cast<std::int64_t>(sqlite::migrations().size()));
-    SQLite::Database db(f.path, SQLite::OPEN_READONLY);
+    CHECK(user_version(path) == static_cast<std::int64_t>(sqlite::migrations().size()));
+    SQLite::Database db(path, SQLite::OPEN_READONLY);
     CHECK(db.execAndGet("PRAGMA journal_mode").getString() == "wal");
 }
 
@@ -50,8 +52,8 @@ TEST_CASE("store: reopening keeps the data and applies nothing again", "[store]"
     }
     auto store = open_sqlite_store(path);  // re-running script 1 would fail: its tables exist
     CHECK(user_version(path) == static_cast<std::int64_t>(sqlite::migrations().size()));
-    REQUIRE(store->find_user_by_id(id));
-    CHECK(store->count_users() == 1);
+    REQUIRE(store->users().find_by_id(id));
+    CHECK(store->users().count() == 1);
 }
 
 TEST_CASE("store: a database from a newer abcictl is refused, not downgraded", "[store]") {
@@ -109,8 +111,8 @@ TEST_CASE("store: a database at schema version 1 upgrades to the latest, keeping
     }
     auto store = open_sqlite_store(path);
     CHECK(user_version(path) == static_cast<std::int64_t>(sqlite::migrations().size()));
-    REQUIRE(store->find_user_by_email("old@example.org"));
-    const auto request = store->find_role_request("r1");
+    REQUIRE(store->users().find_by_email("old@example.org"));
+    const auto request = store->role_requests().find("r1");
     REQUIRE(request);
     CHECK(request->user_id == "u1");
     CHECK(request->note == "old");
@@ -119,15 +121,15 @@ TEST_CASE("store: a database at schema version 1 upgrades to the latest, keeping
     CHECK_FALSE(request->approved_at);
     CHECK(request->tx_hash.empty());
     CHECK(request->block_number == 0);
-    CHECK(store->list_role_requests(std::nullopt).size() == 1);
+    CHECK(store->role_requests().list(std::nullopt).size() == 1);
 
     // The old row takes part in the new workflow, and the new tables work.
-    CHECK(store->transition_role_request("r1", "pending", "approved", "u1"));
-    store->set_role_request_minted("r1", "0xaa", 3);
-    CHECK(store->find_role_request("r1")->status == "minted");
-    CHECK_FALSE(store->begin_mint(mint_request("u1", "POST /x", "k", "fp")));
-    CHECK(store->create_certificate(NewCertificate{"u1", "31337", "0x11", "0x11", "t", "d", "c"}).status ==
-          "pending");
+    CHECK(store->role_requests().transition("r1", RoleRequestStatus::pending, RoleRequestStatus::approved, "u1"));
+    store->role_requests().set_minted("r1", "0xaa", 3);
+    CHECK(store->role_requests().find("r1")->status == RoleRequestStatus::minted);
+    CHECK_FALSE(store->mints().begin(mint_request("u1", "POST /x", "k", "fp")));
+    CHECK(store->certificates().create(NewCertificate{"u1", "31337", "0x11", "0x11", "t", "d", "c"}).status ==
+          CertificateStatus::pending);
 }
 
 TEST_CASE("store: idempotency keys of schema version 3 become mints, with their answers and transactions", "[store]") {
@@ -147,17 +149,17 @@ TEST_CASE("store: idempotency keys of schema version 3 become mints, with their 
                 "created_at, updated_at) VALUES ('0xbb', 'c', '0x11', 5, '0x02', '{}', 'pending', 0, 2000, 2000)");
     }
     auto store = open_sqlite_store(path);
-    const auto done = store->find_mint_by_key("u1", "POST /x", "done-key");
+    const auto done = store->mints().find_by_key({"u1", "POST /x", "done-key"});
     REQUIRE(done);
-    CHECK(done->state == "done");
+    CHECK(done->state == store::MintState::done);
     CHECK(done->answer == R"({"success":true})");
     CHECK(done->fingerprint == "fp1");
-    const auto sent = store->find_mint_by_key("u1", "POST /x", "sent-key");
+    const auto sent = store->mints().find_by_key({"u1", "POST /x", "sent-key"});
     REQUIRE(sent);
-    CHECK(sent->state == "pending");
-    REQUIRE(store->mint_transactions(sent->id).size() == 1);
-    CHECK(store->mint_transactions(sent->id)[0].nonce == 5);
-    CHECK(store->pending_mints().size() == 1);
+    CHECK(sent->state == store::MintState::pending);
+    REQUIRE(store->journal().of_mint(sent->id).size() == 1);
+    CHECK(store->journal().of_mint(sent->id)[0].nonce == 5);
+    CHECK(store->mints().pending().size() == 1);
     // The keys still guard their mints.
-    CHECK(store->begin_mint(mint_request("u1", "POST /x", "sent-key", "fp2"))->id == sent->id);
+    CHECK(store->mints().begin(mint_request("u1", "POST /x", "sent-key", "fp2"))->id == sent->id);
 }

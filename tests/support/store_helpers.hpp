@@ -1,5 +1,7 @@
 #pragma once
-// A fresh SQLite store in its own temporary directory, for the [store] tests.
+// A fresh store of the backend under test (the store conformance suite,
+// tests/store, runs once per backend: `--store-backend NAME`), and what the
+// store tests share.
 
 #include <exception>
 #include <memory>
@@ -13,10 +15,16 @@
 
 namespace abci::store::testing {
 
+/// The backend this run tests: catch_main's --store-backend, "sqlite" when not given.
+std::string& backend_under_test();
+
+/// An empty store of the backend under test, in (or keyed to) `dir`.
+/// Fails the test for a backend this build does not know.
+std::unique_ptr<Store> open_store_under_test(const test::TempDir& dir);
+
 struct FreshStore {
     test::TempDir dir;
-    std::string path = dir / "abci.db";
-    std::unique_ptr<Store> store = open_sqlite_store(path);
+    std::unique_ptr<Store> store = open_store_under_test(dir);
 };
 
 /// A time with the store's precision (milliseconds), `offset` away from now.
@@ -26,10 +34,10 @@ inline TimePoint millis_from_now(std::chrono::milliseconds offset) {
 }
 
 inline User add_user(Store& store, const std::string& email, const std::string& role = "farmer") {
-    return store.create_user(NewUser{email, role, false});
+    return store.users().create(NewUser{email, role, false});
 }
 
-/// A new mint for begin_mint, with a fresh id ("" key: none).
+/// A new mint for Mints::begin, with a fresh id ("" key: none).
 inline MintRequest mint_request(const std::string& actor, const std::string& route, const std::string& key,
                                 const std::string& fingerprint) {
     MintRequest mint;

@@ -4,26 +4,26 @@
 
 #include <map>
 
-#include "unit/store/store_fixture.hpp"
+#include "support/store_helpers.hpp"
 
 using namespace abci;
 using namespace abci::store;
 using namespace abci::store::testing;
 using namespace std::chrono_literals;
 
-TEST_CASE("store: concurrent takers get each ticket exactly once", "[store]") {
+TEST_CASE("concurrent takers get each ticket exactly once", "[store]") {
     FreshStore f;
     constexpr int kTickets = 50;
     constexpr int kThreads = 8;
     const TimePoint now = millis_from_now(0ms);
     for (int i = 0; i < kTickets; ++i) {
-        f.store->put_ticket("nonce", "key-" + std::to_string(i), "payload-" + std::to_string(i), now + 1min);
+        f.store->tickets().put("nonce", "key-" + std::to_string(i), "payload-" + std::to_string(i), now + 1min);
     }
 
     std::vector<std::vector<std::pair<int, std::string>>> taken(kThreads);
     on_threads(kThreads, [&](int t) {
         for (int i = 0; i < kTickets; ++i) {
-            if (auto payload = f.store->take_ticket("nonce", "key-" + std::to_string(i), now)) {
+            if (auto payload = f.store->tickets().take("nonce", "key-" + std::to_string(i), now)) {
                 taken[static_cast<std::size_t>(t)].emplace_back(i, *payload);
             }
         }
@@ -40,18 +40,18 @@ TEST_CASE("store: concurrent takers get each ticket exactly once", "[store]") {
     for (const auto& [i, n] : times_taken) CHECK(n == 1);
 }
 
-TEST_CASE("store: concurrent refreshes of one token: exactly one marks it used", "[store]") {
+TEST_CASE("concurrent refreshes of one token: exactly one marks it used", "[store]") {
     FreshStore f;
     const User u = add_user(*f.store, "race@example.org");
     constexpr int kTokens = 20;
     constexpr int kThreads = 8;
     for (int i = 0; i < kTokens; ++i) {
-        f.store->add_refresh_token(RefreshToken{"hash-" + std::to_string(i), "family", u.id, millis_from_now(1h)});
+        f.store->sessions().add_refresh_token(RefreshToken{"hash-" + std::to_string(i), "family", u.id, millis_from_now(1h)});
     }
     std::vector<int> wins(kThreads, 0);
     on_threads(kThreads, [&](int t) {
         for (int i = 0; i < kTokens; ++i) {
-            if (f.store->mark_refresh_token_used("hash-" + std::to_string(i))) ++wins[static_cast<std::size_t>(t)];
+            if (f.store->sessions().mark_refresh_token_used("hash-" + std::to_string(i))) ++wins[static_cast<std::size_t>(t)];
         }
     });
     int total = 0;
@@ -59,29 +59,29 @@ TEST_CASE("store: concurrent refreshes of one token: exactly one marks it used",
     CHECK(total == kTokens);
 }
 
-TEST_CASE("store: more writer threads than pooled connections all succeed", "[store]") {
+TEST_CASE("more writer threads than pooled connections all succeed", "[store]") {
     FreshStore f;
     constexpr int kThreads = 16;  // twice the pool: some wait for a connection, all wait on the write lock
     constexpr int kUsersEach = 5;
     on_threads(kThreads, [&](int t) {
         for (int i = 0; i < kUsersEach; ++i) {
             const User u = add_user(*f.store, "u" + std::to_string(t) + "-" + std::to_string(i) + "@example.org");
-            f.store->link_wallet(u.id, "0x" + std::to_string(t) + "-" + std::to_string(i));
-            if (!f.store->find_user_by_id(u.id)) throw std::runtime_error("a created user is missing");
+            f.store->credentials().link_wallet(u.id, "0x" + std::to_string(t) + "-" + std::to_string(i));
+            if (!f.store->users().find_by_id(u.id)) throw std::runtime_error("a created user is missing");
         }
     });
-    CHECK(f.store->count_users() == kThreads * kUsersEach);
-    CHECK(f.store->list_users().size() == kThreads * kUsersEach);
+    CHECK(f.store->users().count() == kThreads * kUsersEach);
+    CHECK(f.store->users().list().size() == kThreads * kUsersEach);
 }
 
-TEST_CASE("store: concurrent claims of one idempotency key: exactly one wins, the rest see its claim", "[store]") {
+TEST_CASE("concurrent claims of one idempotency key: exactly one wins, the rest see its claim", "[store]") {
     FreshStore f;
     constexpr int kKeys = 10;
     constexpr int kThreads = 8;
     std::vector<std::vector<std::optional<MintRequest>>> answers(kThreads);
     on_threads(kThreads, [&](int t) {
         for (int i = 0; i < kKeys; ++i) {
-            answers[static_cast<std::size_t>(t)].push_back(f.store->begin_mint(
+            answers[static_cast<std::size_t>(t)].push_back(f.store->mints().begin(
                 mint_request("actor", "POST /abci/x", "key-" + std::to_string(i), "fp-" + std::to_string(t))));
         }
     });
@@ -99,25 +99,25 @@ TEST_CASE("store: concurrent claims of one idempotency key: exactly one wins, th
         for (const auto& mine : answers) {
             const auto& answer = mine[static_cast<std::size_t>(i)];
             if (!answer) continue;
-            CHECK(answer->state == "pending");
+            CHECK(answer->state == store::MintState::pending);
             CHECK(answer->fingerprint == winning_fingerprint);
         }
     }
 }
 
-TEST_CASE("store: concurrent approvals of one role request: exactly one moves it", "[store]") {
+TEST_CASE("concurrent approvals of one role request: exactly one moves it", "[store]") {
     FreshStore f;
     const User u = add_user(*f.store, "approve-race@example.org");
     constexpr int kRequests = 10;
     constexpr int kThreads = 8;
     std::vector<std::string> ids;
     for (int i = 0; i < kRequests; ++i) {
-        ids.push_back(f.store->create_role_request(NewRoleRequest{u.id, "producer", "0x11", "31337", ""}).id);
+        ids.push_back(f.store->role_requests().create(NewRoleRequest{u.id, "producer", "0x11", "31337", ""}).id);
     }
     std::vector<std::vector<std::string>> won(kThreads);
     on_threads(kThreads, [&](int t) {
         for (const std::string& id : ids) {
-            if (f.store->transition_role_request(id, "pending", "approved", "admin-" + std::to_string(t))) {
+            if (f.store->role_requests().transition(id, RoleRequestStatus::pending, RoleRequestStatus::approved, "admin-" + std::to_string(t))) {
                 won[static_cast<std::size_t>(t)].push_back(id);
             }
         }
@@ -129,5 +129,5 @@ TEST_CASE("store: concurrent approvals of one role request: exactly one moves it
         }
     }
     REQUIRE(winner.size() == kRequests);
-    for (const auto& [id, admin] : winner) CHECK(f.store->find_role_request(id)->approved_by == admin);
+    for (const auto& [id, admin] : winner) CHECK(f.store->role_requests().find(id)->approved_by == admin);
 }

@@ -1,0 +1,63 @@
+#pragma once
+// The mint requests the service accepted and the idempotency keys that name them.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/store/records.hpp"
+
+namespace abci::store {
+
+enum class MintState { pending, done, failed };
+[[nodiscard]] const char* to_string(MintState state) noexcept;
+[[nodiscard]] std::optional<MintState> parse_mint_state(std::string_view name) noexcept;
+
+/// An Idempotency-Key header as the service scopes it: per caller and route.
+struct IdempotencyKey {
+    std::string actor;
+    std::string route;
+    std::string key;
+};
+
+/// One mint request the service accepted (docs/api.md, "Mint status"): its
+/// state and, once final, its answer; the transactions signed for it are
+/// linked through the journal (JournalEntry::mint_ids, Journal::of_mint).
+struct MintRequest {
+    std::string id;               // UUID v4, chosen by the service
+    std::string actor;            // user id or apikey:<id>
+    std::string route;            // e.g. "POST /abci/contracts/mint-role-token"
+    std::string blockchain_id;
+    std::string idempotency_key;  // the header's value; "" without one
+    std::string fingerprint;      // SHA-256 hex of the request body
+    MintState state = MintState::pending;
+    std::string answer;  // done: the answer's body; failed: {"kind", "message"} of the error
+    TimePoint created_at;
+    TimePoint updated_at;
+};
+
+class Mints {
+public:
+    virtual ~Mints() = default;
+    /// Records a new pending mint and, when it carries an idempotency key,
+    /// claims (actor, route, key) for it. Returns nothing, or, when the key
+    /// is claimed already, that key's mint unchanged (pending or final) and
+    /// records nothing. Atomic: of two concurrent claims exactly one wins.
+    [[nodiscard]] virtual std::optional<MintRequest> begin(const MintRequest& mint) = 0;
+    /// Makes a pending mint final (done or failed, with its answer); a final
+    /// mint is left as it is. Error(not_found) for an unknown id.
+    virtual void finish(const std::string& id, MintState state, const std::string& answer) = 0;
+    /// Makes a pending mint failed and frees its idempotency key, so that a
+    /// retry with the key runs again: for a mint of which nothing was
+    /// signed, or nothing can be mined any more. A final mint is left as it is.
+    /// Error(not_found) for an unknown id.
+    virtual void release(const std::string& id, const std::string& answer) = 0;
+    [[nodiscard]] virtual std::optional<MintRequest> find(const std::string& id) = 0;
+    /// The mint an idempotency key names.
+    [[nodiscard]] virtual std::optional<MintRequest> find_by_key(const IdempotencyKey& key) = 0;
+    /// Mints still pending (for reconciliation at start), oldest first.
+    [[nodiscard]] virtual std::vector<MintRequest> pending() = 0;
+};
+
+}  // namespace abci::store

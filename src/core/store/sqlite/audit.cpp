@@ -1,0 +1,118 @@
+// The audit log on SQLite.
+
+#include <SQLiteCpp/Transaction.h>
+
+#include <algorithm>
+#include <limits>
+#include <mutex>
+
+#include "core/store/sqlite/sqlite.hpp"
+#include "core/util/batch_writer.hpp"
+
+namespace abci::store::sqlite {
+namespace {
+
+constexpr const char* kAuditColumns =
+    "id, time, actor, method, path, status, client_address, request_id, refused_window, count, last_time";
+AuditEntry read_audit(const Statement& s) {
+    return AuditEntry{.id = integer(s, "id"),
+                      .time = time_at(s, "time"),
+                      .actor = text(s, "actor"),
+                      .method = text(s, "method"),
+                      .path = text(s, "path"),
+                      .status = static_cast<int>(integer(s, "status")),
+                      .client_address = text(s, "client_address"),
+                      .request_id = text(s, "request_id"),
+                      .refused = !is_null(s, "refused_window"),
+                      .count = integer(s, "count"),
+                      .last_time = optional_time_at(s, "last_time")};
+}
+
+class SqliteAuditLog final : public AuditLog {
+public:
+    explicit SqliteAuditLog(Db& db) : db_(db) {}
+
+    void append(const AuditEntry& entry) override { writer_.append(entry); }
+
+    void set_error_handler(std::function<void(const std::string&)> handler) override {
+        std::lock_guard lock(error_mutex_);
+        error_handler_ = std::move(handler);
+    }
+
+    std::vector<AuditEntry> query(const AuditQuery& query) override {
+        // Our own queued entries first, so a request's row is listed by the next request.
+        (void)writer_.flush(std::chrono::seconds(5));
+        const std::int64_t from = query.since ? to_millis(*query.since) : std::numeric_limits<std::int64_t>::min();
+        const auto max_rows =
+            static_cast<std::int64_t>(std::min<std::size_t>(query.limit, std::numeric_limits<std::int64_t>::max()));
+        // One statement for every combination: an empty filter compares true.
+        const std::string sql =
+            select_columns(kAuditColumns, std::string("FROM audit_log WHERE time >= ?1 AND (?2 = '' OR actor = ?2) "
+                                                      "AND status BETWEEN ?3 AND ?4 AND substr(path, 1, length(?5)) "
+                                                      "= ?5 ORDER BY id ") +
+                                              (query.newest_first ? "DESC" : "ASC") + " LIMIT ?6");
+        return db_.run({}, [&](Database& db) {
+            return query_all(db, sql, read_audit, from, query.actor, query.status_from, query.status_to,
+                             query.path_prefix, max_rows);
+        });
+    }
+
+    std::map<std::string, TimePoint> api_keys_last_used() override {
+        (void)writer_.flush(std::chrono::seconds(5));
+        // A range over audit_log_by_actor rather than LIKE: "apikey;" is the first string after every "apikey:…".
+        const auto rows = db_.run({}, [&](Database& db) {
+            return query_all(db,
+                             "SELECT substr(actor, 8) AS key_id, MAX(time) AS last_used FROM audit_log "
+                             "WHERE actor >= 'apikey:' AND actor < 'apikey;' GROUP BY actor",
+                             [](const Statement& s) { return std::pair(text(s, "key_id"), time_at(s, "last_used")); });
+        });
+        return {rows.begin(), rows.end()};
+    }
+
+private:
+    void write(const std::vector<AuditEntry>& entries) {
+        db_.run({}, [&](Database& db) {
+            SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+            constexpr auto window = std::chrono::duration_cast<std::chrono::milliseconds>(kRefusedAuditWindow).count();
+            for (const auto& entry : entries) {
+                const auto time = to_millis(entry.time);
+                const std::optional<std::int64_t> refused_window =
+                    entry.refused ? std::optional(time - time % window) : std::nullopt;
+                execute(db,
+                        "INSERT INTO audit_log (time, actor, method, path, status, client_address, request_id, "
+                        "refused_window, count, last_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                        "ON CONFLICT (refused_window, client_address, actor, method, path, status) "
+                        "WHERE refused_window IS NOT NULL "
+                        "DO UPDATE SET count = count + excluded.count, last_time = max(last_time, excluded.last_time)",
+                        time, entry.actor, entry.method, entry.path, entry.status, entry.client_address,
+                        entry.request_id, refused_window, entry.count,
+                        entry.refused ? std::optional(time) : std::nullopt);
+            }
+            tx.commit();
+        });
+    }
+
+    void report_failure(const std::exception& e) {
+        std::lock_guard lock(error_mutex_);
+        if (error_handler_) error_handler_(e.what());
+    }
+
+    Db& db_;
+    std::mutex error_mutex_;  // guards the handler only
+    std::function<void(const std::string&)> error_handler_;
+    // Every /abci request appends an audit row. They are committed in batches
+    // at most every few milliseconds, off the request's path: each commit
+    // would otherwise make every reader's page cache stale (SQLite drops a
+    // connection's cache when the WAL changed), so a read route under load
+    // re-read its pages from disk on nearly every request. Last member: its
+    // destructor writes what is queued.
+    util::BatchWriter<AuditEntry> writer_{[this](std::vector<AuditEntry>& batch) { write(batch); },
+                                          [this](const std::exception& e) { report_failure(e); },
+                                          std::chrono::milliseconds(5)};
+};
+
+}  // namespace
+
+std::unique_ptr<AuditLog> make_audit_log(Db& db) { return std::make_unique<SqliteAuditLog>(db); }
+
+}  // namespace abci::store::sqlite

@@ -1,0 +1,66 @@
+// The stored names of the store's enums: part of the schema, never renamed.
+
+#include <array>
+#include <string_view>
+#include <utility>
+
+#include "core/store/certificates.hpp"
+#include "core/store/mints.hpp"
+#include "core/store/practices.hpp"
+#include "core/store/role_requests.hpp"
+
+namespace abci::store {
+namespace {
+
+template <class Enum, std::size_t N>
+const char* name_of(const std::array<std::pair<Enum, const char*>, N>& names, Enum value) noexcept {
+    for (const auto& [e, name] : names)
+        if (e == value) return name;
+    return "unknown";
+}
+
+template <class Enum, std::size_t N>
+std::optional<Enum> value_of(const std::array<std::pair<Enum, const char*>, N>& names, std::string_view name) noexcept {
+    for (const auto& [e, n] : names)
+        if (name == n) return e;
+    return std::nullopt;
+}
+
+constexpr std::array<std::pair<RoleRequestStatus, const char*>, 4> kRoleRequestStatuses{{
+    {RoleRequestStatus::pending, "pending"},
+    {RoleRequestStatus::approved, "approved"},
+    {RoleRequestStatus::minted, "minted"},
+    {RoleRequestStatus::rejected, "rejected"},
+}};
+constexpr std::array<std::pair<MintState, const char*>, 3> kMintStates{{
+    {MintState::pending, "pending"},
+    {MintState::done, "done"},
+    {MintState::failed, "failed"},
+}};
+constexpr std::array<std::pair<CertificateStatus, const char*>, 2> kCertificateStatuses{{
+    {CertificateStatus::pending, "pending"},
+    {CertificateStatus::minted, "minted"},
+}};
+constexpr std::array<std::pair<VerificationOutcome, const char*>, 2> kVerificationOutcomes{{
+    {VerificationOutcome::approved, "approved"},
+    {VerificationOutcome::rejected, "rejected"},
+}};
+
+}  // namespace
+
+const char* to_string(RoleRequestStatus status) noexcept { return name_of(kRoleRequestStatuses, status); }
+std::optional<RoleRequestStatus> parse_role_request_status(std::string_view name) noexcept {
+    return value_of(kRoleRequestStatuses, name);
+}
+const char* to_string(MintState state) noexcept { return name_of(kMintStates, state); }
+std::optional<MintState> parse_mint_state(std::string_view name) noexcept { return value_of(kMintStates, name); }
+const char* to_string(CertificateStatus status) noexcept { return name_of(kCertificateStatuses, status); }
+std::optional<CertificateStatus> parse_certificate_status(std::string_view name) noexcept {
+    return value_of(kCertificateStatuses, name);
+}
+const char* to_string(VerificationOutcome outcome) noexcept { return name_of(kVerificationOutcomes, outcome); }
+std::optional<VerificationOutcome> parse_verification_outcome(std::string_view name) noexcept {
+    return value_of(kVerificationOutcomes, name);
+}
+
+}  // namespace abci::store
