@@ -81,12 +81,11 @@ void warn_if_exposed(const std::string& path) {
 /// without the minter role or funds) is said at start, one line per failing
 /// check, rather than met by the first mint; `strict` refuses to start then.
 void check_at_start(service::AbciService& abci, bool strict) {
-    const auto ready = abci.readiness();
     std::string failed;
-    for (const auto& [name, check] : ready.body["checks"].items()) {
-        if (check["healthy"].get<bool>()) continue;
-        failed += (failed.empty() ? "" : ", ") + name;
-        log_line("warn", "start-up check failed", {{"check", name}, {"message", check.value("message", "")}});
+    for (const auto& check : abci.readiness().checks) {
+        if (check.healthy) continue;
+        failed += (failed.empty() ? "" : ", ") + check.name;
+        log_line("warn", "start-up check failed", {{"check", check.name}, {"message", check.message.value_or("")}});
     }
     if (strict && !failed.empty())
         throw Error(ErrorKind::unavailable,

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/service/balance_sync.hpp"
+#include "core/service/health.hpp"
 #include "core/service/mint_record.hpp"
 #include "core/service/registry.hpp"
 #include "core/service/tokens.hpp"
@@ -116,11 +117,11 @@ public:
     /// configured chain id), contract:<id> (code at the address, its
     /// version()), minter:<id> (the signer holds MINTER_ROLE) and signer:<id>
     /// (funded, nothing stuck); then contentStorage and database.
-    [[nodiscard]] Answer health();
+    [[nodiscard]] HealthReport health();
     /// GET /readyz and the start-up checks: the database and the network
-    /// checks of every chain that is not disabled; 200 "ready" or 503 "not
-    /// ready", each failing check with a message that says what to fix.
-    [[nodiscard]] Answer readiness();
+    /// checks of every chain that is not disabled, each failing check with a
+    /// message that says what to fix.
+    [[nodiscard]] HealthReport readiness();
 
     /// Settles what a crash or stop left unsettled: the journal's pending
     /// transactions go back to their senders (sent again, settled as live

@@ -8,6 +8,7 @@
 #include "core/service/service.hpp"
 #include "serve/log.hpp"
 #include "serve/router.hpp"
+#include "serve/routes/abci_views.hpp"
 #include "serve/routes/routes.hpp"
 
 namespace abci::serve {
@@ -72,7 +73,10 @@ Reply token_metadata(RequestContext& ctx) {
                                                              ctx.query("entityId"), ctx.query("userAddress")));
 }
 
-Reply health(RequestContext& ctx) { return answer(ctx.services.abci.health()); }
+Reply health(RequestContext& ctx) {
+    const auto report = ctx.services.abci.health();
+    return Reply::json(health_status(report), health_view(report, "healthy", "degraded"));
+}
 
 // An admin may look at anyone's mint by id; everyone else at their own.
 Reply mint_status(RequestContext& ctx) {

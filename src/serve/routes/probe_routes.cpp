@@ -8,6 +8,7 @@
 
 #include "core/service/service.hpp"
 #include "serve/router.hpp"
+#include "serve/routes/abci_views.hpp"
 #include "serve/routes/routes.hpp"
 
 namespace abci::serve {
@@ -20,8 +21,8 @@ namespace {
 /// second however many ask. No lock is held while the probes run.
 class SharedReadiness {
 public:
-    service::Answer get(service::AbciService& abci) {
-        std::shared_future<service::Answer> answer;
+    service::HealthReport get(service::AbciService& abci) {
+        std::shared_future<service::HealthReport> answer;
         {
             std::lock_guard lock(mutex_);
             const auto now = std::chrono::steady_clock::now();
@@ -37,7 +38,7 @@ public:
 private:
     static constexpr std::chrono::seconds kReuseFor{1};
     std::mutex mutex_;
-    std::shared_future<service::Answer> current_;
+    std::shared_future<service::HealthReport> current_;
     std::chrono::steady_clock::time_point started_;
 };
 
@@ -50,8 +51,8 @@ std::vector<Route> probe_routes() {
          [](RequestContext&) { return Reply::json(200, {{"status", "alive"}}); }},
         {"GET", "/readyz", Access::open, {},
          [readiness](RequestContext& ctx) {
-             auto answer = readiness->get(ctx.services.abci);
-             return Reply::json(answer.status, std::move(answer.body));
+             const auto report = readiness->get(ctx.services.abci);
+             return Reply::json(health_status(report), health_view(report, "ready", "not ready"));
          }},
     };
 }

@@ -1,0 +1,41 @@
+#pragma once
+// What GET /abci/health and /readyz find (AbciService::health, readiness):
+// typed findings; serve renders them (and picks 503 for an unhealthy report).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/chain/tx_sender.hpp"
+#include "core/eth/u256.hpp"
+#include "core/store/records.hpp"
+
+namespace abci::service {
+
+/// One check's finding, with what it read (each field where its check reads it).
+struct HealthCheck {
+    std::string name;  // network:<id>, contract:<id>, minter:<id>, signer:<id>, contentStorage, database
+    bool healthy = false;
+    std::optional<std::string> message;  // what to fix when unhealthy; the content store says it always
+    std::optional<std::uint64_t> chain_id;      // network: the configured one
+    std::optional<std::uint64_t> latest_block;  // network, when the node answered
+    std::optional<std::int64_t> latency_ms;     // network
+    std::optional<std::string> address;         // contract, minter, signer: checksummed
+    std::optional<std::string> version;         // contract, when deployed
+    std::optional<eth::U256> balance;           // signer, when read
+    std::optional<eth::U256> minimum_balance;   // signer, when read
+    std::vector<chain::StuckTx> stuck;          // signer: unmined at the fee cap
+};
+
+struct HealthReport {
+    std::vector<HealthCheck> checks;
+    store::TimePoint checked_at;
+    [[nodiscard]] bool healthy() const noexcept {
+        for (const auto& check : checks)
+            if (!check.healthy) return false;
+        return true;
+    }
+};
+
+}  // namespace abci::service
