@@ -17,13 +17,7 @@
 
 namespace abci::service {
 
-using nlohmann::json;
-
 namespace {
-
-json optional_time(const std::optional<store::TimePoint>& t) {
-    return t ? json(util::format_iso8601_utc(*t)) : json(nullptr);
-}
 
 std::optional<std::uint64_t> parse_token_id(util::Fields& fields, const std::string& text) {
     if (text.empty()) return std::nullopt;
@@ -33,107 +27,79 @@ std::optional<std::uint64_t> parse_token_id(util::Fields& fields, const std::str
     return std::stoull(text);
 }
 
-struct Lookup {
-    Network* network = nullptr;
-    eth::Address address;
-};
-
-// The common query parameters of the balance routes, validated together.
-Lookup balance_query(Registry& registry, util::Fields& fields, const std::optional<std::string>& user_address,
-                     const std::optional<std::string>& blockchain_id) {
+// The common query parameters of the balance routes, checked together.
+UserBalanceQuery balance_query(util::Fields& fields, const Param& user_address, const Param& blockchain_id) {
     fields.check(user_address && !user_address->empty(), "userAddress is required");
     fields.check(blockchain_id && !blockchain_id->empty(), "blockchainId is required");
     const auto address = parse_address_field(fields, "userAddress", user_address.value_or(""));
     fields.done();
-    return {&registry.find(*blockchain_id), *address};
+    return {*address, *blockchain_id};
 }
 
-json balance_entry(const store::TokenBalance& row, const TokenKind& kind) {
-    json entry = {{"tokenId", row.token_id},
-                  {"tokenType", to_string(kind.family)},
-                  {"category", kind.category},
-                  {"balance", row.balance},
-                  {"name", kind.name},
-                  {"isSoulbound", is_soulbound(kind.family)}};
-    if (kind.family == TokenFamily::role)
-        entry["mintedAt"] = optional_time(row.minted_at);
-    else
-        entry["lastMinted"] = optional_time(row.last_minted);
-    return entry;
-}
-
-json gas_prices(Network& network) {
+std::optional<GasPrices> gas_prices(Network& network) {
     try {
         const auto tiers = network.probe().fee_tiers();
-        return {{"low", tiers.expected_price(chain::FeeTier::low).to_dec()},
-                {"standard", tiers.expected_price(chain::FeeTier::standard).to_dec()},
-                {"fast", tiers.expected_price(chain::FeeTier::fast).to_dec()}};
+        return GasPrices{tiers.expected_price(chain::FeeTier::low), tiers.expected_price(chain::FeeTier::standard),
+                         tiers.expected_price(chain::FeeTier::fast)};
     } catch (const Error& e) {
         util::log(util::LogLevel::warning, "a blockchain's gas prices could not be read from its node; shown as null",
                   {{"blockchainId", network.config().id}, {"error", e.what()}});
-        return nullptr;
+        return std::nullopt;
     }
 }
 
 }  // namespace
 
-json AbciService::mint_status(const std::string& mint_id, const std::string& actor, bool any_actor) {
-    const auto mint = store_.mints().find(mint_id);
-    if (!mint || (!any_actor && mint->actor != actor)) throw Error(ErrorKind::not_found, "no mint " + mint_id);
-    return mint_status_body(*mint);
-}
-
-json AbciService::mint_status_by_key(const std::string& key, const std::string& actor) {
-    validate_idempotency_key(key);
-    for (const char* route : {kMintRoleRoute, kMintEntityRoute})
-        if (const auto mint = store_.mints().find_by_key({actor, route, key})) return mint_status_body(*mint);
-    throw Error(ErrorKind::not_found, "no mint was requested with this Idempotency-Key");
-}
-
-json AbciService::mint_status_body(const store::MintRequest& mint) {
-    json transactions = json::array();
-    for (const auto& tx : store_.journal().of_mint(mint.id))
-        transactions.push_back({{"hash", tx.hash},
-                                {"nonce", tx.nonce},
-                                {"status", chain::to_string(tx.status)},
-                                {"blockNumber", tx.block_number == 0 ? json(nullptr) : json(tx.block_number)}});
-    const json stored = mint.answer.empty() ? json(nullptr) : json::parse(mint.answer, nullptr, false);
-    json data = {{"mintId", mint.id},
-                 {"state", mint.state == store::MintState::done ? "mined" : store::to_string(mint.state)},
-                 {"route", mint.route},
-                 {"blockchainId", mint.blockchain_id},
-                 {"idempotencyKey", mint.idempotency_key.empty() ? json(nullptr) : json(mint.idempotency_key)},
-                 {"transactions", transactions},
-                 {"result", mint.state == store::MintState::done ? stored : json(nullptr)},
-                 {"error", mint.state == store::MintState::failed ? stored : json(nullptr)},
-                 {"createdAt", util::format_iso8601_utc(mint.created_at)},
-                 {"updatedAt", util::format_iso8601_utc(mint.updated_at)}};
-    return envelope(std::move(data), {{"checkedAt", now_iso()}});
-}
-
-json AbciService::token_balance(const std::optional<std::string>& user_address,
-                                const std::optional<std::string>& token_id,
-                                const std::optional<std::string>& blockchain_id) {
-    json none = json::object();
+TokenBalanceQuery TokenBalanceQuery::parse(const Param& user_address, const Param& token_id,
+                                           const Param& blockchain_id) {
+    nlohmann::json none = nlohmann::json::object();
     util::Fields fields(none);
     fields.check(token_id && !token_id->empty(), "tokenId is required");
     const auto id = parse_token_id(fields, token_id.value_or(""));
     const auto kind = id ? token_kind(*id) : std::nullopt;
     fields.check(!id || kind.has_value(), "tokenId must be a role (10000, 10100, 10200, 10300) or entity (1000, 1100, 1200, 1300) token id");
-    const auto [network, address] = balance_query(registry_, fields, user_address, blockchain_id);
-    const auto& config = network->config();
-    (void)balances_.sync(*network, address);
-    const auto row = store_.tokens().find_balance(config.id, address.lower(), kind->id);
-    json data = {{"userAddress", address.checksummed()},
-                 {"tokenId", kind->id},
-                 {"balance", row ? row->balance : "0"},
-                 {"tokenType", to_string(kind->family)},
-                 {"tokenName", kind->name},
-                 {"isSoulbound", is_soulbound(kind->family)},
-                 {"mintedAt", row ? optional_time(row->minted_at) : json(nullptr)},
-                 {"lastUpdated", row ? json(util::format_iso8601_utc(row->last_updated)) : json(nullptr)}};
-    json metadata = {{"blockchain", blockchain_ref(config)}, {"contractAddress", network->contract().address().checksummed()}};
-    return envelope(std::move(data), std::move(metadata));
+    auto wallet = balance_query(fields, user_address, blockchain_id);
+    return {wallet.user, *kind, std::move(wallet.blockchain_id)};
+}
+
+UserBalanceQuery UserBalanceQuery::parse(const Param& user_address, const Param& blockchain_id) {
+    nlohmann::json none = nlohmann::json::object();
+    util::Fields fields(none);
+    return balance_query(fields, user_address, blockchain_id);
+}
+
+TokenMetadataQuery TokenMetadataQuery::parse(const std::string& token_id, const Param& blockchain_id,
+                                             const Param& entity_id, const Param& user_address) {
+    nlohmann::json none = nlohmann::json::object();
+    util::Fields fields(none);
+    const auto id = parse_token_id(fields, token_id);
+    fields.check(blockchain_id && !blockchain_id->empty(), "blockchainId is required");
+    const auto address = user_address ? parse_address_field(fields, "userAddress", *user_address) : std::nullopt;
+    fields.done();
+    return {token_id, id ? token_kind(*id) : std::nullopt, *blockchain_id, entity_id, address};
+}
+
+MintStatus AbciService::mint_status(const std::string& mint_id, const std::string& actor, bool any_actor) {
+    auto mint = store_.mints().find(mint_id);
+    if (!mint || (!any_actor && mint->actor != actor)) throw Error(ErrorKind::not_found, "no mint " + mint_id);
+    return {std::move(*mint), store_.journal().of_mint(mint_id)};
+}
+
+MintStatus AbciService::mint_status_by_key(const std::string& key, const std::string& actor) {
+    validate_idempotency_key(key);
+    for (const char* route : {kMintRoleRoute, kMintEntityRoute})
+        if (auto mint = store_.mints().find_by_key({actor, route, key})) {
+            auto transactions = store_.journal().of_mint(mint->id);
+            return {std::move(*mint), std::move(transactions)};
+        }
+    throw Error(ErrorKind::not_found, "no mint was requested with this Idempotency-Key");
+}
+
+TokenBalance AbciService::token_balance(const TokenBalanceQuery& query) {
+    Network& network = registry_.find(query.blockchain_id);
+    (void)balances_.sync(network, query.user);
+    return {query.user, query.kind, store_.tokens().find_balance(network.config().id, query.user.lower(), query.kind.id),
+            ChainRef::of(network.config()), network.contract().address()};
 }
 
 bool AbciService::holds(const eth::Address& wallet, const TokenKind& kind, const std::string& blockchain_id) {
@@ -143,160 +109,113 @@ bool AbciService::holds(const eth::Address& wallet, const TokenKind& kind, const
     return row && row->balance != "0";
 }
 
-json AbciService::user_balance(const std::optional<std::string>& user_address,
-                               const std::optional<std::string>& blockchain_id) {
-    json none = json::object();
-    util::Fields fields(none);
-    const auto [network, address] = balance_query(registry_, fields, user_address, blockchain_id);
-    const auto& config = network->config();
-    const std::string contract = network->contract().address().checksummed();
-    const auto synced_now = balances_.sync(*network, address);
-    json balances = json::array();
+UserBalance AbciService::user_balance(const UserBalanceQuery& query) {
+    Network& network = registry_.find(query.blockchain_id);
+    const auto& config = network.config();
+    UserBalance result{query.user, {}, ChainRef::of(config), network.contract().address(), std::nullopt};
+    const auto synced_now = balances_.sync(network, query.user);
     std::optional<store::TimePoint> oldest_sync;
-    for (const auto& row : store_.tokens().balances_of(config.id, address.lower())) {
+    for (auto& row : store_.tokens().balances_of(config.id, query.user.lower())) {
         const auto kind = token_kind(row.token_id);
         if (!kind) continue;
-        balances.push_back(balance_entry(row, *kind));
         if (row.last_synced && (!oldest_sync || *row.last_synced < *oldest_sync)) oldest_sync = row.last_synced;
+        result.holdings.push_back({std::move(row), *kind});
     }
-    // Read from the chain just now, or (the chain did not answer) as old as the stalest row.
-    const auto synced = synced_now ? synced_now : oldest_sync;
-    json data = {{"userAddress", address.checksummed()}, {"totalTokens", balances.size()}, {"balances", balances}};
-    json metadata = {{"blockchain", blockchain_ref(config)}, {"contractAddress", contract}, {"lastSynced", optional_time(synced)}};
-    return envelope(std::move(data), std::move(metadata));
+    result.last_synced = synced_now ? synced_now : oldest_sync;
+    return result;
 }
 
-json AbciService::blockchains() {
+std::vector<NetworkListing> AbciService::blockchains() {
     std::vector<Network*> listed;
     for (const auto& network : registry_.networks())
         if (network->config().status != NetworkStatus::disabled) listed.push_back(network.get());
     // One deadline for all: the fee lookups run at once.
-    std::vector<std::future<json>> prices;
+    std::vector<std::future<std::optional<GasPrices>>> prices;
     for (auto* network : listed) prices.push_back(std::async(std::launch::async, [network] { return gas_prices(*network); }));
-    json data = json::array();
-    int active = 0, test = 0;
-    for (std::size_t i = 0; i < listed.size(); ++i) {
-        const auto& c = listed[i]->config();
-        active += c.status == NetworkStatus::active;
-        test += c.status == NetworkStatus::testnet;
-        data.push_back({{"id", c.id},
-                        {"name", c.name},
-                        {"chainId", c.chain_id},
-                        {"network", c.network},
-                        {"rpcUrl", listed[i]->masked_rpc_url()},
-                        {"contractAddress", c.contract_address.empty() ? json(nullptr)
-                                                                        : json(eth::Address::parse(c.contract_address).checksummed())},
-                        {"nativeCurrency", {{"name", c.native_currency.name},
-                                            {"symbol", c.native_currency.symbol},
-                                            {"decimals", c.native_currency.decimals}}},
-                        {"blockExplorer", c.block_explorer},
-                        {"status", to_string(c.status)},
-                        {"gasPrice", prices[i].get()}});
-    }
-    json metadata = {{"totalNetworks", listed.size()}, {"activeNetworks", active}, {"testNetworks", test}};
-    return envelope(std::move(data), std::move(metadata));
+    std::vector<NetworkListing> networks;
+    for (std::size_t i = 0; i < listed.size(); ++i)
+        networks.push_back({listed[i]->config(), listed[i]->masked_rpc_url(), prices[i].get()});
+    return networks;
 }
 
-json AbciService::blockchain_status(const std::string& id) {
+BlockchainStatus AbciService::blockchain_status(const std::string& id) {
     Network& network = registry_.find(id);
-    const auto& c = network.config();
-    json latest_block = nullptr, block_time = nullptr, current = nullptr;
-    bool rpc_ok = false;
-    // A node of another chain answers, but nothing it says is about this network (health agrees).
-    bool wrong_chain = false;
+    BlockchainStatus status{.config = network.config()};
+    const auto& c = status.config;
     try {
-        wrong_chain = network.probe().node_chain_id() != c.chain_id;
-        if (!wrong_chain) {
+        // A node of another chain answers, but nothing it says is about this network (health agrees).
+        if (network.probe().node_chain_id() != c.chain_id) {
+            status.rpc = BlockchainStatus::Rpc::wrong_chain;
+        } else {
             // Averaged over the last (up to) 10 blocks: one block's gap is noise.
             const auto head = network.probe().block_stamp();
             const auto span = std::min<std::uint64_t>(head.number, 10);
-            latest_block = head.number;
+            status.latest_block = head.number;
             if (span > 0) {
                 const auto old = network.probe().block_stamp(head.number - span);
-                block_time = static_cast<double>(head.timestamp - old.timestamp) / static_cast<double>(span);
+                status.block_time = static_cast<double>(head.timestamp - old.timestamp) / static_cast<double>(span);
             }
-            current = network.probe().gas_price().to_dec();
-            rpc_ok = true;
+            status.gas_price = network.probe().gas_price();
+            status.rpc = BlockchainStatus::Rpc::healthy;
         }
     } catch (const Error& e) {
         // Shown as unreachable in the answer; the reason goes to the operator.
         util::log(util::LogLevel::warning, "a blockchain's status could not be read from its node",
                   {{"blockchainId", c.id}, {"error", e.what()}});
     }
-    // Without an answer from the node whether the contract is deployed is unknown: null, not false.
-    json contract = {{"address", c.contract_address.empty() ? json(nullptr) : json(eth::Address::parse(c.contract_address).checksummed())},
-                     {"deployed", rpc_ok && !network.has_contract() ? json(false) : json(nullptr)},
-                     {"version", nullptr},
-                     {"lastUpgrade", nullptr}};
-    bool contract_ok = false;
-    if (rpc_ok && network.has_contract()) {
-        try {
-            auto& token = network.probe_contract();
-            contract["deployed"] = token.is_deployed();
-            if (contract["deployed"].get<bool>()) {
-                contract["version"] = token.version();
-                contract["lastUpgrade"] = util::format_iso8601_utc(std::chrono::system_clock::time_point(
-                    std::chrono::seconds(token.deployed_at())));
-                contract_ok = true;
-            }
-        } catch (const Error& e) {
-            util::log(util::LogLevel::warning, "a blockchain's contract could not be read; its status is degraded",
-                      {{"blockchainId", c.id}, {"error", e.what()}});
-        }
+    if (status.rpc != BlockchainStatus::Rpc::healthy) return status;
+    status.recommended = gas_prices(network);
+    if (!network.has_contract()) {
+        status.deployed = false;
+        return status;
     }
-    json data = {{"id", c.id},
-                 {"name", c.name},
-                 {"status", rpc_ok && contract_ok ? "healthy" : "degraded"},
-                 {"latestBlock", latest_block},
-                 {"blockTime", block_time},
-                 {"gasPrice", {{"current", current}, {"recommended", rpc_ok ? gas_prices(network) : json(nullptr)}}},
-                 {"contractStatus", contract},
-                 {"health", {{"rpcConnectivity", rpc_ok ? "healthy" : wrong_chain ? "wrong-chain" : "unreachable"},
-                             {"contractAccessible", contract_ok ? "healthy" : rpc_ok ? "unavailable" : "unknown"},
-                             {"lastChecked", now_iso()}}}};
-    return envelope(std::move(data), {{"blockchain", blockchain_ref(c)}});
+    try {
+        auto& token = network.probe_contract();
+        status.deployed = token.is_deployed();
+        if (*status.deployed) {
+            status.contract_version = token.version();
+            status.last_upgrade = std::chrono::system_clock::time_point(std::chrono::seconds(token.deployed_at()));
+            status.contract_ok = true;
+        }
+    } catch (const Error& e) {
+        util::log(util::LogLevel::warning, "a blockchain's contract could not be read; its status is degraded",
+                  {{"blockchainId", c.id}, {"error", e.what()}});
+    }
+    return status;
 }
 
-json AbciService::token_metadata(const std::string& token_id, const std::optional<std::string>& blockchain_id,
-                                 const std::optional<std::string>& entity_id,
-                                 const std::optional<std::string>& user_address) {
-    json none = json::object();
-    util::Fields fields(none);
-    const auto id = parse_token_id(fields, token_id);
-    const auto kind = id ? token_kind(*id) : std::nullopt;
-    fields.check(blockchain_id && !blockchain_id->empty(), "blockchainId is required");
-    const auto address = user_address ? parse_address_field(fields, "userAddress", *user_address) : std::nullopt;
-    fields.done();
-    if (!kind) throw Error(ErrorKind::not_found, "no token with id " + token_id);
-    Network& network = registry_.find(*blockchain_id);
+TokenMetadata AbciService::token_metadata(const TokenMetadataQuery& query) {
+    if (!query.kind) throw Error(ErrorKind::not_found, "no token with id " + query.token_id);
+    const TokenKind& kind = *query.kind;
+    Network& network = registry_.find(query.blockchain_id);
     const auto& c = network.config();
 
     std::string record;
     store::TimePoint updated = std::chrono::system_clock::now();
-    if (kind->family == TokenFamily::entity) {
-        const auto entity = store_.entities().find(c.id, kind->id, entity_id);
+    if (kind.family == TokenFamily::entity) {
+        const auto entity = store_.entities().find(c.id, kind.id, query.entity_id);
         if (!entity)
-            throw Error(ErrorKind::not_found, entity_id ? "no " + std::string(kind->category) + " entity " + *entity_id +
-                                                              " was minted on " + c.id
-                                                        : "no " + std::string(kind->category) + " token was minted on " + c.id);
+            throw Error(ErrorKind::not_found, query.entity_id ? "no " + std::string(kind.category) + " entity " +
+                                                                    *query.entity_id + " was minted on " + c.id
+                                                              : "no " + std::string(kind.category) + " token was minted on " + c.id);
         record = entity->metadata;
         updated = entity->created_at;
     } else {
         // A role's record: the role itself, for one holder when named.
-        const auto held = address ? store_.tokens().find_balance(c.id, address->lower(), kind->id) : std::nullopt;
+        const auto held = query.user ? store_.tokens().find_balance(c.id, query.user->lower(), kind.id) : std::nullopt;
         const auto issued = held && held->minted_at ? *held->minted_at
                                                     : std::chrono::system_clock::time_point(std::chrono::seconds(
                                                           network.probe_contract().deployed_at()));
-        json details = {{"description", "Soulbound " + std::string(kind->category) + " role of the ESG workflow platform"},
-                        {"attributes", json::array({{{"trait_type", "role"}, {"value", kind->category}}})}};
+        nlohmann::json details = {
+            {"description", "Soulbound " + std::string(kind.category) + " role of the ESG workflow platform"},
+            {"attributes", nlohmann::json::array({{{"trait_type", "role"}, {"value", kind.category}}})}};
         const eth::Address issuer = network.sender().address();
-        record = metadata_record(*kind, details, issuer, address.value_or(eth::Address{}), util::format_iso8601_utc(issued)).dump();
+        record = metadata_record(kind, details, issuer, query.user.value_or(eth::Address{}), util::format_iso8601_utc(issued))
+                     .dump();
         if (held) updated = held->last_updated;
     }
     // The record is served from content storage too, so ipfsHash resolves at /ipfs/{cid}.
     const auto cid = content_.put(eth::as_bytes(record));
-    return envelope(json::parse(record), {{"ipfsHash", cid.to_string()},
-                                          {"blockchain", blockchain_ref(c)},
-                                          {"lastUpdated", util::format_iso8601_utc(updated)}});
+    return {nlohmann::json::parse(record), cid.to_string(), ChainRef::of(c), updated};
 }
 }  // namespace abci::service

@@ -19,6 +19,7 @@
 #include "core/service/balance_sync.hpp"
 #include "core/service/health.hpp"
 #include "core/service/mint_record.hpp"
+#include "core/service/reads.hpp"
 #include "core/service/registry.hpp"
 #include "core/service/tokens.hpp"
 #include "core/chain/receipt.hpp"
@@ -81,36 +82,32 @@ public:
     [[nodiscard]] Answer mint_entity(const nlohmann::json& body, const MintOptions& options);
 
     /// GET /abci/contracts/token-balance (spec 4.3), reconciled with the chain.
-    [[nodiscard]] nlohmann::json token_balance(const std::optional<std::string>& user_address,
-                                               const std::optional<std::string>& token_id,
-                                               const std::optional<std::string>& blockchain_id);
+    /// Error(not_found) for an unknown network.
+    [[nodiscard]] TokenBalance token_balance(const TokenBalanceQuery& query);
     /// GET /abci/tokens/user-balance (spec 4.7), reconciled with the chain by
     /// one balanceOfBatch; when the chain cannot be reached the stored
-    /// balances are returned and lastSynced tells how old they are.
-    [[nodiscard]] nlohmann::json user_balance(const std::optional<std::string>& user_address,
-                                              const std::optional<std::string>& blockchain_id);
+    /// balances are returned and last_synced tells how old they are.
+    [[nodiscard]] UserBalance user_balance(const UserBalanceQuery& query);
     /// Whether `wallet` holds token `kind` on `blockchain_id`, reconciled with
     /// the chain as token_balance() is (the stored balance when the chain does
     /// not answer). Error(not_found) for an unknown network.
     [[nodiscard]] bool holds(const eth::Address& wallet, const TokenKind& kind, const std::string& blockchain_id);
     /// GET /abci/blockchains/list (spec 4.4): networks not disabled, rpc URLs masked.
-    [[nodiscard]] nlohmann::json blockchains();
-    /// GET /abci/blockchains/{id}/status (spec 4.5). Unreachable parts are null
-    /// and reported in health; status is healthy or degraded.
-    [[nodiscard]] nlohmann::json blockchain_status(const std::string& id);
+    [[nodiscard]] std::vector<NetworkListing> blockchains();
+    /// GET /abci/blockchains/{id}/status (spec 4.5). Unreachable parts are
+    /// none, and the reason is logged.
+    [[nodiscard]] BlockchainStatus blockchain_status(const std::string& id);
     /// GET /abci/tokens/metadata/{tokenId} (spec 4.6, DESIGN.md §4): a role
-    /// id's role record (for `user_address` when given), or the latest entity
-    /// minted with that id (or the one of `entity_id`).
-    [[nodiscard]] nlohmann::json token_metadata(const std::string& token_id,
-                                                const std::optional<std::string>& blockchain_id,
-                                                const std::optional<std::string>& entity_id,
-                                                const std::optional<std::string>& user_address);
-    /// GET /abci/contracts/mints/{id} (docs/api.md): the mint's state, its
-    /// transactions and, once final, its answer. Error(not_found) for an
-    /// unknown id or, unless `any_actor`, another actor's mint.
-    [[nodiscard]] nlohmann::json mint_status(const std::string& mint_id, const std::string& actor, bool any_actor);
+    /// id's role record (for the query's user when named), or the latest entity
+    /// minted with that id (or the one of its entity id). Error(not_found) for
+    /// no such token, network or entity.
+    [[nodiscard]] TokenMetadata token_metadata(const TokenMetadataQuery& query);
+    /// GET /abci/contracts/mints/{id} (docs/api.md): the mint and its
+    /// transactions. Error(not_found) for an unknown id or, unless
+    /// `any_actor`, another actor's mint.
+    [[nodiscard]] MintStatus mint_status(const std::string& mint_id, const std::string& actor, bool any_actor);
     /// The same for the mint `actor` requested with Idempotency-Key `key`.
-    [[nodiscard]] nlohmann::json mint_status_by_key(const std::string& key, const std::string& actor);
+    [[nodiscard]] MintStatus mint_status_by_key(const std::string& key, const std::string& actor);
 
     /// GET /abci/health (spec 4.8): every check runs at once with a short
     /// deadline. Per network: network:<id> (the node answers with the
@@ -159,7 +156,6 @@ private:
     // The sender's report on a transaction nobody waited for.
     void settle_unwaited(Network& network, const chain::Unwaited& fate);
     void reconcile(const store::MintRequest& mint);
-    [[nodiscard]] nlohmann::json mint_status_body(const store::MintRequest& mint);
 
     store::Store& store_;
     Registry& registry_;

@@ -54,23 +54,26 @@ Reply mint_entity_token(RequestContext& ctx) {
 }
 
 Reply token_balance(RequestContext& ctx) {
-    return Reply::json(200, ctx.services.abci.token_balance(ctx.query("userAddress"), ctx.query("tokenId"),
-                                                            ctx.query("blockchainId")));
+    const auto query = service::TokenBalanceQuery::parse(ctx.query("userAddress"), ctx.query("tokenId"),
+                                                         ctx.query("blockchainId"));
+    return Reply::json(200, token_balance_view(ctx.services.abci.token_balance(query)));
 }
 
 Reply user_balance(RequestContext& ctx) {
-    return Reply::json(200, ctx.services.abci.user_balance(ctx.query("userAddress"), ctx.query("blockchainId")));
+    const auto query = service::UserBalanceQuery::parse(ctx.query("userAddress"), ctx.query("blockchainId"));
+    return Reply::json(200, user_balance_view(ctx.services.abci.user_balance(query)));
 }
 
-Reply blockchains(RequestContext& ctx) { return Reply::json(200, ctx.services.abci.blockchains()); }
+Reply blockchains(RequestContext& ctx) { return Reply::json(200, blockchains_view(ctx.services.abci.blockchains())); }
 
 Reply blockchain_status(RequestContext& ctx) {
-    return Reply::json(200, ctx.services.abci.blockchain_status(ctx.path_match(1)));
+    return Reply::json(200, blockchain_status_view(ctx.services.abci.blockchain_status(ctx.path_match(1))));
 }
 
 Reply token_metadata(RequestContext& ctx) {
-    return Reply::json(200, ctx.services.abci.token_metadata(ctx.path_match(1), ctx.query("blockchainId"),
-                                                             ctx.query("entityId"), ctx.query("userAddress")));
+    const auto query = service::TokenMetadataQuery::parse(ctx.path_match(1), ctx.query("blockchainId"),
+                                                          ctx.query("entityId"), ctx.query("userAddress"));
+    return Reply::json(200, token_metadata_view(ctx.services.abci.token_metadata(query)));
 }
 
 Reply health(RequestContext& ctx) {
@@ -80,13 +83,14 @@ Reply health(RequestContext& ctx) {
 
 // An admin may look at anyone's mint by id; everyone else at their own.
 Reply mint_status(RequestContext& ctx) {
-    return Reply::json(200, ctx.services.abci.mint_status(ctx.path_match(1), ctx.caller().actor(), ctx.caller().is_admin()));
+    return Reply::json(200, mint_status_view(ctx.services.abci.mint_status(ctx.path_match(1), ctx.caller().actor(),
+                                                                            ctx.caller().is_admin())));
 }
 
 Reply mint_status_by_key(RequestContext& ctx) {
     const auto key = ctx.query("idempotencyKey");
     if (!key) throw Error(ErrorKind::invalid_input, "invalid request", {"idempotencyKey is required"});
-    return Reply::json(200, ctx.services.abci.mint_status_by_key(*key, ctx.caller().actor()));
+    return Reply::json(200, mint_status_view(ctx.services.abci.mint_status_by_key(*key, ctx.caller().actor())));
 }
 
 }  // namespace

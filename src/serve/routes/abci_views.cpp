@@ -1,13 +1,60 @@
 #include "serve/routes/abci_views.hpp"
 
 #include "core/eth/bytes.hpp"
-#include "core/util/time.hpp"
+#include "serve/routes/views.hpp"
 
 namespace abci::serve {
 
 using nlohmann::json;
 
 namespace {
+
+std::string now_iso() { return iso_time(std::chrono::system_clock::now()); }
+
+json optional_time(const std::optional<store::TimePoint>& t) { return t ? json(iso_time(*t)) : json(nullptr); }
+
+json envelope(json data, json metadata) {
+    return {{"success", true}, {"data", std::move(data)}, {"metadata", std::move(metadata)}};
+}
+
+/// {name, chainId} of a network, as the spec's metadata names it.
+json blockchain_ref(const service::ChainRef& chain) { return {{"name", chain.name}, {"chainId", chain.chain_id}}; }
+
+json gas_prices_view(const std::optional<service::GasPrices>& prices) {
+    if (!prices) return nullptr;
+    return {{"low", prices->low.to_dec()}, {"standard", prices->standard.to_dec()}, {"fast", prices->fast.to_dec()}};
+}
+
+json contract_address(const std::string& configured) {
+    return configured.empty() ? json(nullptr) : json(eth::Address::parse(configured).checksummed());
+}
+
+json holding_view(const service::UserBalance::Holding& holding) {
+    const auto& [row, kind] = holding;
+    json entry = {{"tokenId", row.token_id},
+                  {"tokenType", to_string(kind.family)},
+                  {"category", kind.category},
+                  {"balance", row.balance},
+                  {"name", kind.name},
+                  {"isSoulbound", is_soulbound(kind.family)}};
+    if (kind.family == service::TokenFamily::role)
+        entry["mintedAt"] = optional_time(row.minted_at);
+    else
+        entry["lastMinted"] = optional_time(row.last_minted);
+    return entry;
+}
+
+const char* rpc_connectivity(service::BlockchainStatus::Rpc rpc) {
+    switch (rpc) {
+    case service::BlockchainStatus::Rpc::healthy:
+        return "healthy";
+    case service::BlockchainStatus::Rpc::wrong_chain:
+        return "wrong-chain";
+    case service::BlockchainStatus::Rpc::unreachable:
+        break;
+    }
+    return "unreachable";
+}
 
 json check_view(const service::HealthCheck& check) {
     json out = {{"healthy", check.healthy}};
@@ -30,12 +77,110 @@ json check_view(const service::HealthCheck& check) {
 
 }  // namespace
 
+json token_balance_view(const service::TokenBalance& balance) {
+    const auto& row = balance.row;
+    const auto& kind = balance.kind;
+    json data = {{"userAddress", balance.user.checksummed()},
+                 {"tokenId", kind.id},
+                 {"balance", row ? row->balance : "0"},
+                 {"tokenType", to_string(kind.family)},
+                 {"tokenName", kind.name},
+                 {"isSoulbound", is_soulbound(kind.family)},
+                 {"mintedAt", row ? optional_time(row->minted_at) : json(nullptr)},
+                 {"lastUpdated", row ? json(iso_time(row->last_updated)) : json(nullptr)}};
+    return envelope(std::move(data),
+                    {{"blockchain", blockchain_ref(balance.chain)}, {"contractAddress", balance.contract.checksummed()}});
+}
+
+json user_balance_view(const service::UserBalance& balance) {
+    json balances = json::array();
+    for (const auto& holding : balance.holdings) balances.push_back(holding_view(holding));
+    json data = {{"userAddress", balance.user.checksummed()}, {"totalTokens", balances.size()}, {"balances", balances}};
+    return envelope(std::move(data), {{"blockchain", blockchain_ref(balance.chain)},
+                                      {"contractAddress", balance.contract.checksummed()},
+                                      {"lastSynced", optional_time(balance.last_synced)}});
+}
+
+json blockchains_view(const std::vector<service::NetworkListing>& networks) {
+    json data = json::array();
+    int active = 0, test = 0;
+    for (const auto& [c, rpc_url, prices] : networks) {
+        active += c.status == service::NetworkStatus::active;
+        test += c.status == service::NetworkStatus::testnet;
+        data.push_back({{"id", c.id},
+                        {"name", c.name},
+                        {"chainId", c.chain_id},
+                        {"network", c.network},
+                        {"rpcUrl", rpc_url},
+                        {"contractAddress", contract_address(c.contract_address)},
+                        {"nativeCurrency", {{"name", c.native_currency.name},
+                                            {"symbol", c.native_currency.symbol},
+                                            {"decimals", c.native_currency.decimals}}},
+                        {"blockExplorer", c.block_explorer},
+                        {"status", to_string(c.status)},
+                        {"gasPrice", gas_prices_view(prices)}});
+    }
+    return envelope(std::move(data),
+                    {{"totalNetworks", networks.size()}, {"activeNetworks", active}, {"testNetworks", test}});
+}
+
+json blockchain_status_view(const service::BlockchainStatus& status) {
+    const auto& c = status.config;
+    const bool rpc_ok = status.rpc == service::BlockchainStatus::Rpc::healthy;
+    json contract = {{"address", contract_address(c.contract_address)},
+                     {"deployed", status.deployed ? json(*status.deployed) : json(nullptr)},
+                     {"version", status.contract_version ? json(*status.contract_version) : json(nullptr)},
+                     {"lastUpgrade", optional_time(status.last_upgrade)}};
+    json data = {
+        {"id", c.id},
+        {"name", c.name},
+        {"status", status.healthy() ? "healthy" : "degraded"},
+        {"latestBlock", status.latest_block ? json(*status.latest_block) : json(nullptr)},
+        {"blockTime", status.block_time ? json(*status.block_time) : json(nullptr)},
+        {"gasPrice", {{"current", status.gas_price ? json(status.gas_price->to_dec()) : json(nullptr)},
+                      {"recommended", gas_prices_view(status.recommended)}}},
+        {"contractStatus", contract},
+        {"health", {{"rpcConnectivity", rpc_connectivity(status.rpc)},
+                    {"contractAccessible", status.contract_ok ? "healthy" : rpc_ok ? "unavailable" : "unknown"},
+                    {"lastChecked", now_iso()}}}};
+    return envelope(std::move(data), {{"blockchain", blockchain_ref(service::ChainRef::of(c))}});
+}
+
+json token_metadata_view(const service::TokenMetadata& metadata) {
+    return envelope(metadata.record, {{"ipfsHash", metadata.cid},
+                                      {"blockchain", blockchain_ref(metadata.chain)},
+                                      {"lastUpdated", iso_time(metadata.last_updated)}});
+}
+
+json mint_status_view(const service::MintStatus& status) {
+    const auto& mint = status.mint;
+    json transactions = json::array();
+    for (const auto& tx : status.transactions)
+        transactions.push_back({{"hash", tx.hash},
+                                {"nonce", tx.nonce},
+                                {"status", chain::to_string(tx.status)},
+                                {"blockNumber", tx.block_number == 0 ? json(nullptr) : json(tx.block_number)}});
+    // The stored answer: the body a done mint answered, or a failed one's {kind, message}.
+    const json stored = mint.answer.empty() ? json(nullptr) : json::parse(mint.answer, nullptr, false);
+    json data = {{"mintId", mint.id},
+                 {"state", mint.state == store::MintState::done ? "mined" : store::to_string(mint.state)},
+                 {"route", mint.route},
+                 {"blockchainId", mint.blockchain_id},
+                 {"idempotencyKey", mint.idempotency_key.empty() ? json(nullptr) : json(mint.idempotency_key)},
+                 {"transactions", transactions},
+                 {"result", mint.state == store::MintState::done ? stored : json(nullptr)},
+                 {"error", mint.state == store::MintState::failed ? stored : json(nullptr)},
+                 {"createdAt", iso_time(mint.created_at)},
+                 {"updatedAt", iso_time(mint.updated_at)}};
+    return envelope(std::move(data), {{"checkedAt", now_iso()}});
+}
+
 json health_view(const service::HealthReport& report, const char* healthy_word, const char* unhealthy_word) {
     json checks = json::object();
     for (const auto& check : report.checks) checks[check.name] = check_view(check);
     return {{"status", report.healthy() ? healthy_word : unhealthy_word},
             {"checks", std::move(checks)},
-            {"timestamp", util::format_iso8601_utc(report.checked_at)}};
+            {"timestamp", iso_time(report.checked_at)}};
 }
 
 int health_status(const service::HealthReport& report) { return report.healthy() ? 200 : 503; }

@@ -5,8 +5,18 @@
 #include <nlohmann/json.hpp>
 
 #include "core/service/health.hpp"
+#include "core/service/reads.hpp"
 
 namespace abci::serve {
+
+/// Spec 4.3–4.7 and a mint's status (docs/api.md): the envelope
+/// {success: true, data, metadata} around each result.
+[[nodiscard]] nlohmann::json token_balance_view(const service::TokenBalance& balance);
+[[nodiscard]] nlohmann::json user_balance_view(const service::UserBalance& balance);
+[[nodiscard]] nlohmann::json blockchains_view(const std::vector<service::NetworkListing>& networks);
+[[nodiscard]] nlohmann::json blockchain_status_view(const service::BlockchainStatus& status);
+[[nodiscard]] nlohmann::json token_metadata_view(const service::TokenMetadata& metadata);
+[[nodiscard]] nlohmann::json mint_status_view(const service::MintStatus& status);
 
 /// GET /abci/health, /readyz: {status, checks: {name: {...}}, timestamp};
 /// `status` is `healthy_word` when every check is healthy, else `unhealthy_word`.

@@ -4,11 +4,7 @@
 
 namespace abci::serve {
 
-namespace {
-
-std::string iso(store::TimePoint t) { return util::format_iso8601_utc(t); }
-
-}  // namespace
+std::string iso_time(store::TimePoint t) { return util::format_iso8601_utc(t); }
 
 nlohmann::json user_view(const store::User& user) {
     return {{"id", user.id}, {"email", user.email}, {"role", user.role}, {"verified", user.verified}};
@@ -27,7 +23,7 @@ nlohmann::json practice_view(const store::Practice& practice) {
             {"farmerId", practice.farmer_id},
             {"title", practice.title},
             {"description", practice.description},
-            {"createdAt", iso(practice.created_at)}};
+            {"createdAt", iso_time(practice.created_at)}};
 }
 
 nlohmann::json verification_view(const store::Verification& verification) {
@@ -36,7 +32,7 @@ nlohmann::json verification_view(const store::Verification& verification) {
             {"verifierId", verification.verifier_id},
             {"outcome", store::to_string(verification.outcome)},
             {"notes", verification.notes},
-            {"createdAt", iso(verification.created_at)}};
+            {"createdAt", iso_time(verification.created_at)}};
 }
 
 nlohmann::json api_key_view(const store::ApiKey& key) {
@@ -44,13 +40,13 @@ nlohmann::json api_key_view(const store::ApiKey& key) {
             {"name", key.name},
             {"scopes", key.scopes},
             {"createdBy", key.created_by},
-            {"createdAt", iso(key.created_at)},
-            {"revokedAt", key.revoked_at ? nlohmann::json(iso(*key.revoked_at)) : nlohmann::json(nullptr)}};
+            {"createdAt", iso_time(key.created_at)},
+            {"revokedAt", key.revoked_at ? nlohmann::json(iso_time(*key.revoked_at)) : nlohmann::json(nullptr)}};
 }
 
 nlohmann::json audit_view(const store::AuditEntry& entry) {
     return {{"id", entry.id},
-            {"time", iso(entry.time)},
+            {"time", iso_time(entry.time)},
             {"actor", entry.actor},
             {"method", entry.method},
             {"path", entry.path},
@@ -58,7 +54,7 @@ nlohmann::json audit_view(const store::AuditEntry& entry) {
             {"clientAddress", entry.client_address},
             {"requestId", entry.request_id},
             {"count", entry.count},
-            {"lastTime", entry.last_time ? nlohmann::json(iso(*entry.last_time)) : nlohmann::json(nullptr)}};
+            {"lastTime", entry.last_time ? nlohmann::json(iso_time(*entry.last_time)) : nlohmann::json(nullptr)}};
 }
 
 }  // namespace abci::serve

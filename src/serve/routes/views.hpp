@@ -9,6 +9,9 @@
 
 namespace abci::serve {
 
+/// A stored time as the spec writes it: ISO 8601 UTC with milliseconds.
+[[nodiscard]] std::string iso_time(store::TimePoint t);
+
 /// Spec 2.6: {id, email, role, verified}.
 [[nodiscard]] nlohmann::json user_view(const store::User& user);
 /// Spec 5.3 plus refresh_token.
