@@ -322,10 +322,10 @@ void require_finished(const Node& node, const CrashedMint& c, const eth::Address
     const auto answered = node.store->mints().begin(entity_mint_request(c.key));
     REQUIRE(answered);
     CHECK(answered->state == store::MintState::done);
-    const auto answer = json::parse(answered->answer);
-    CHECK(answer["data"]["transactionHash"] == c.hash);
-    CHECK(answer["metadata"]["entityId"] == c.entity_id);
-    CHECK(answer["metadata"]["ipfsHash"] == c.cid);
+    const auto answer = service::MintResult::parse(answered->answer);
+    CHECK(answer.transaction_hash == c.hash);
+    CHECK(answer.entity_id == c.entity_id);
+    CHECK(answer.cid == c.cid);
 }
 
 }  // namespace
@@ -578,7 +578,7 @@ TEST_CASE("journal: reconcile() finds a mint in a batch journaled before mints h
     REQUIRE(mint);
     INFO(mint->answer);
     CHECK(mint->state == store::MintState::done);
-    CHECK(json::parse(mint->answer)["metadata"]["entityId"] == "legacy-" + std::string(kActor) + "-" + key);
+    CHECK(service::MintResult::parse(mint->answer).entity_id == "legacy-" + std::string(kActor) + "-" + key);
     CHECK(node.entities_of(entry.hash) == 1);
 }
 
@@ -653,7 +653,7 @@ TEST_CASE("journal: a pending transaction journaled before mints had ids is fini
     abci.reconcile();
     const auto mint = node.store->mints().find(entity_mint_request(key).id);
     CHECK(mint->state == store::MintState::done);
-    CHECK(json::parse(mint->answer)["data"]["transactionHash"] == entry.hash);
+    CHECK(service::MintResult::parse(mint->answer).transaction_hash == entry.hash);
     CHECK(node.entities_of(entry.hash) == 1);
 }
 
@@ -695,7 +695,7 @@ TEST_CASE("journal: reconcile() of a mint whose batch reverted and whose own tra
     REQUIRE(answered);
     INFO(answered->answer);
     CHECK(answered->state == store::MintState::done);
-    CHECK(json::parse(answered->answer)["data"]["transactionHash"] == alone.hash);
+    CHECK(service::MintResult::parse(answered->answer).transaction_hash == alone.hash);
     CHECK(node.entities_of(alone.hash) == 1);
     CHECK(node.network.contract().balance_of(recipient, kCertificateToken) == eth::U256(1));
 }
@@ -965,7 +965,7 @@ TEST_CASE("journal: reconcile() settles each pending mint by what its transactio
     CHECK(json::parse(state("reverted")->answer)["kind"] == "chain_rejected");
     CHECK(state("unknown")->state == store::MintState::pending);
     CHECK(state("by-key")->state == store::MintState::done);
-    CHECK(json::parse(state("by-key")->answer)["data"]["transactionHash"] == legacy.hash);
+    CHECK(service::MintResult::parse(state("by-key")->answer).transaction_hash == legacy.hash);
     CHECK(node.network.contract().balance_of(recipient, kCertificateToken) == eth::U256(1));
 }
 

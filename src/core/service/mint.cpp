@@ -45,8 +45,7 @@ struct AbciService::Mint {
     }
 };
 
-Answer AbciService::mint_role(const json& body, const MintOptions& options) {
-    const auto request = parse_mint_role(body);
+MintResult AbciService::mint_role(const MintRoleRequest& request, const MintOptions& options) {
     Mint m;
     m.route = kMintRoleRoute;
     m.to = request.user_address;
@@ -54,11 +53,10 @@ Answer AbciService::mint_role(const json& body, const MintOptions& options) {
     m.details = {{"attributes", request.attributes},
                  {"description", "Soulbound " + std::string(request.kind.category) + " role of the ESG workflow platform"}};
     m.network = &registry_.find(request.blockchain_id);
-    return mint(std::move(m), options, body);
+    return mint(std::move(m), options, request.fingerprint);
 }
 
-Answer AbciService::mint_entity(const json& body, const MintOptions& options) {
-    const auto request = parse_mint_entity(body);
+MintResult AbciService::mint_entity(const MintEntityRequest& request, const MintOptions& options) {
     Mint m;
     m.route = kMintEntityRoute;
     m.to = request.user_address;
@@ -68,10 +66,10 @@ Answer AbciService::mint_entity(const json& body, const MintOptions& options) {
     m.entity_id = request.entity_id;
     m.details = request.details;
     m.network = &registry_.find(request.blockchain_id);
-    return mint(std::move(m), options, body);
+    return mint(std::move(m), options, request.fingerprint);
 }
 
-Answer AbciService::mint(Mint m, const MintOptions& options, const json& body) {
+MintResult AbciService::mint(Mint m, const MintOptions& options, const std::string& fingerprint) {
     if (options.idempotency_key) validate_idempotency_key(*options.idempotency_key);
     store::MintRequest request;
     request.id = crypto::random_uuid();
@@ -79,7 +77,7 @@ Answer AbciService::mint(Mint m, const MintOptions& options, const json& body) {
     request.route = m.route;
     request.blockchain_id = m.network->config().id;
     request.idempotency_key = options.idempotency_key.value_or("");
-    request.fingerprint = crypto::sha256_hex(body.dump());
+    request.fingerprint = fingerprint;
     if (auto existing = store_.mints().begin(request)) {
         if (existing->fingerprint != request.fingerprint)
             throw Error(ErrorKind::unprocessable, "this Idempotency-Key was used for a different request");
@@ -88,8 +86,8 @@ Answer AbciService::mint(Mint m, const MintOptions& options, const json& body) {
     return submit_and_wait(*m.network, m, options, request.id);
 }
 
-Answer AbciService::replay(const store::MintRequest& mint, const std::string& pending_message) {
-    if (mint.state == store::MintState::done) return {200, json::parse(mint.answer)};
+MintResult AbciService::replay(const store::MintRequest& mint, const std::string& pending_message) {
+    if (mint.state == store::MintState::done) return MintResult::parse(mint.answer);
     if (mint.state == store::MintState::failed) {
         const auto stored = json::parse(mint.answer, nullptr, false);
         const auto kind = stored.is_object() ? error_kind_named(stored.value("kind", "")) : std::nullopt;
@@ -141,8 +139,8 @@ Error node_silent(Network& network, const Error& raw) {
 
 }  // namespace
 
-Answer AbciService::submit_and_wait(Network& network, const Mint& m, const MintOptions& options,
-                                    const std::string& mint_id) {
+MintResult AbciService::submit_and_wait(Network& network, const Mint& m, const MintOptions& options,
+                                        const std::string& mint_id) {
     std::optional<chain::PendingMint> pending;
     MintRecord record;
     try {

@@ -60,6 +60,14 @@ struct NetworkConfig {
     std::optional<chain::BatchOptions> mint_batching;
 };
 
+/// A network as answers name it (spec metadata's "blockchain").
+struct ChainRef {
+    std::string name;
+    std::uint64_t chain_id = 0;
+    std::string network;
+    [[nodiscard]] static ChainRef of(const NetworkConfig& config) { return {config.name, config.chain_id, config.network}; }
+};
+
 /// Where the signing key comes from. Exactly one source is set.
 struct SignerConfig {
     std::string keystore;       // v3 keystore file

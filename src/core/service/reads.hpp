@@ -50,14 +50,6 @@ struct TokenMetadataQuery {
                                                   const Param& entity_id, const Param& user_address);
 };
 
-/// A network as the spec's metadata names it.
-struct ChainRef {
-    std::string name;
-    std::uint64_t chain_id = 0;
-    std::string network;
-    [[nodiscard]] static ChainRef of(const NetworkConfig& config) { return {config.name, config.chain_id, config.network}; }
-};
-
 struct TokenBalance {
     eth::Address user;
     TokenKind kind;

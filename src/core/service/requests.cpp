@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "core/crypto/encoding.hpp"
 #include "core/error.hpp"
 #include "core/util/time.hpp"
 
@@ -141,7 +142,7 @@ MintRoleRequest parse_mint_role(const json& body) {
     fields.check(role.empty() || kind.has_value(), "roleType must be one of producer, verifier, valuator, certifier");
     json attributes = role_attributes(fields, body, role);
     fields.done();
-    return {*to, *kind, std::move(blockchain_id), std::move(attributes)};
+    return {*to, *kind, std::move(blockchain_id), std::move(attributes), crypto::sha256_hex(body.dump())};
 }
 
 MintEntityRequest parse_mint_entity(const json& body) {
@@ -169,7 +170,8 @@ MintEntityRequest parse_mint_entity(const json& body) {
     fields.done();
     if (!details.contains("attributes")) details["attributes"] = json::array();
     details["attributes"].push_back({{"trait_type", "entityId"}, {"value", entity_id}});
-    return {*to, *kind, std::move(entity_id), std::move(blockchain_id), amount, std::move(details)};
+    return {*to, *kind, std::move(entity_id), std::move(blockchain_id), amount, std::move(details),
+            crypto::sha256_hex(body.dump())};
 }
 
 std::optional<eth::Address> address_field(util::Fields& fields, const std::string& name, const std::string& text) {

@@ -24,6 +24,7 @@ struct MintRoleRequest {
     TokenKind kind;
     std::string blockchain_id;
     nlohmann::json attributes;  // ERC-1155 attributes: the role, then the approval fields given
+    std::string fingerprint;    // SHA-256 hex of the body: a repeat of an Idempotency-Key must match it
 };
 
 struct MintEntityRequest {
@@ -33,6 +34,7 @@ struct MintEntityRequest {
     std::string blockchain_id;
     std::uint64_t amount = 0;
     nlohmann::json details;  // name, description, image, external_url, attributes (+ entityId)
+    std::string fingerprint;  // as MintRoleRequest's
 };
 
 /// Spec 4.1's body. Throws Error(invalid_input, "invalid request", problems).

@@ -16,14 +16,6 @@ using nlohmann::json;
 
 std::string now_iso() { return util::format_iso8601_utc(std::chrono::system_clock::now()); }
 
-json envelope(json data, json metadata) {
-    return {{"success", true}, {"data", std::move(data)}, {"metadata", std::move(metadata)}};
-}
-
-json blockchain_ref(const NetworkConfig& config) {
-    return {{"name", config.name}, {"chainId", config.chain_id}};
-}
-
 json metadata_record(const TokenKind& kind, const json& details, const eth::Address& issuer,
                      const eth::Address& beneficiary, const std::string& issued_at) {
     return {

@@ -19,6 +19,8 @@
 #include "core/service/balance_sync.hpp"
 #include "core/service/health.hpp"
 #include "core/service/mint_record.hpp"
+#include "core/service/mint_result.hpp"
+#include "core/service/requests.hpp"
 #include "core/service/reads.hpp"
 #include "core/service/registry.hpp"
 #include "core/service/tokens.hpp"
@@ -31,13 +33,6 @@ class ContentStore;
 }
 
 namespace abci::service {
-
-/// A response body and its HTTP status: 200 with the spec's envelope
-/// {success, data, metadata}, or a replayed earlier answer (Idempotency-Key).
-struct Answer {
-    int status = 200;
-    nlohmann::json body;
-};
 
 /// A mint whose outcome is not known yet: its request ended (a receipt
 /// timeout, the chain reset, a repeat of its Idempotency-Key while it runs)
@@ -70,16 +65,16 @@ public:
     /// All three must outlive the service.
     AbciService(store::Store& store, Registry& registry, content::ContentStore& content);
 
-    /// POST /abci/contracts/mint-role-token (spec 4.1). The body is validated
-    /// (every problem in Error::details), then the pre-flight checks run, then
-    /// the mint waits for its receipt and the balance record is stored.
-    /// With an idempotency key, a repeat gets the first answer (Error(conflict)
-    /// while the first is still running; Error(unprocessable) when the key was
-    /// used for another body).
-    [[nodiscard]] Answer mint_role(const nlohmann::json& body, const MintOptions& options);
+    /// POST /abci/contracts/mint-role-token (spec 4.1), its body parsed by
+    /// parse_mint_role(): the pre-flight checks run, then the mint waits for
+    /// its receipt and the balance record is stored. With an idempotency key,
+    /// a repeat gets the first result (Error(conflict) while the first is
+    /// still running; Error(unprocessable) when the key was used for another
+    /// body: the request's fingerprint differs).
+    [[nodiscard]] MintResult mint_role(const MintRoleRequest& request, const MintOptions& options);
     /// POST /abci/contracts/mint-entity-token (spec 4.2): the metadata record
     /// (spec 2.4) is stored in content storage first and its CID is the mint's data.
-    [[nodiscard]] Answer mint_entity(const nlohmann::json& body, const MintOptions& options);
+    [[nodiscard]] MintResult mint_entity(const MintEntityRequest& request, const MintOptions& options);
 
     /// GET /abci/contracts/token-balance (spec 4.3), reconciled with the chain.
     /// Error(not_found) for an unknown network.
@@ -131,15 +126,15 @@ public:
 
 private:
     struct Mint;
-    [[nodiscard]] Answer mint(Mint mint, const MintOptions& options, const nlohmann::json& body);
+    [[nodiscard]] MintResult mint(Mint mint, const MintOptions& options, const std::string& fingerprint);
     // A repeat of an Idempotency-Key: the first answer, or its error, or
     // MintUnsettled(conflict) while the first is still running.
-    [[nodiscard]] Answer replay(const store::MintRequest& mint, const std::string& pending_message);
+    [[nodiscard]] MintResult replay(const store::MintRequest& mint, const std::string& pending_message);
     [[nodiscard]] MintUnsettled unsettled(ErrorKind kind, const std::string& message, const std::string& mint_id);
     // Fails a mint of which nothing can be mined, freeing its Idempotency-Key.
     void release(const std::string& mint_id, const Error& why);
-    [[nodiscard]] Answer submit_and_wait(Network& network, const Mint& mint, const MintOptions& options,
-                                         const std::string& mint_id);
+    [[nodiscard]] MintResult submit_and_wait(Network& network, const Mint& mint, const MintOptions& options,
+                                             const std::string& mint_id);
     // The pre-flight checks and the metadata record; returns the record to journal.
     [[nodiscard]] MintRecord prepare(Network& network, const Mint& mint, const MintOptions& options,
                                          const std::string& mint_id);
@@ -151,8 +146,8 @@ private:
     void settle_reverted(const std::string& mint_id, const chain::Receipt& receipt, bool batched);
     // The bookkeeping of a mined mint, from its journaled record: records,
     // the mint's answer, role request. Returns the answer.
-    Answer finish(Network& network, const std::string& mint_id, const MintRecord& record,
-                  const chain::Receipt& receipt);
+    MintResult finish(Network& network, const std::string& mint_id, const MintRecord& record,
+                      const chain::Receipt& receipt);
     // The sender's report on a transaction nobody waited for.
     void settle_unwaited(Network& network, const chain::Unwaited& fate);
     void reconcile(const store::MintRequest& mint);

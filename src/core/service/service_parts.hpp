@@ -1,7 +1,7 @@
 #pragma once
-// What the files of AbciService share (service.cpp defines it): the spec's
-// envelope and its common parts, the metadata record of a mint, and how a
-// mint's failure is stored for its Idempotency-Key. Not for use outside
+// What the files of AbciService share (service.cpp defines it): the mint
+// routes' names, the metadata record of a mint, and how a mint's failure is
+// stored for its Idempotency-Key. Not for use outside
 // core/service.
 
 #include <string>
@@ -19,10 +19,6 @@ inline constexpr const char* kMintRoleRoute = "POST /abci/contracts/mint-role-to
 inline constexpr const char* kMintEntityRoute = "POST /abci/contracts/mint-entity-token";
 
 [[nodiscard]] std::string now_iso();
-/// The spec's success body: {success: true, data, metadata}.
-[[nodiscard]] nlohmann::json envelope(nlohmann::json data, nlohmann::json metadata);
-/// {name, chainId} of a network, as the spec's metadata names it.
-[[nodiscard]] nlohmann::json blockchain_ref(const NetworkConfig& config);
 /// The ERC-1155 metadata record of spec 2.4 for one mint.
 [[nodiscard]] nlohmann::json metadata_record(const TokenKind& kind, const nlohmann::json& details,
                                              const eth::Address& issuer, const eth::Address& beneficiary,

@@ -17,8 +17,6 @@
 
 namespace abci::service {
 
-using nlohmann::json;
-
 void AbciService::settle_reverted(const std::string& mint_id, const chain::Receipt& receipt, bool batched) {
     if (!batched) return store_.mints().finish(mint_id, store::MintState::failed, failure_answer(reverted(receipt)));
     store_.mints().release(mint_id, failure_answer(Error(ErrorKind::unavailable,
@@ -44,8 +42,8 @@ void AbciService::settle_unwaited(Network& network, const chain::Unwaited& fate)
     }
 }
 
-Answer AbciService::finish(Network& network, const std::string& mint_id, const MintRecord& record,
-                           const chain::Receipt& receipt) {
+MintResult AbciService::finish(Network& network, const std::string& mint_id, const MintRecord& record,
+                               const chain::Receipt& receipt) {
     const auto& config = network.config();
     const std::string hash = eth::to_hex(receipt.transaction_hash);
     const auto kind = token_kind(record.token_id);
@@ -68,20 +66,18 @@ Answer AbciService::finish(Network& network, const std::string& mint_id, const M
     mint.time = now;
     store_.tokens().record_mint(mint);
 
-    const std::string& cid = record.cid;
-    json data, metadata;
+    MintResult result{.family = kind->family,
+                      .transaction_hash = hash,
+                      .block_number = receipt.block_number,
+                      .gas_used = receipt.gas_used,
+                      .token_id = kind->id,
+                      .confirmations = receipt.confirmations,
+                      .chain = ChainRef::of(config)};
     if (kind->family == TokenFamily::role) {
-        data = {{"transactionHash", hash},
-                {"blockNumber", receipt.block_number},
-                {"gasUsed", std::to_string(receipt.gas_used)},
-                {"gasPrice", receipt.effective_gas_price.to_dec()},
-                {"tokenId", kind->id},
-                {"tokenType", "role"},
-                {"confirmations", receipt.confirmations},
-                {"timestamp", util::format_iso8601_utc(now)}};
-        metadata = {{"blockchain", {{"name", config.name}, {"chainId", config.chain_id}, {"network", config.network}}},
-                    {"contract", {{"address", network.contract().address().checksummed()},
-                                  {"version", version}}}};
+        result.gas_price = receipt.effective_gas_price;
+        result.contract_address = network.contract().address().checksummed();
+        result.contract_version = version;
+        result.timestamp = now;
         if (!record.role_request_id.empty())
             store_.role_requests().set_minted(record.role_request_id, hash, receipt.block_number);
     } else {
@@ -92,26 +88,18 @@ Answer AbciService::finish(Network& network, const std::string& mint_id, const M
         entity.token_id = kind->id;
         entity.recipient = to.lower();
         entity.amount = amount;
-        entity.cid = cid;
-        if (auto bytes = content_.get(content::Cid::parse(cid))) entity.metadata.assign(bytes->begin(), bytes->end());
+        entity.cid = record.cid;
+        if (auto bytes = content_.get(content::Cid::parse(record.cid))) entity.metadata.assign(bytes->begin(), bytes->end());
         entity.tx_hash = hash;
         entity.block_number = receipt.block_number;
         (void)store_.entities().record(entity);
-        data = {{"transactionHash", hash},
-                {"blockNumber", receipt.block_number},
-                {"gasUsed", std::to_string(receipt.gas_used)},
-                {"tokenId", kind->id},
-                {"amount", amount},
-                {"metadataUri", "ipfs://" + cid},
-                {"confirmations", receipt.confirmations}};
-        metadata = {{"entityType", entity.entity_type},
-                    {"entityId", entity.entity_id},
-                    {"ipfsHash", cid},
-                    {"blockchain", blockchain_ref(config)}};
+        result.amount = amount;
+        result.cid = record.cid;
+        result.entity_type = entity.entity_type;
+        result.entity_id = entity.entity_id;
     }
-    Answer answer{200, envelope(std::move(data), std::move(metadata))};
-    store_.mints().finish(mint_id, store::MintState::done, answer.body.dump());
-    return answer;
+    store_.mints().finish(mint_id, store::MintState::done, result.serialize());
+    return result;
 }
 
 void AbciService::reconcile() {

@@ -72,7 +72,7 @@ store::RoleRequest Workflows::file_role_request(const std::string& user_id, cons
     return store_.role_requests().create(std::move(request));
 }
 
-json Workflows::approve_role_request(const std::string& id, const std::string& admin_id) {
+RoleApproval Workflows::approve_role_request(const std::string& id, const std::string& admin_id) {
     auto request = load(store_, id);
     if (request.status == store::RoleRequestStatus::rejected) throw Error(ErrorKind::conflict, "role request " + id + " was rejected");
     // Checked again: the link may have changed since the request was filed
@@ -88,7 +88,7 @@ json Workflows::approve_role_request(const std::string& id, const std::string& a
         (void)store_.role_requests().transition(id, store::RoleRequestStatus::pending, store::RoleRequestStatus::approved, admin_id);
         request = load(store_, id);
     }
-    json mint = nullptr;
+    std::optional<MintResult> mint;
     if (request.status == store::RoleRequestStatus::approved) {
         json body = {{"userAddress", eth::Address::parse(request.wallet_address).checksummed()},
                      {"roleType", request.role_type},
@@ -102,24 +102,24 @@ json Workflows::approve_role_request(const std::string& id, const std::string& a
         options.actor = "workflow:role-request";
         options.idempotency_key = request.id;  // one mint per request, whoever retries
         options.role_request_id = request.id;
-        mint = abci_.mint_role(body, options).body;
+        mint = abci_.mint_role(parse_mint_role(body), options);
         request = load(store_, id);  // the mint marked it minted
     }
     update_user_role(store_, *holder, request);
-    return {{"roleRequest", role_request_view(request)}, {"mint", mint}};
+    return {std::move(request), std::move(mint)};
 }
 
-json Workflows::reject_role_request(const std::string& id, const std::string& admin_id) {
+store::RoleRequest Workflows::reject_role_request(const std::string& id, const std::string& admin_id) {
     // Compare-and-set from pending: an approval that got there first keeps its mint.
     if (!store_.role_requests().transition(id, store::RoleRequestStatus::pending, store::RoleRequestStatus::rejected, admin_id)) {
         const auto request = load(store_, id);
         if (request.status != store::RoleRequestStatus::rejected)
             throw Error(ErrorKind::conflict, "role request " + id + " is " + store::to_string(request.status) + ", not pending: it can no longer be rejected");
     }
-    return {{"roleRequest", role_request_view(load(store_, id))}};
+    return load(store_, id);
 }
 
-json Workflows::issue_certificate(const std::string& user_id, const json& body) {
+store::Certificate Workflows::issue_certificate(const std::string& user_id, const json& body) {
     util::Fields fields(body);
     const auto title = fields.required_string("title", 256);
     const auto description = fields.optional_string("description", 4096).value_or("");
@@ -153,18 +153,18 @@ json Workflows::issue_certificate(const std::string& user_id, const json& body) 
     MintOptions options;
     options.actor = user_id;
     options.idempotency_key = "certificate:" + certificate.id;
-    const json answer = abci_.mint_entity(mint_body, options).body;
-    const json token = {{"tokenId", answer["data"]["tokenId"]},
-                        {"amount", answer["data"]["amount"]},
-                        {"transactionHash", answer["data"]["transactionHash"]},
-                        {"blockNumber", answer["data"]["blockNumber"]},
-                        {"metadataUri", answer["data"]["metadataUri"]},
-                        {"ipfsHash", answer["metadata"]["ipfsHash"]},
-                        {"blockchain", answer["metadata"]["blockchain"]}};
-    store_.certificates().set_minted(certificate.id, token["tokenId"].get<std::uint64_t>(),
-                                  token["transactionHash"].get<std::string>(),
-                                  token["blockNumber"].get<std::uint64_t>(), token.dump());
-    return certificate_view(*store_.certificates().find(certificate.id));
+    const auto minted = abci_.mint_entity(parse_mint_entity(mint_body), options);
+    // The token details stored with the certificate (Certificate::token) and shown with it.
+    const json token = {{"tokenId", minted.token_id},
+                        {"amount", minted.amount},
+                        {"transactionHash", minted.transaction_hash},
+                        {"blockNumber", minted.block_number},
+                        {"metadataUri", "ipfs://" + minted.cid},
+                        {"ipfsHash", minted.cid},
+                        {"blockchain", {{"name", minted.chain.name}, {"chainId", minted.chain.chain_id}}}};
+    store_.certificates().set_minted(certificate.id, minted.token_id, minted.transaction_hash, minted.block_number,
+                                     token.dump());
+    return *store_.certificates().find(certificate.id);
 }
 
 store::Certificate Workflows::certificate(const std::string& id, const auth::Principal& caller) {
@@ -176,37 +176,6 @@ store::Certificate Workflows::certificate(const std::string& id, const auth::Pri
 
 std::vector<store::Certificate> Workflows::certificates_of(const std::string& user_id) {
     return store_.certificates().of_user(user_id);
-}
-
-json role_request_view(const store::RoleRequest& r) {
-    auto iso = [](const store::TimePoint& t) { return util::format_iso8601_utc(t); };
-    return {{"id", r.id},
-            {"userId", r.user_id},
-            {"roleType", r.role_type},
-            {"walletAddress", r.wallet_address},
-            {"blockchainId", r.blockchain_id},
-            {"note", r.note},
-            {"status", store::to_string(r.status)},
-            {"approvedBy", r.approved_by.empty() ? json(nullptr) : json(r.approved_by)},
-            {"approvedAt", r.approved_at ? json(iso(*r.approved_at)) : json(nullptr)},
-            {"transactionHash", r.tx_hash.empty() ? json(nullptr) : json(r.tx_hash)},
-            {"blockNumber", r.block_number ? json(r.block_number) : json(nullptr)},
-            {"createdAt", iso(r.created_at)},
-            {"updatedAt", iso(r.updated_at)}};
-}
-
-json certificate_view(const store::Certificate& c) {
-    return {{"id", c.id},
-            {"userId", c.user_id},
-            {"blockchainId", c.blockchain_id},
-            {"certifierAddress", eth::Address::parse(c.wallet_address).checksummed()},
-            {"recipientAddress", eth::Address::parse(c.recipient).checksummed()},
-            {"title", c.title},
-            {"description", c.description},
-            {"status", store::to_string(c.status)},
-            {"token", c.token.empty() ? json(nullptr) : json::parse(c.token)},
-            {"createdAt", util::format_iso8601_utc(c.created_at)},
-            {"updatedAt", util::format_iso8601_utc(c.updated_at)}};
 }
 
 }  // namespace abci::service

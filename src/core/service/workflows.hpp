@@ -7,6 +7,7 @@
 //  - certification: a certifier's certificate → metadata in content storage
 //    → entity token minted → token details stored with the certificate.
 
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +17,12 @@
 #include "core/store/store.hpp"
 
 namespace abci::service {
+
+/// An approved role request and the mint it caused.
+struct RoleApproval {
+    store::RoleRequest request;
+    std::optional<MintResult> mint;  // none when the request was minted earlier
+};
 
 class Workflows {
 public:
@@ -30,27 +37,27 @@ public:
     [[nodiscard]] store::RoleRequest file_role_request(const std::string& user_id, const nlohmann::json& body);
 
     /// Approves role request `id` on behalf of admin `admin_id` and carries it
-    /// through to "minted". Returns the request and the mint's answer (null
-    /// data when the request was already minted earlier). Error(not_found) for
+    /// through to minted. Returns the request and the mint's result (none
+    /// when the request was already minted earlier). Error(not_found) for
     /// an unknown request; Error(unprocessable) when its wallet is no longer
     /// linked to its requester (nothing is recorded or minted then);
     /// Error(conflict) when it was rejected, or its mint is
     /// still running (retry later), or the wallet already holds the role by
     /// another way; the mint's own errors otherwise (the request then stays
     /// approved, and a retry continues from there).
-    [[nodiscard]] nlohmann::json approve_role_request(const std::string& id, const std::string& admin_id);
+    [[nodiscard]] RoleApproval approve_role_request(const std::string& id, const std::string& admin_id);
 
     /// Rejects pending role request `id` (admin `admin_id`); rejecting it
-    /// again changes nothing. Returns {roleRequest}. Error(not_found) for an
+    /// again changes nothing. Returns the request. Error(not_found) for an
     /// unknown request, Error(conflict) when it is approved or minted already.
-    [[nodiscard]] nlohmann::json reject_role_request(const std::string& id, const std::string& admin_id);
+    [[nodiscard]] store::RoleRequest reject_role_request(const std::string& id, const std::string& admin_id);
 
     /// Issues a certificate from the certifier `user_id` (spec §1). `body`:
     /// title, description (strings), recipientAddress, blockchainId, optional
     /// image, external_url, attributes. Requires that one of the user's linked
     /// wallets holds the certifier role token on that chain (Error(forbidden)).
     /// Returns the certificate with its token details.
-    [[nodiscard]] nlohmann::json issue_certificate(const std::string& user_id, const nlohmann::json& body);
+    [[nodiscard]] store::Certificate issue_certificate(const std::string& user_id, const nlohmann::json& body);
 
     /// Certificate `id` as `caller` may read it: their own, or any for an
     /// admin. Someone else's is as absent as a missing one: Error(not_found).
@@ -62,10 +69,5 @@ private:
     store::Store& store_;
     AbciService& abci_;
 };
-
-/// The JSON view of a role request, with its approval and mint once known.
-[[nodiscard]] nlohmann::json role_request_view(const store::RoleRequest& request);
-/// The JSON view of a certificate record (also used to read one back).
-[[nodiscard]] nlohmann::json certificate_view(const store::Certificate& certificate);
 
 }  // namespace abci::service

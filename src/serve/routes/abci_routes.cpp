@@ -15,8 +15,6 @@ namespace abci::serve {
 
 namespace {
 
-Reply answer(service::Answer a) { return Reply::json(a.status, std::move(a.body)); }
-
 service::MintOptions mint_options(const RequestContext& ctx) {
     service::MintOptions options;
     options.actor = ctx.caller().actor();
@@ -31,13 +29,12 @@ service::MintOptions mint_options(const RequestContext& ctx) {
 // needed), so a mint's answer closes the connection.
 // The request's log line names the mint's transaction, so an operator can
 // follow a request to the chain; also when its outcome is not known yet.
-Reply mint_answer(RequestContext& ctx, const std::function<service::Answer()>& mint) {
+Reply mint_answer(RequestContext& ctx, const std::function<service::MintResult()>& mint) {
     ctx.response.set_header("Connection", "close");
     try {
-        auto a = mint();
-        if (const auto hash = a.body.value("/data/transactionHash"_json_pointer, nlohmann::json()); hash.is_string())
-            add_request_log_field("transaction_hash", hash);
-        return answer(std::move(a));
+        const auto result = mint();
+        add_request_log_field("transaction_hash", result.transaction_hash);
+        return Reply::json(200, mint_result_view(result));
     } catch (const service::MintUnsettled& e) {
         add_request_log_field("mint_id", e.mint_id());
         add_request_log_field("transaction_hashes", e.transaction_hashes());
@@ -46,11 +43,15 @@ Reply mint_answer(RequestContext& ctx, const std::function<service::Answer()>& m
 }
 
 Reply mint_role_token(RequestContext& ctx) {
-    return mint_answer(ctx, [&] { return ctx.services.abci.mint_role(ctx.json_body(), mint_options(ctx)); });
+    return mint_answer(ctx, [&] {
+        return ctx.services.abci.mint_role(service::parse_mint_role(ctx.json_body()), mint_options(ctx));
+    });
 }
 
 Reply mint_entity_token(RequestContext& ctx) {
-    return mint_answer(ctx, [&] { return ctx.services.abci.mint_entity(ctx.json_body(), mint_options(ctx)); });
+    return mint_answer(ctx, [&] {
+        return ctx.services.abci.mint_entity(service::parse_mint_entity(ctx.json_body()), mint_options(ctx));
+    });
 }
 
 Reply token_balance(RequestContext& ctx) {

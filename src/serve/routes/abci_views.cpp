@@ -77,6 +77,31 @@ json check_view(const service::HealthCheck& check) {
 
 }  // namespace
 
+json mint_result_view(const service::MintResult& r) {
+    if (r.family == service::TokenFamily::role)
+        return envelope({{"transactionHash", r.transaction_hash},
+                         {"blockNumber", r.block_number},
+                         {"gasUsed", std::to_string(r.gas_used)},
+                         {"gasPrice", r.gas_price.to_dec()},
+                         {"tokenId", r.token_id},
+                         {"tokenType", "role"},
+                         {"confirmations", r.confirmations},
+                         {"timestamp", iso_time(r.timestamp)}},
+                        {{"blockchain", {{"name", r.chain.name}, {"chainId", r.chain.chain_id}, {"network", r.chain.network}}},
+                         {"contract", {{"address", r.contract_address}, {"version", r.contract_version}}}});
+    return envelope({{"transactionHash", r.transaction_hash},
+                     {"blockNumber", r.block_number},
+                     {"gasUsed", std::to_string(r.gas_used)},
+                     {"tokenId", r.token_id},
+                     {"amount", r.amount},
+                     {"metadataUri", "ipfs://" + r.cid},
+                     {"confirmations", r.confirmations}},
+                    {{"entityType", r.entity_type},
+                     {"entityId", r.entity_id},
+                     {"ipfsHash", r.cid},
+                     {"blockchain", blockchain_ref(r.chain)}});
+}
+
 json token_balance_view(const service::TokenBalance& balance) {
     const auto& row = balance.row;
     const auto& kind = balance.kind;
@@ -160,16 +185,17 @@ json mint_status_view(const service::MintStatus& status) {
                                 {"nonce", tx.nonce},
                                 {"status", chain::to_string(tx.status)},
                                 {"blockNumber", tx.block_number == 0 ? json(nullptr) : json(tx.block_number)}});
-    // The stored answer: the body a done mint answered, or a failed one's {kind, message}.
-    const json stored = mint.answer.empty() ? json(nullptr) : json::parse(mint.answer, nullptr, false);
+    // A done mint's answer, a failed one's error ({kind, message}).
+    const bool done = mint.state == store::MintState::done;
+    const bool failed = mint.state == store::MintState::failed;
     json data = {{"mintId", mint.id},
-                 {"state", mint.state == store::MintState::done ? "mined" : store::to_string(mint.state)},
+                 {"state", done ? "mined" : store::to_string(mint.state)},
                  {"route", mint.route},
                  {"blockchainId", mint.blockchain_id},
                  {"idempotencyKey", mint.idempotency_key.empty() ? json(nullptr) : json(mint.idempotency_key)},
                  {"transactions", transactions},
-                 {"result", mint.state == store::MintState::done ? stored : json(nullptr)},
-                 {"error", mint.state == store::MintState::failed ? stored : json(nullptr)},
+                 {"result", done ? mint_result_view(service::MintResult::parse(mint.answer)) : json(nullptr)},
+                 {"error", failed && !mint.answer.empty() ? json::parse(mint.answer, nullptr, false) : json(nullptr)},
                  {"createdAt", iso_time(mint.created_at)},
                  {"updatedAt", iso_time(mint.updated_at)}};
     return envelope(std::move(data), {{"checkedAt", now_iso()}});

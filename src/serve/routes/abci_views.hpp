@@ -5,9 +5,13 @@
 #include <nlohmann/json.hpp>
 
 #include "core/service/health.hpp"
+#include "core/service/mint_result.hpp"
 #include "core/service/reads.hpp"
 
 namespace abci::serve {
+
+/// Spec 4.1 and 4.2: a mined mint's answer.
+[[nodiscard]] nlohmann::json mint_result_view(const service::MintResult& result);
 
 /// Spec 4.3–4.7 and a mint's status (docs/api.md): the envelope
 /// {success: true, data, metadata} around each result.

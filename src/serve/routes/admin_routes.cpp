@@ -51,9 +51,9 @@ Reply role_requests(RequestContext& ctx) {
     std::optional<store::RoleRequestStatus> status;
     if (const auto name = ctx.query("status")) {
         status = store::parse_role_request_status(*name);
-        if (!status) return list_reply(std::vector<store::RoleRequest>{}, service::role_request_view);
+        if (!status) return list_reply(std::vector<store::RoleRequest>{}, role_request_view);
     }
-    return list_reply(ctx.services.store.role_requests().list(status), service::role_request_view);
+    return list_reply(ctx.services.store.role_requests().list(status), role_request_view);
 }
 
 Reply api_keys(RequestContext& ctx) { return list_reply(ctx.services.store.api_keys().list(), api_key_view); }

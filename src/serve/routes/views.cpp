@@ -1,5 +1,6 @@
 #include "serve/routes/views.hpp"
 
+#include "core/eth/address.hpp"
 #include "core/util/time.hpp"
 
 namespace abci::serve {
@@ -55,6 +56,36 @@ nlohmann::json audit_view(const store::AuditEntry& entry) {
             {"requestId", entry.request_id},
             {"count", entry.count},
             {"lastTime", entry.last_time ? nlohmann::json(iso_time(*entry.last_time)) : nlohmann::json(nullptr)}};
+}
+
+nlohmann::json role_request_view(const store::RoleRequest& r) {
+    return {{"id", r.id},
+            {"userId", r.user_id},
+            {"roleType", r.role_type},
+            {"walletAddress", r.wallet_address},
+            {"blockchainId", r.blockchain_id},
+            {"note", r.note},
+            {"status", store::to_string(r.status)},
+            {"approvedBy", r.approved_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.approved_by)},
+            {"approvedAt", r.approved_at ? nlohmann::json(iso_time(*r.approved_at)) : nlohmann::json(nullptr)},
+            {"transactionHash", r.tx_hash.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.tx_hash)},
+            {"blockNumber", r.block_number ? nlohmann::json(r.block_number) : nlohmann::json(nullptr)},
+            {"createdAt", iso_time(r.created_at)},
+            {"updatedAt", iso_time(r.updated_at)}};
+}
+
+nlohmann::json certificate_view(const store::Certificate& c) {
+    return {{"id", c.id},
+            {"userId", c.user_id},
+            {"blockchainId", c.blockchain_id},
+            {"certifierAddress", eth::Address::parse(c.wallet_address).checksummed()},
+            {"recipientAddress", eth::Address::parse(c.recipient).checksummed()},
+            {"title", c.title},
+            {"description", c.description},
+            {"status", store::to_string(c.status)},
+            {"token", c.token.empty() ? nlohmann::json(nullptr) : nlohmann::json::parse(c.token)},
+            {"createdAt", iso_time(c.created_at)},
+            {"updatedAt", iso_time(c.updated_at)}};
 }
 
 }  // namespace abci::serve

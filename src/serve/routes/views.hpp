@@ -21,4 +21,9 @@ namespace abci::serve {
 [[nodiscard]] nlohmann::json api_key_view(const store::ApiKey& key);
 [[nodiscard]] nlohmann::json audit_view(const store::AuditEntry& entry);
 
+/// A role request, with its approval and mint once known.
+[[nodiscard]] nlohmann::json role_request_view(const store::RoleRequest& request);
+/// A certificate record, with its token details once minted.
+[[nodiscard]] nlohmann::json certificate_view(const store::Certificate& certificate);
+
 }  // namespace abci::serve
