@@ -1,7 +1,6 @@
 // GET /api/admin/*: listings for platform administrators (spec 5.5: admin only).
 
-#include "core/service/workflows.hpp"
-#include "core/util/time.hpp"
+#include "core/service/admin.hpp"
 #include "serve/router.hpp"
 #include "serve/routes/routes.hpp"
 #include "serve/routes/views.hpp"
@@ -9,9 +8,6 @@
 namespace abci::serve {
 
 namespace {
-
-constexpr std::size_t kDefaultAuditLimit = 100;
-constexpr std::size_t kMaxAuditLimit = 10000;
 
 template <typename Record, typename View>
 Reply list_reply(const std::vector<Record>& records, View view) {
@@ -21,42 +17,24 @@ Reply list_reply(const std::vector<Record>& records, View view) {
 }
 
 Reply users(RequestContext& ctx) {
-    auto& store = ctx.services.store;
-    return list_reply(store.users().list(), [&](const store::User& user) {
-        auto view = user_view(user);
-        view["wallets"] = store.credentials().wallets_of(user.id);
-        view["createdAt"] = util::format_iso8601_utc(user.created_at);
+    return list_reply(service::Listings(ctx.services.store).accounts(), [](const service::Account& account) {
+        auto view = account_view(account);
+        view["createdAt"] = iso_time(account.user.created_at);
         return view;
     });
 }
 
 Reply audit(RequestContext& ctx) {
-    std::optional<store::TimePoint> since;
-    if (const auto text = ctx.query("since")) since = util::parse_rfc3339(*text);
-    std::size_t limit = kDefaultAuditLimit;
-    if (const auto text = ctx.query("limit")) {
-        try {
-            const auto value = std::stoll(*text);
-            if (value < 1 || static_cast<std::size_t>(value) > kMaxAuditLimit) throw std::out_of_range("limit");
-            limit = static_cast<std::size_t>(value);
-        } catch (const std::logic_error&) {
-            throw Error(ErrorKind::invalid_input, "invalid request",
-                        {"limit must be an integer from 1 to " + std::to_string(kMaxAuditLimit)});
-        }
-    }
-    return list_reply(ctx.services.store.audit().list(since, limit), audit_view);
+    return list_reply(service::Listings(ctx.services.store).audit(ctx.query("since"), ctx.query("limit")), audit_view);
 }
 
 Reply role_requests(RequestContext& ctx) {
-    std::optional<store::RoleRequestStatus> status;
-    if (const auto name = ctx.query("status")) {
-        status = store::parse_role_request_status(*name);
-        if (!status) return list_reply(std::vector<store::RoleRequest>{}, role_request_view);
-    }
-    return list_reply(ctx.services.store.role_requests().list(status), role_request_view);
+    return list_reply(service::Listings(ctx.services.store).role_requests(ctx.query("status")), role_request_view);
 }
 
-Reply api_keys(RequestContext& ctx) { return list_reply(ctx.services.store.api_keys().list(), api_key_view); }
+Reply api_keys(RequestContext& ctx) {
+    return list_reply(service::Listings(ctx.services.store).api_keys(), api_key_view);
+}
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 
 #include "core/util/time.hpp"
 #include "core/util/fields.hpp"
+#include "core/service/admin.hpp"
 #include "serve/router.hpp"
 #include "serve/routes/routes.hpp"
 #include "serve/routes/views.hpp"
@@ -101,11 +102,8 @@ Reply logout(RequestContext& ctx) {
 }
 
 Reply me(RequestContext& ctx) {
-    const auto user = ctx.services.store.users().find_by_id(ctx.caller().id);
-    if (!user) throw Error(ErrorKind::unauthenticated, "the token's user no longer exists");
-    auto view = user_view(*user);
-    view["wallets"] = ctx.services.store.credentials().wallets_of(user->id);
-    return Reply::json(200, {{"success", true}, {"user", view}});
+    const auto account = service::Listings(ctx.services.store).own_account(ctx.caller().id);
+    return Reply::json(200, {{"success", true}, {"user", account_view(account)}});
 }
 
 }  // namespace

@@ -11,6 +11,12 @@ nlohmann::json user_view(const store::User& user) {
     return {{"id", user.id}, {"email", user.email}, {"role", user.role}, {"verified", user.verified}};
 }
 
+nlohmann::json account_view(const service::Account& account) {
+    auto view = user_view(account.user);
+    view["wallets"] = account.wallets;
+    return view;
+}
+
 nlohmann::json login_view(const auth::LoginResult& login) {
     return {{"success", true},
             {"token", login.access_token},

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/auth/auth_service.hpp"
+#include "core/service/admin.hpp"
 #include "core/store/store.hpp"
 
 namespace abci::serve {
@@ -14,6 +15,8 @@ namespace abci::serve {
 
 /// Spec 2.6: {id, email, role, verified}.
 [[nodiscard]] nlohmann::json user_view(const store::User& user);
+/// user_view() with the user's wallets.
+[[nodiscard]] nlohmann::json account_view(const service::Account& account);
 /// Spec 5.3 plus refresh_token.
 [[nodiscard]] nlohmann::json login_view(const auth::LoginResult& login);
 [[nodiscard]] nlohmann::json practice_view(const store::Practice& practice);
