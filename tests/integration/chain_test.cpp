@@ -12,6 +12,8 @@
 #include "core/chain/tx_sender.hpp"
 #include "core/rpc/quantity.hpp"
 #include "support/anvil.hpp"
+#include "support/eventually.hpp"
+#include "support/recording_journal.hpp"
 
 using namespace abci;
 using namespace std::chrono_literals;
@@ -180,11 +182,15 @@ TEST_CASE("a stuck transaction is replaced with both fees raised by at least 10%
     fast_replace.maintenance_interval = 100ms;
     fast_replace.rebroadcast_after = 200ms;
     fast_replace.replace_after = 300ms;
+    test::RecordingJournal journal;
+    fast_replace.journal = &journal;
     Deployed d({}, fast_replace);
     (void)d.chain.rpc().call("evm_setAutomine", {false});
     const auto tiers = d.chain.fee_tiers();
+    const auto nonce = d.chain.pending_nonce(d.sender.address());
     auto pending = d.token.mint(d.sender, fresh_wallet(77), kValuator, 1, {});
-    std::this_thread::sleep_for(1500ms);  // several replacement rounds pass while nothing is mined
+    // Several replacement rounds pass while nothing is mined: the first version and two replacements.
+    REQUIRE(test::eventually([&] { return journal.versions_of(nonce) >= 3; }));
     (void)d.chain.rpc().call("evm_mine");
     auto receipt = pending.get();
     CHECK(receipt.success);

@@ -22,6 +22,7 @@
 #include "core/eth/tx.hpp"
 #include "core/rpc/quantity.hpp"
 #include "support/anvil.hpp"
+#include "support/recording_journal.hpp"
 #include "support/eventually.hpp"
 #include "support/fault_proxy.hpp"
 #include "support/log_capture.hpp"
@@ -32,43 +33,7 @@ namespace abci::sender_tests {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-// Every version the sender journaled and what it settled each as.
-class RecordingJournal final : public chain::TxJournal {
-public:
-    // Runs inside record(), after the versions are written and before the sender broadcasts them.
-    std::function<void()> on_record;
-
-    void record(const std::vector<chain::SignedTx>& txs) override {
-        {
-            std::lock_guard lock(mutex_);
-            for (const auto& tx : txs) recorded_.push_back(tx);
-        }
-        if (on_record) on_record();
-    }
-    void settle(const std::vector<chain::Settlement>& settlements) noexcept override {
-        std::lock_guard lock(mutex_);
-        for (const auto& s : settlements) status_[s.hash] = s.status;
-    }
-    void reopen(const eth::Hash32& hash) noexcept override {
-        std::lock_guard lock(mutex_);
-        status_.erase(hash);
-    }
-
-    [[nodiscard]] std::vector<chain::SignedTx> recorded() const {
-        std::lock_guard lock(mutex_);
-        return recorded_;
-    }
-    [[nodiscard]] std::optional<chain::TxStatus> status(const eth::Hash32& hash) const {
-        std::lock_guard lock(mutex_);
-        const auto it = status_.find(hash);
-        return it == status_.end() ? std::nullopt : std::optional(it->second);
-    }
-
-private:
-    mutable std::mutex mutex_;
-    std::vector<chain::SignedTx> recorded_;
-    std::map<eth::Hash32, chain::TxStatus> status_;
-};
+using test::RecordingJournal;
 
 eth::PrivateKey dev_key(std::size_t i) { return eth::PrivateKey::from_hex(test::Anvil::dev_accounts()[i].private_key); }
 eth::Address dev_address(std::size_t i) { return eth::Address::parse(test::Anvil::dev_accounts()[i].address); }

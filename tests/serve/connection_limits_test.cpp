@@ -34,6 +34,24 @@ TEST_CASE("3000 slow sockets from one address: another address is answered in we
     // A short head deadline so that the flood's admitted sockets are also
     // timed out and replaced while the test runs.
     Server server({.config = "[limits]\nheadTimeout = 2\n"});
+    // One request from another address, answered 401 (no credentials): how long it took.
+    const auto ask = [&server] {
+        const auto started = RawClock::now();
+        const int fd = connect_from("127.0.0.2", server.port());
+        REQUIRE(fd >= 0);
+        send_text(fd, "GET /api/auth/me HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+        const auto answer = read_until_closed(fd, std::chrono::seconds(5));
+        ::close(fd);
+        const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(RawClock::now() - started);
+        INFO("answer after " << took.count() << " ms: " << answer.substr(0, 200));
+        CHECK(status_of(answer) == 401);
+        return took;
+    };
+    // The same request before the flood, on this machine under its current
+    // load (the suite runs beside other tests): the yardstick for "promptly".
+    auto calm = std::chrono::milliseconds(0);
+    for (int i = 0; i < 10; ++i) calm = std::max(calm, ask());
+
     constexpr std::size_t kSlow = 3000;
     std::vector<int> slow(kSlow, -1);
     for (auto& fd : slow) {
@@ -63,23 +81,18 @@ TEST_CASE("3000 slow sockets from one address: another address is answered in we
 
     // The issue's figure is the release build's; under AddressSanitizer the
     // server itself runs two to three times slower (one answer took 1.06 s
-    // in a fresh clone's ASan run beside two other tests).
+    // in a fresh clone's ASan run beside two other tests). On a machine so
+    // loaded that even the calm answers are slow, promptly is 20 times the
+    // slowest of those.
     const bool sanitized = ::dlsym(RTLD_DEFAULT, "__asan_init") != nullptr;
-    const auto kPromptly = sanitized ? std::chrono::milliseconds(2500) : std::chrono::milliseconds(1000);
+    const auto kPromptly =
+        std::max(sanitized ? std::chrono::milliseconds(2500) : std::chrono::milliseconds(1000), 20 * calm);
     std::size_t answered = 0;
     std::size_t most_descriptors = 0;
     auto slowest = std::chrono::milliseconds(0);
     const auto until = RawClock::now() + std::chrono::seconds(6);
     while (RawClock::now() < until) {
-        const auto started = RawClock::now();
-        const int fd = connect_from("127.0.0.2", server.port());
-        REQUIRE(fd >= 0);
-        send_text(fd, "GET /api/auth/me HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
-        const auto answer = read_until_closed(fd, std::chrono::seconds(5));
-        ::close(fd);
-        const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(RawClock::now() - started);
-        INFO("answer after " << took.count() << " ms: " << answer.substr(0, 200));
-        CHECK(status_of(answer) == 401);
+        const auto took = ask();
         CHECK(took < kPromptly);
         slowest = std::max(slowest, took);
         ++answered;
@@ -91,7 +104,8 @@ TEST_CASE("3000 slow sockets from one address: another address is answered in we
     for (const int fd : slow)
         if (fd >= 0) ::close(fd);
 
-    WARN(answered << " answers, the slowest in " << slowest.count() << " ms; " << replaced
+    WARN(answered << " answers, the slowest in " << slowest.count() << " ms (" << calm.count() << " ms before the flood); "
+                  << replaced
                   << " slow sockets refused or timed out and replaced; at most " << most_descriptors
                   << " descriptors open in the server");
     CHECK(answered > 10);
