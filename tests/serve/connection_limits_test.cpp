@@ -40,7 +40,7 @@ TEST_CASE("3000 slow sockets from one address: another address is answered in we
         const int fd = connect_from("127.0.0.2", server.port());
         REQUIRE(fd >= 0);
         send_text(fd, "GET /api/auth/me HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
-        const auto answer = read_until_closed(fd, std::chrono::seconds(5));
+        const auto answer = read_until_closed(fd, std::chrono::seconds(10));
         ::close(fd);
         const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(RawClock::now() - started);
         INFO("answer after " << took.count() << " ms: " << answer.substr(0, 200));
@@ -80,18 +80,22 @@ TEST_CASE("3000 slow sockets from one address: another address is answered in we
     });
 
     // The issue's figure is the release build's; under AddressSanitizer the
-    // server itself runs two to three times slower (one answer took 1.06 s
-    // in a fresh clone's ASan run beside two other tests). On a machine so
+    // server itself runs several times slower (one answer took 2.4 s in a
+    // fresh clone's ASan run beside two other tests). On a machine so
     // loaded that even the calm answers are slow, promptly is 20 times the
     // slowest of those.
     const bool sanitized = ::dlsym(RTLD_DEFAULT, "__asan_init") != nullptr;
     const auto kPromptly =
-        std::max(sanitized ? std::chrono::milliseconds(2500) : std::chrono::milliseconds(1000), 20 * calm);
+        std::max(sanitized ? std::chrono::milliseconds(5000) : std::chrono::milliseconds(1000), 20 * calm);
     std::size_t answered = 0;
     std::size_t most_descriptors = 0;
     auto slowest = std::chrono::milliseconds(0);
+    // At least six seconds of flood, and on until every flood socket has
+    // been refused or timed out once (a sanitized server times the flood's
+    // sockets out more slowly): the other address is asked throughout.
     const auto until = RawClock::now() + std::chrono::seconds(6);
-    while (RawClock::now() < until) {
+    const auto at_most = RawClock::now() + std::chrono::seconds(40);
+    while (RawClock::now() < until || (replaced < kSlow && RawClock::now() < at_most)) {
         const auto took = ask();
         CHECK(took < kPromptly);
         slowest = std::max(slowest, took);
