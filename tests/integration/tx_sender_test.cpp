@@ -256,7 +256,7 @@ TEST_CASE("sender: a nonce held by someone else's pending transaction is judged 
     const auto signer = dev_address(1);
     RecordingJournal journal;
     chain::TxSender sender(chain, dev_key(1), quick(journal));
-    auto mined = sender.submit(transfer("held by another"));
+    auto mined = sender.submit(transfer("held by another", 60s));  // several judging rounds, slow under ASan
     REQUIRE(eventually([&] { return chain.pending_nonce(signer) == 1; }));
     send_foreign(chain, signer, 0);  // replaces ours in the pool: a higher fee
     // Ours is found gone from the pool, sent again, refused as underpriced,
