@@ -86,6 +86,10 @@ struct Reply {
         reply.body = std::move(body);
         return reply;
     }
+    /// The spec's success body without metadata: {success: true, data}.
+    [[nodiscard]] static Reply data(int status, nlohmann::json data) {
+        return json(status, {{"success", true}, {"data", std::move(data)}});
+    }
     [[nodiscard]] static Reply redirect(std::string location) {
         Reply reply;
         reply.status = 302;

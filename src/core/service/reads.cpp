@@ -175,7 +175,6 @@ BlockchainStatus AbciService::blockchain_status(const std::string& id) {
         if (*status.deployed) {
             status.contract_version = token.version();
             status.last_upgrade = std::chrono::system_clock::time_point(std::chrono::seconds(token.deployed_at()));
-            status.contract_ok = true;
         }
     } catch (const Error& e) {
         util::log(util::LogLevel::warning, "a blockchain's contract could not be read; its status is degraded",

@@ -96,8 +96,9 @@ struct BlockchainStatus {
     std::optional<bool> deployed;  // none: unknown (no answer from the node)
     std::optional<std::string> contract_version;
     std::optional<store::TimePoint> last_upgrade;
-    bool contract_ok = false;  // deployed, and its version and deployment read
-    [[nodiscard]] bool healthy() const noexcept { return rpc == Rpc::healthy && contract_ok; }
+    /// Deployed, and its version and deployment read (the last is read last).
+    [[nodiscard]] bool contract_ok() const noexcept { return last_upgrade.has_value(); }
+    [[nodiscard]] bool healthy() const noexcept { return rpc == Rpc::healthy && contract_ok(); }
 };
 
 /// GET /abci/tokens/metadata/{tokenId}: the ERC-1155 metadata record (spec

@@ -166,7 +166,7 @@ json blockchain_status_view(const service::BlockchainStatus& status) {
                       {"recommended", gas_prices_view(status.recommended)}}},
         {"contractStatus", contract},
         {"health", {{"rpcConnectivity", rpc_connectivity(status.rpc)},
-                    {"contractAccessible", status.contract_ok ? "healthy" : rpc_ok ? "unavailable" : "unknown"},
+                    {"contractAccessible", status.contract_ok() ? "healthy" : rpc_ok ? "unavailable" : "unknown"},
                     {"lastChecked", now_iso()}}}};
     return envelope(std::move(data), {{"blockchain", blockchain_ref(service::ChainRef::of(c))}});
 }

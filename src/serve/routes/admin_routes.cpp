@@ -13,7 +13,7 @@ template <typename Record, typename View>
 Reply list_reply(const std::vector<Record>& records, View view) {
     auto data = nlohmann::json::array();
     for (const auto& record : records) data.push_back(view(record));
-    return Reply::json(200, {{"success", true}, {"data", std::move(data)}});
+    return Reply::data(200, std::move(data));
 }
 
 Reply users(RequestContext& ctx) {

@@ -17,17 +17,17 @@ Reply farmer_profile(RequestContext& ctx) {
     auto practices = nlohmann::json::array();
     for (const auto& practice : profile.practices) practices.push_back(practice_view(practice));
     data["practices"] = std::move(practices);
-    return Reply::json(200, {{"success", true}, {"data", std::move(data)}});
+    return Reply::data(200, std::move(data));
 }
 
 Reply record_practice(RequestContext& ctx) {
     const auto practice = service::Practices(ctx.services.store).record_practice(ctx.caller(), ctx.json_body());
-    return Reply::json(201, {{"success", true}, {"data", practice_view(practice)}});
+    return Reply::data(201, practice_view(practice));
 }
 
 Reply record_verification(RequestContext& ctx) {
     const auto verification = service::Practices(ctx.services.store).record_verification(ctx.caller(), ctx.json_body());
-    return Reply::json(201, {{"success", true}, {"data", verification_view(verification)}});
+    return Reply::data(201, verification_view(verification));
 }
 
 }  // namespace
