@@ -287,6 +287,8 @@ TEST_CASE("sender: a nonce held by someone else's pending transaction is judged 
         proxy.pass("eth_getTransactionCount");
     }
     REQUIRE(eventually([&] { return journal.recorded().size() == 2; }));
+    // Journaled before it is sent: mined only once the node holds it.
+    REQUIRE(eventually([&] { return chain.pending_nonce(signer) == 2; }));
     (void)node_rpc(chain, "evm_mine");
     const auto receipt = mined.get();
     CHECK(receipt.nonce == 1);
