@@ -19,7 +19,7 @@ namespace abci::auth {
 namespace {
 
 using nlohmann::json;
-using Clock = std::chrono::steady_clock;
+using MonotonicClock = std::chrono::steady_clock;
 
 // An unknown kid may mean the provider rotated its keys, so it triggers a
 // JWKS refetch, but an attacker can send any kid: refetch at most once per
@@ -137,12 +137,12 @@ struct OidcClient::Endpoints {
 struct OidcClient::Cache {
     std::optional<Endpoints> endpoints;
     std::vector<jose::Jwk> keys;
-    std::optional<Clock::time_point> fetched_at;  // of the JWKS
+    std::optional<MonotonicClock::time_point> fetched_at;  // of the JWKS
     std::set<std::string> refetched_for;          // kids that already caused a refetch
 
     void use_keys(std::string_view document, const std::string& what) {
         keys = parse_jwks(json_object(document, what));
-        fetched_at = Clock::now();
+        fetched_at = MonotonicClock::now();
     }
 
     void fetch_keys(const std::string& jwks_uri, std::chrono::seconds timeout) {
@@ -170,7 +170,7 @@ struct OidcClient::Cache {
             return only;
         };
         const jose::Jwk* jwk = find();
-        if (!jwk && kid && !refetched_for.contains(*kid) && Clock::now() - *fetched_at >= kJwksRefetchInterval) {
+        if (!jwk && kid && !refetched_for.contains(*kid) && MonotonicClock::now() - *fetched_at >= kJwksRefetchInterval) {
             if (refetched_for.size() >= kMaxRefetchKids) refetched_for.clear();
             refetched_for.insert(*kid);
             fetch_keys(jwks_uri, timeout);

@@ -1,4 +1,5 @@
 #include "core/limits/backoff.hpp"
+#include "core/limits/rate_limiter.hpp"
 
 #include <algorithm>
 
@@ -6,8 +7,6 @@ namespace abci::limits {
 
 namespace {
 
-// As RateLimiter: sweeping every this many failures keeps the amortised cost constant.
-constexpr std::uint32_t kSweepEvery = 1024;
 // 2^kMaxDoublings · base is beyond any sensible cap; stops the shift overflowing.
 constexpr std::uint32_t kMaxDoublings = 20;
 

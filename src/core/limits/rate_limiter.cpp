@@ -9,10 +9,6 @@ namespace abci::limits {
 
 namespace {
 
-// Sweeping a shard costs a pass over its map; doing it every this many hits
-// keeps the amortised cost per request constant.
-constexpr std::uint32_t kSweepEvery = 1024;
-
 Error not_a_rate_limit(std::string_view text, std::string_view what) {
     return Error(ErrorKind::invalid_input, std::string(what) + ": '" + std::string(text) +
                                                "' is not a rate limit (expected requests/seconds, e.g. 10/60, or 0 for none)");

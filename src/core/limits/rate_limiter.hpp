@@ -18,6 +18,11 @@
 
 namespace abci::limits {
 
+/// How often a bounded table sweeps out what expired: sweeping costs a pass
+/// over the table, so doing it every this many entries keeps the amortised
+/// cost per request constant (the rate limiter's shards, the back-off table).
+inline constexpr std::uint32_t kSweepEvery = 1024;
+
 /// "requests/window_seconds" as in the config ("10/60"); "0" means no limit.
 struct RateLimit {
     std::uint32_t limit = 0;  // 0 = unlimited

@@ -43,14 +43,14 @@ struct MintEntityRequest {
 /// image, external_url and attributes. Throws as parse_mint_role().
 [[nodiscard]] MintEntityRequest parse_mint_entity(const nlohmann::json& body);
 
-/// POST /v1/role-requests' body (roleType, walletAddress, blockchainId, an
-/// optional note) as the request of user `user_id`, the wallet in lower case.
-/// Throws as parse_mint_role().
 /// The address a body's field `name` holds as `text`: none when `text` is
 /// empty (`fields` has recorded the missing field already) or no address
 /// (the problem recorded in `fields`).
 [[nodiscard]] std::optional<eth::Address> address_field(util::Fields& fields, const std::string& name, const std::string& text);
 
+/// POST /v1/role-requests' body (roleType, walletAddress, blockchainId, an
+/// optional note) as the request of user `user_id`, the wallet in lower case.
+/// Throws as parse_mint_role().
 [[nodiscard]] store::NewRoleRequest parse_role_request(const nlohmann::json& body, const std::string& user_id);
 
 /// An address field (spec 4.1: 42 characters starting with 0x, EIP-55 checked

@@ -1,10 +1,11 @@
 #pragma once
 // The ABCI service: the operations of spec §4.1–4.8 with their rules and
-// pre-flight checks (DESIGN.md §4). Front ends hand it the request's fields
-// and get the spec's response body; every refusal is an abci::Error whose
-// kind the front end maps (invalid_input 400 with details, not_found 404,
-// conflict 409, unprocessable 422, unavailable 503; failures after a
-// transaction was broadcast are chain_rejected or timeout and name its hash).
+// pre-flight checks (DESIGN.md §4). Front ends hand it typed requests and
+// queries (requests.hpp, reads.hpp) and render the typed results it returns;
+// every refusal is an abci::Error whose kind the front end maps
+// (invalid_input 400 with details, not_found 404, conflict 409,
+// unprocessable 422, unavailable 503; failures after a transaction was
+// broadcast are chain_rejected or timeout and name its hash).
 //
 // Mints are durable: the transaction's purpose is journaled with its signed
 // bytes before broadcast (TxSender + TxJournal), and reconcile() finishes at

@@ -76,8 +76,11 @@ private:
             constexpr auto window = std::chrono::duration_cast<std::chrono::milliseconds>(kRefusedAuditWindow).count();
             for (const auto& entry : entries) {
                 const auto time = to_millis(entry.time);
-                const std::optional<std::int64_t> refused_window =
-                    entry.refused ? std::optional(time - time % window) : std::nullopt;
+                std::optional<std::int64_t> refused_window, refused_time;
+                if (entry.refused) {
+                    refused_window = time - time % window;
+                    refused_time = time;
+                }
                 execute(db,
                         "INSERT INTO audit_log (time, actor, method, path, status, client_address, request_id, "
                         "refused_window, count, last_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
@@ -85,8 +88,7 @@ private:
                         "WHERE refused_window IS NOT NULL "
                         "DO UPDATE SET count = count + excluded.count, last_time = max(last_time, excluded.last_time)",
                         time, entry.actor, entry.method, entry.path, entry.status, entry.client_address,
-                        entry.request_id, refused_window, entry.count,
-                        entry.refused ? std::optional(time) : std::nullopt);
+                        entry.request_id, refused_window, entry.count, refused_time);
             }
             tx.commit();
         });
