@@ -24,6 +24,7 @@
 #include "core/rpc/quantity.hpp"
 #include "core/store/store.hpp"
 #include "support/anvil.hpp"
+#include "support/chain_node.hpp"
 #include "support/cli_runner.hpp"
 #include "support/eventually.hpp"
 #include "support/log_capture.hpp"
@@ -43,102 +44,15 @@ constexpr std::uint64_t kReportToken = 1000, kCertificateToken = 1300;
 
 eth::Bytes bytes_of(std::string_view text) { return {text.begin(), text.end()}; }
 
-eth::PrivateKey signer_key() { return eth::PrivateKey::from_hex(test::Anvil::dev_accounts()[0].private_key); }
-
-// Deploys the token from dev account 0 with a sender of its own, gone before
-// the registry's sender (the one under test) uses that account's nonces.
-std::string deploy_token(const test::Anvil& anvil) {
-    chain::ChainSettings settings;
-    settings.chain_id = anvil.chain_id();
-    settings.rpc_urls = {anvil.url()};
-    settings.poll_interval = 50ms;
-    chain::ChainClient client(settings);
-    chain::TxSender sender(client, signer_key());
-    return chain::TokenContract::deploy(sender, sender.address(), "ipfs://").token.address().checksummed();
-}
-
-service::NetworkConfig network_config(const test::Anvil& anvil, const std::string& rpc_url, const std::string& contract,
-                                      std::chrono::milliseconds rpc_timeout) {
-    service::NetworkConfig config;
-    config.rpc_timeout = rpc_timeout;
-    config.id = kChain;
-    config.name = "Anvil devnet";
-    config.chain_id = anvil.chain_id();
-    config.network = "ethereum";
-    config.rpc_urls = {rpc_url};
-    config.contract_address = contract;
-    config.status = service::NetworkStatus::testnet;
-    return config;
-}
-
 // A server's chain side without its HTTP front: store, content, registry, service.
-struct Node {
-    // `rpc_timeout`: how long a JSON-RPC call (retries included) may take;
-    // `proxied`: the registry reaches anvil through a method-counting proxy.
-    explicit Node(test::Anvil::Options options = {}, std::chrono::milliseconds rpc_timeout = 30s, bool proxied = false)
-        : anvil(options),
-          rpc_timeout(rpc_timeout),
-          proxy(proxied ? std::make_unique<test::MethodCountingProxy>(anvil.port(), test::MethodCountingProxy::Options{})
-                        : nullptr) {}
+using Node = test::ChainNode;
 
-    test::Anvil anvil;
-    std::chrono::milliseconds rpc_timeout;
-    std::unique_ptr<test::MethodCountingProxy> proxy;
-    test::TempDir dir;
-    std::string contract = deploy_token(anvil);
-    std::unique_ptr<store::Store> store = store::open_sqlite_store(dir / "abci.db");
-    std::unique_ptr<content::ContentStore> content =
-        content::make_content_store({.backend = "local", .data_dir = dir.path()});
-    eth::PrivateKey key = signer_key();
-    service::Registry registry{{network_config(anvil, proxy ? proxy->url() : anvil.url(), contract, rpc_timeout)},
-                               &key, *store};
-    service::Network& network = registry.find(kChain);
-
-    [[nodiscard]] std::string signer() const { return key.address().lower(); }
-
-    // The store's database, read beside it for what the Store interface has no query for.
-    [[nodiscard]] SQLite::Database database() const {
-        SQLite::Database db(dir / "abci.db", SQLite::OPEN_READONLY);
-        db.setBusyTimeout(5000);
-        return db;
-    }
-
-    // The hashes journaled with `purpose`, oldest first (the store looks entries up by hash only).
-    [[nodiscard]] std::vector<std::string> journaled(const std::string& purpose) const {
-        auto db = database();
-        SQLite::Statement query(db, "SELECT hash FROM tx_journal WHERE purpose = ? ORDER BY created_at, nonce");
-        query.bind(1, purpose);
-        std::vector<std::string> hashes;
-        while (query.executeStep()) hashes.push_back(query.getColumn(0).getString());
-        return hashes;
-    }
-
-    // How many entity records the store holds for transaction `hash` (one per mined mint).
-    [[nodiscard]] int entities_of(const std::string& hash) const {
-        auto db = database();
-        SQLite::Statement query(db, "SELECT COUNT(*) FROM entities WHERE tx_hash = ?");
-        query.bind(1, hash);
-        REQUIRE(query.executeStep());
-        return query.getColumn(0).getInt();
-    }
-
-    [[nodiscard]] std::string cast_rpc(std::vector<std::string> args) const {
-        args.insert(args.end(), {"--rpc-url", anvil.url()});
-        return test::cast(args);
-    }
-
-    // A transfer of 0 from the signer's account to itself with `nonce`, sent
-    // by anvil on the account's behalf (not by the sender under test) at 100
-    // gwei: someone else using the signer's nonce.
-    void send_foreign(std::uint64_t nonce) const {
-        (void)cast_rpc({"send", "--async", "--unlocked", "--from", signer(), "--nonce", std::to_string(nonce),
-                        "--gas-price", "100gwei", "--priority-gas-price", "100gwei", signer()});
-    }
-
-    [[nodiscard]] std::uint64_t pending_nonce() const {
-        return std::stoull(cast_rpc({"nonce", signer(), "--block", "pending"}));
-    }
-};
+// `rpc_timeout`: how long a JSON-RPC call (retries included) may take;
+// `proxied`: the registry reaches anvil through a method-counting proxy.
+test::ChainNode::Options node_options(test::Anvil::Options anvil, std::chrono::milliseconds rpc_timeout = 30s,
+                                      bool proxied = false) {
+    return {.anvil = std::move(anvil), .rpc_timeout = rpc_timeout, .proxied = proxied};
+}
 
 using test::eventually;
 
@@ -357,7 +271,7 @@ TEST_CASE("journal: a mint is journaled with its exact bytes before broadcast an
 
 TEST_CASE("journal: the mints of one block are settled together, before any caller hears of them",
           "[journal][anvil]") {
-    Node node(test::Anvil::Options{.block_time = 1000ms});
+    Node node(node_options({.block_time = 1000ms}));
     auto& sender = node.network.sender();
     const std::string purpose = R"({"op":"test","what":"a block of mints"})";
     std::vector<std::future<chain::Receipt>> mints;
@@ -490,7 +404,7 @@ TEST_CASE("journal: reconcile() at start finishes mints a crash left journaled, 
     CHECK(node.store->mints().pending().size() == 3);
     CHECK_FALSE(node.store->tokens().find_balance(kChain, recipient.lower(), kCertificateToken));
 
-    service::AbciService abci(*node.store, node.registry, *node.content);
+    auto& abci = node.service();
     abci.reconcile();
     REQUIRE(eventually([&] { return node.store->mints().pending().empty(); }));
 
@@ -519,7 +433,7 @@ TEST_CASE("journal: reconcile() after a crash in the middle of a mint's bookkeep
     const auto recipient = eth::Address::parse(test::Anvil::dev_accounts()[6].address);
     const auto c = crash_mint(node, recipient, client.pending_nonce(node.key.address()), client.fee_tiers().standard,
                               CrashAfter::bookkeeping, "crash-after-bookkeeping");
-    service::AbciService abci(*node.store, node.registry, *node.content);
+    auto& abci = node.service();
     abci.reconcile();
     REQUIRE(eventually([&] { return node.store->mints().pending().empty(); }));
     require_finished(node, c, recipient);
@@ -531,13 +445,13 @@ TEST_CASE("journal: reconcile() after a crash in the middle of a mint's bookkeep
 // its peers after a failover): reconcile() still finishes the mint, with one
 // confirmation rather than a count that wraps around.
 TEST_CASE("journal: reconcile() finishes a mined mint while the node's head lags behind its block", "[journal][anvil]") {
-    Node node({}, 30s, true);
+    Node node(node_options({}, 30s, true));
     auto& client = node.network.client();
     const auto recipient = eth::Address::parse(test::Anvil::dev_accounts()[6].address);
     const auto c = crash_mint(node, recipient, client.pending_nonce(node.key.address()), client.fee_tiers().standard,
                               CrashAfter::settle, "head-behind");
     node.proxy->answer("eth_blockNumber", "0x0");
-    service::AbciService abci(*node.store, node.registry, *node.content);
+    auto& abci = node.service();
     abci.reconcile();
     REQUIRE(eventually([&] { return node.store->mints().pending().empty(); }));
     require_finished(node, c, recipient);
@@ -572,7 +486,7 @@ TEST_CASE("journal: reconcile() finds a mint in a batch journaled before mints h
                                       calldata, purpose, entity_mint_request(key).id);
     node.store->journal().settle({{entry.hash, chain::TxStatus::mined, publish(node, entry, "0x1")}});
 
-    service::AbciService abci(*node.store, node.registry, *node.content);
+    auto& abci = node.service();
     abci.reconcile();
     const auto mint = node.store->mints().find(entity_mint_request(key).id);
     REQUIRE(mint);
@@ -594,7 +508,7 @@ TEST_CASE("journal: reconcile() without a signer releases what sent nothing and 
     const auto c = crash_mint(node, recipient, nonce, client.fee_tiers().standard, CrashAfter::journal,
                               "journaled-keyless");
     REQUIRE_FALSE(node.store->mints().begin(entity_mint_request("unsent-keyless")));
-    service::Registry keyless{{network_config(node.anvil, node.anvil.url(), node.contract, node.rpc_timeout)}, nullptr,
+    service::Registry keyless{{node.network.config()}, nullptr,
                               *node.store};
     service::AbciService abci(*node.store, keyless, *node.content);
     abci.reconcile();
@@ -616,7 +530,7 @@ TEST_CASE("journal: reconcile() leaves a mint pending when the store refuses its
         db.exec(sql);
     };
     trigger("CREATE TRIGGER refuse BEFORE UPDATE ON mint_requests BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END");
-    service::AbciService abci(*node.store, node.registry, *node.content);
+    auto& abci = node.service();
     {
         const test::LogCapture log;
         abci.reconcile();
@@ -646,7 +560,7 @@ TEST_CASE("journal: a pending transaction journaled before mints had ids is fini
     const auto entry = journal_signed(node, client.pending_nonce(node.key.address()), client.fee_tiers().standard,
                                       chain::TokenContract::mint_calldata(recipient, kCertificateToken, 1, bytes_of(cid)),
                                       purpose, entity_mint_request(key).id);
-    service::AbciService abci(*node.store, node.registry, *node.content);
+    auto& abci = node.service();
     abci.reconcile();
     REQUIRE(eventually([&] { return node.store->journal().find(entry.hash)->status == chain::TxStatus::mined; }));
     CHECK(node.store->mints().find(entity_mint_request(key).id)->state == store::MintState::pending);
@@ -689,7 +603,7 @@ TEST_CASE("journal: reconcile() of a mint whose batch reverted and whose own tra
     const auto alone = journal_signed(node, nonce + 1, fees, alone_calldata, purpose, entity_mint_request(key).id);
     node.store->journal().settle({{alone.hash, chain::TxStatus::mined, publish(node, alone, "0x1")}});
 
-    service::AbciService abci(*node.store, node.registry, *node.content);
+    auto& abci = node.service();
     abci.reconcile();
     const auto answered = node.store->mints().begin(entity_mint_request(key));
     REQUIRE(answered);
@@ -716,7 +630,7 @@ TEST_CASE("journal: reconcile() leaves a mint pending whose record is of a newer
                                       purpose, entity_mint_request(key).id);
     node.store->journal().settle({{entry.hash, chain::TxStatus::mined, publish(node, entry, "0x1")}});
 
-    service::AbciService abci(*node.store, node.registry, *node.content);
+    auto& abci = node.service();
     abci.reconcile();
     const auto mint = node.store->mints().begin(entity_mint_request(key));
     REQUIRE(mint);
@@ -806,7 +720,7 @@ TEST_CASE("journal: reconcile() releases a mint whose nonce someone else used an
         journal_signed(node, nonce + 1, fees, chain::TokenContract::mint_calldata(recipient, 7, 1, bytes_of("bafk")),
                        entity_mint_purpose(recipient, key, "bafk", key), entity_mint_request(key).id);
 
-    service::AbciService abci(*node.store, node.registry, *node.content);
+    auto& abci = node.service();
     abci.reconcile();
     REQUIRE(eventually([&] { return node.store->mints().pending().empty(); }));
     CHECK(node.store->journal().find(taken.hash)->status == chain::TxStatus::dropped);
@@ -828,7 +742,7 @@ TEST_CASE("journal: reconcile() releases a mint whose nonce someone else used an
 // queue, unsigned, until its deadline, and its caller learns that nothing was sent.
 TEST_CASE("journal: a transaction that cannot be signed before its deadline is answered as never sent",
           "[journal][anvil]") {
-    Node node({}, 300ms);
+    Node node(node_options({}, 300ms));
     auto& sender = node.network.sender();
     node.anvil.stop();
     chain::TxRequest request;
@@ -944,7 +858,7 @@ TEST_CASE("journal: reconcile() settles each pending mint by what its transactio
                                        entity_mint_request("by-key").id);
     node.store->journal().settle({{legacy.hash, chain::TxStatus::mined, publish(node, legacy, "0x1")}});
 
-    service::AbciService abci(*node.store, node.registry, *node.content);
+    auto& abci = node.service();
     const test::LogCapture log;
     abci.reconcile();
     // The one it cannot settle now is not silent.

@@ -8,13 +8,11 @@
 
 #include <fmt/format.h>
 
-#include "core/chain/chain_client.hpp"
-#include "core/chain/token_contract.hpp"
-#include "core/chain/tx_sender.hpp"
 #include "core/error.hpp"
 #include "core/eth/address.hpp"
 #include "core/rpc/quantity.hpp"
 #include "core/util/time.hpp"
+#include "support/chain_node.hpp"
 #include "support/tools.hpp"
 
 namespace abci::test {
@@ -22,19 +20,6 @@ namespace {
 
 bool matches(const nlohmann::json& value, const std::regex& pattern) {
     return value.is_string() && std::regex_match(value.get_ref<const std::string&>(), pattern);
-}
-
-// Deploys the token from dev account 0 (which then holds the minter role) and
-// returns its address. The deployer's sender is gone before the server starts,
-// so the server's sender is the only one using that account's nonces.
-std::string deploy_token(const Anvil& anvil) {
-    chain::ChainSettings settings;
-    settings.chain_id = anvil.chain_id();
-    settings.rpc_urls = {anvil.url()};
-    settings.poll_interval = std::chrono::milliseconds(50);
-    chain::ChainClient client(settings);
-    chain::TxSender sender(client, eth::PrivateKey::from_hex(Anvil::dev_accounts()[0].private_key));
-    return chain::TokenContract::deploy(sender, sender.address(), "ipfs://").token.address().checksummed();
 }
 
 // `node_url`: where the server reaches the devnet's node (anvil, or a proxy in front of it).
@@ -141,12 +126,7 @@ std::string ChainServer::node_rpc(const std::string& method, const std::vector<s
     return cast(args);
 }
 
-void ChainServer::reset_chain() {
-    (void)node_rpc("anvil_reset");
-    (void)node_rpc("evm_setAutomine", {"true"});  // as a freshly started anvil mines
-    REQUIRE(nonce(signer()) == 0);
-    REQUIRE(deploy_token(anvil_) == contract_);  // the deployer's nonce 0 again: the same address
-}
+void ChainServer::reset_chain() { reset_devnet(anvil_, contract_); }
 
 std::string chain_entry(const std::string& id, const std::string& name, const std::string& rpc_url,
                         const std::string& contract, const std::string& status) {
