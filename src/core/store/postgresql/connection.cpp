@@ -1,0 +1,124 @@
+#include "core/store/postgresql/connection.hpp"
+
+#include <libpq-fe.h>
+
+#include <charconv>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/util/log.hpp"
+
+namespace abci::store::postgresql {
+namespace {
+
+// libpq's messages end with a newline (and may span lines): one line for ours.
+std::string one_line(const char* message) {
+    std::string text = message ? message : "";
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    for (auto& c : text)
+        if (c == '\n') c = ' ';
+    return text;
+}
+
+ErrorKind kind_of(std::string_view sqlstate) {
+    if (sqlstate == "23505") return ErrorKind::conflict;   // unique_violation
+    if (sqlstate == "23503") return ErrorKind::not_found;  // foreign_key_violation
+    // Class 08: connection exception; 57P01–57P03: the server shutting down
+    // or not accepting connections; 57014: the statement was cancelled.
+    if (sqlstate.starts_with("08") || sqlstate.starts_with("57P") || sqlstate == "57014") return ErrorKind::unavailable;
+    return ErrorKind::internal;
+}
+
+// The server's notices and warnings (a shutdown under way, a deprecated
+// setting) go to the log with the rest, not to stderr as libpq's default does.
+void log_notice(void* where, const char* message) {
+    util::log(util::LogLevel::warning, "PostgreSQL: " + one_line(message),
+              {{"server", *static_cast<const std::string*>(where)}});
+}
+
+}  // namespace
+
+Result::Result(pg_result* result) : result_(result, PQclear) {}
+
+int Result::rows() const noexcept { return PQntuples(result_.get()); }
+
+int Result::column_of(const char* column) const {
+    const int index = PQfnumber(result_.get(), column);
+    if (index < 0) throw Error(ErrorKind::internal, fmt::format("the statement returns no column {}", column));
+    return index;
+}
+
+bool Result::is_null(int row, const char* column) const { return PQgetisnull(result_.get(), row, column_of(column)) != 0; }
+
+std::string Result::text(int row, const char* column) const {
+    const int c = column_of(column);
+    return {PQgetvalue(result_.get(), row, c), static_cast<std::size_t>(PQgetlength(result_.get(), row, c))};
+}
+
+std::int64_t Result::integer(int row, const char* column) const {
+    const auto value = text(row, column);
+    std::int64_t n = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+    if (is_null(row, column) || ec != std::errc{} || end != value.data() + value.size())
+        throw Error(ErrorKind::internal, fmt::format("column {} holds no integer: '{}'", column, value));
+    return n;
+}
+
+std::uint64_t Result::affected() const {
+    const std::string_view count = PQcmdTuples(result_.get());
+    std::uint64_t n = 0;
+    (void)std::from_chars(count.data(), count.data() + count.size(), n);
+    return n;
+}
+
+Connection::Connection(const std::string& url) : conn_(PQconnectdb(url.c_str())) {
+    if (!conn_) throw Error(ErrorKind::unavailable, "cannot connect to PostgreSQL: out of memory");
+    if (PQstatus(conn_) != CONNECTION_OK) {
+        const auto message = fmt::format("cannot connect to PostgreSQL at {}: {}", where(), one_line(PQerrorMessage(conn_)));
+        PQfinish(conn_);
+        conn_ = nullptr;
+        throw Error(ErrorKind::unavailable, message);
+    }
+    where_ = where();
+    PQsetNoticeProcessor(conn_, log_notice, &where_);
+}
+
+Connection::~Connection() {
+    if (conn_) PQfinish(conn_);
+}
+
+std::string Connection::where() const {
+    // What libpq resolved, never the URL itself: it may hold a password.
+    const char* host = PQhost(conn_);
+    const char* port = PQport(conn_);
+    const char* db = PQdb(conn_);
+    return fmt::format("{}:{}/{}", host ? host : "?", port ? port : "?", db ? db : "?");
+}
+
+bool Connection::broken() const noexcept { return PQstatus(conn_) != CONNECTION_OK; }
+
+int Connection::backend_pid() const noexcept { return PQbackendPID(conn_); }
+
+Result Connection::exec(const std::string& sql, const std::vector<Param>& params) {
+    if (broken())
+        throw Error(ErrorKind::unavailable, fmt::format("the connection to PostgreSQL at {} was lost", where()));
+    std::vector<const char*> values;
+    values.reserve(params.size());
+    for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
+    Result result(PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr,
+                               nullptr, 0));
+    const auto* raw = result.result_.get();
+    const auto status = raw ? PQresultStatus(raw) : PGRES_FATAL_ERROR;
+    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return result;
+    const char* sqlstate = raw ? PQresultErrorField(raw, PG_DIAG_SQLSTATE) : nullptr;
+    const char* message = raw ? PQresultErrorMessage(raw) : PQerrorMessage(conn_);
+    // No SQLSTATE: libpq's own failure, the connection lost on the way.
+    const auto kind = sqlstate ? kind_of(sqlstate) : ErrorKind::unavailable;
+    if (kind == ErrorKind::unavailable && broken())
+        throw Error(kind, fmt::format("the connection to PostgreSQL at {} was lost: {}", where(), one_line(message)));
+    throw Error(kind, one_line(message));
+}
+
+}  // namespace abci::store::postgresql

@@ -1,0 +1,77 @@
+#pragma once
+// One PostgreSQL connection over libpq, for the PostgreSQL store (DESIGN.md
+// §9). libpq itself rather than libpqxx 6.4: libpqxx reconnects a broken
+// connection behind the program's back, which silently drops the session's
+// advisory locks and LISTENs that lane ownership rests on
+// (docs/decisions.md). Here a lost connection stays lost: every later call
+// fails with Error(unavailable) and broken() says so, and the owner decides
+// what a new connection means.
+//
+// Statements are sent with bound parameters only (PQexecParams: the text of
+// a value never reaches the SQL parser); values travel as text, NULL as none.
+// Errors by SQLSTATE: unique_violation (23505) is Error(conflict),
+// foreign_key_violation (23503) Error(not_found), a lost or refused
+// connection, a server shutting down or a statement cancelled
+// Error(unavailable), anything else Error(internal) with the server's message.
+// A connection URL's password never appears in a message.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+struct pg_conn;
+struct pg_result;
+
+namespace abci::store::postgresql {
+
+class Connection;
+
+/// The rows a statement returned; columns are read by name.
+class Result {
+public:
+    explicit Result(pg_result* result);
+    [[nodiscard]] int rows() const noexcept;
+    /// Whether column `column` of row `row` is NULL. Error(internal) for a column the statement has not.
+    [[nodiscard]] bool is_null(int row, const char* column) const;
+    /// The value as text ("" for NULL).
+    [[nodiscard]] std::string text(int row, const char* column) const;
+    /// The value as a 64-bit integer. Error(internal) when it is NULL or not one.
+    [[nodiscard]] std::int64_t integer(int row, const char* column) const;
+    /// How many rows an INSERT, UPDATE or DELETE touched.
+    [[nodiscard]] std::uint64_t affected() const;
+
+private:
+    friend class Connection;
+    [[nodiscard]] int column_of(const char* column) const;
+    std::unique_ptr<pg_result, void (*)(pg_result*)> result_;
+};
+
+/// A statement's parameter: text, or NULL.
+using Param = std::optional<std::string>;
+
+class Connection {
+public:
+    /// Connects to `url` ("postgresql://user@host:port/db?sslmode=…"; a
+    /// password from libpq's usual places). Error(unavailable) naming the
+    /// host, port and database, and libpq's reason, when it cannot.
+    explicit Connection(const std::string& url);
+    ~Connection();
+    Connection(const Connection&) = delete;
+    Connection& operator=(const Connection&) = delete;
+
+    /// Runs `sql` with $1, $2, … bound to `params`. Throws as the header says.
+    Result exec(const std::string& sql, const std::vector<Param>& params = {});
+    /// True once the connection was lost: nothing more can be sent on it.
+    [[nodiscard]] bool broken() const noexcept;
+    /// The server process serving this connection (for pg_terminate_backend).
+    [[nodiscard]] int backend_pid() const noexcept;
+
+private:
+    [[nodiscard]] std::string where() const;
+    pg_conn* conn_ = nullptr;
+    std::string where_;  // host:port/database, for the notices' log lines
+};
+
+}  // namespace abci::store::postgresql

@@ -1,0 +1,128 @@
+// The PostgreSQL store's ground floor (DESIGN.md §9): the fixture's real
+// PostgreSQL 15, and the libpq connection every PostgreSQL repository will
+// use: bound parameters only, errors by SQLSTATE, and a lost connection that
+// stays lost instead of being replaced behind the caller's back (which would
+// drop the session's advisory locks).
+
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <fstream>
+
+#include "core/error.hpp"
+#include "core/store/postgresql/connection.hpp"
+#include "support/log_capture.hpp"
+#include "support/postgres.hpp"
+
+namespace abci::postgres_tests {
+
+using store::postgresql::Connection;
+
+namespace {
+
+ErrorKind kind_of_failure(const std::function<void()>& call) {
+    try {
+        call();
+    } catch (const Error& e) {
+        return e.kind();
+    }
+    FAIL("no error");
+    return ErrorKind::internal;
+}
+
+// The real user id of process `pid`, from /proc.
+int uid_of(int pid) {
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    for (std::string line; std::getline(status, line);)
+        if (line.starts_with("Uid:")) return std::stoi(line.substr(4));
+    return -1;
+}
+
+}  // namespace
+
+TEST_CASE("postgres: the fixture's server runs unprivileged on loopback, a database per test", "[postgres]") {
+    test::Postgres pg;
+    const auto url = pg.create_database("fixture");
+    Connection db(url);
+    const auto who = db.exec("SELECT current_user AS name, current_database() AS db");
+    CHECK(who.text(0, "name") == test::Postgres::user);
+    CHECK(who.text(0, "db") == "fixture");
+    // initdb refuses root: the server is never root's, whoever runs the tests.
+    CHECK(uid_of(db.backend_pid()) != 0);
+    if (::geteuid() != 0) CHECK(uid_of(db.backend_pid()) == static_cast<int>(::geteuid()));
+}
+
+TEST_CASE("postgres connection: values are bound, never parsed as SQL, and read back byte for byte by column name",
+          "[postgres]") {
+    test::Postgres pg;
+    Connection db(pg.create_database("values"));
+    (void)db.exec("CREATE TABLE t (id BIGINT PRIMARY KEY, note TEXT, missing TEXT)");
+    const std::string hostile = "'); DROP TABLE t; -- \xc3\xa9 \"$1\" \\";
+    const auto inserted = db.exec("INSERT INTO t (id, note, missing) VALUES ($1, $2, $3)", {"-9007199254740993", hostile, std::nullopt});
+    CHECK(inserted.affected() == 1);
+    const auto rows = db.exec("SELECT id, note, missing FROM t WHERE note = $1", {hostile});
+    REQUIRE(rows.rows() == 1);
+    CHECK(rows.integer(0, "id") == -9007199254740993LL);
+    CHECK(rows.text(0, "note") == hostile);
+    CHECK(rows.is_null(0, "missing"));
+    CHECK(rows.text(0, "missing").empty());
+    CHECK(kind_of_failure([&] { (void)rows.text(0, "nope"); }) == ErrorKind::internal);
+    CHECK(kind_of_failure([&] { (void)rows.integer(0, "missing"); }) == ErrorKind::internal);
+}
+
+TEST_CASE("postgres connection: a broken rule is a typed error and the connection goes on", "[postgres]") {
+    test::Postgres pg;
+    Connection db(pg.create_database("rules"));
+    (void)db.exec("CREATE TABLE parent (id INT PRIMARY KEY)");
+    (void)db.exec("CREATE TABLE child (id INT PRIMARY KEY, parent INT NOT NULL REFERENCES parent(id))");
+    (void)db.exec("INSERT INTO parent (id) VALUES (1)");
+    CHECK(kind_of_failure([&] { (void)db.exec("INSERT INTO parent (id) VALUES ($1)", {"1"}); }) == ErrorKind::conflict);
+    CHECK(kind_of_failure([&] { (void)db.exec("INSERT INTO child (id, parent) VALUES (1, $1)", {"2"}); }) ==
+          ErrorKind::not_found);
+    CHECK(kind_of_failure([&] { (void)db.exec("SELEC 1"); }) == ErrorKind::internal);
+    CHECK_FALSE(db.broken());
+    CHECK(db.exec("SELECT count(*) AS n FROM parent").integer(0, "n") == 1);
+}
+
+TEST_CASE("postgres connection: a lost connection stays lost and says so, never silently replaced", "[postgres]") {
+    test::Postgres pg;
+    const auto url = pg.create_database("lost");
+    Connection db(url);
+    Connection admin(url);
+    const int pid = db.backend_pid();
+    (void)admin.exec("SELECT pg_terminate_backend($1)", {std::to_string(pid)});
+    CHECK(kind_of_failure([&] { (void)db.exec("SELECT 1"); }) == ErrorKind::unavailable);
+    CHECK(db.broken());
+    // Still lost: no reconnect happened behind the caller's back.
+    CHECK(kind_of_failure([&] { (void)db.exec("SELECT 1"); }) == ErrorKind::unavailable);
+    CHECK(db.backend_pid() == 0);
+
+    // A server that restarts (as after a crash) keeps what was committed; the old connection is lost too.
+    (void)admin.exec("CREATE TABLE kept (v TEXT)");
+    (void)admin.exec("INSERT INTO kept (v) VALUES ('committed')");
+    test::LogCapture log;
+    pg.restart_immediate();
+    CHECK(kind_of_failure([&] { (void)admin.exec("SELECT 1"); }) == ErrorKind::unavailable);
+    // The server's last word went to the log, not to stderr.
+    CHECK_FALSE(log.containing("PostgreSQL: WARNING:  terminating connection due to immediate shutdown").empty());
+    Connection again(url);
+    CHECK(again.exec("SELECT v FROM kept").text(0, "v") == "committed");
+}
+
+TEST_CASE("postgres connection: a refused connection names where, never the password", "[postgres]") {
+    test::Postgres pg;
+    const auto url = "postgresql://abci:hunter2-secret@127.0.0.1:" + std::to_string(pg.port()) + "/no_such_db";
+    try {
+        Connection db(url);
+        FAIL("connected to a database that does not exist");
+    } catch (const Error& e) {
+        CHECK(e.kind() == ErrorKind::unavailable);
+        const std::string message = e.what();
+        CHECK(message.find("127.0.0.1:" + std::to_string(pg.port()) + "/no_such_db") != std::string::npos);
+        CHECK(message.find("no_such_db\" does not exist") != std::string::npos);
+        CHECK(message.find("hunter2") == std::string::npos);
+    }
+}
+
+}  // namespace abci::postgres_tests

@@ -1,0 +1,117 @@
+#include "support/postgres.hpp"
+
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/os/process.hpp"
+
+namespace abci::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Debian keeps the server's programs out of PATH, one folder per major version.
+constexpr const char* kBinDir = "/usr/lib/postgresql/15/bin";
+constexpr uid_t kNobody = 65534;
+
+std::string program(const std::string& name) { return std::string(kBinDir) + "/" + name; }
+
+os::CommandResult run_checked(const std::vector<std::string>& argv, const std::string& what) {
+    auto r = os::run_command(argv, {}, std::chrono::seconds(60));
+    INFO(what << " exited " << r.exit_code << "\n" << r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    return r;
+}
+
+}  // namespace
+
+Postgres::Postgres() : cluster_((dir_.path() / "cluster").string()) {
+    REQUIRE(fs::exists(program("initdb")));  // scripts/setup installs postgresql-15
+    if (::geteuid() == 0) {
+        // The cluster's owner must reach it: the temp directory opens for
+        // traversal, the cluster itself stays the owner's alone (initdb's 0700).
+        fs::permissions(dir_.path(), fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+        fs::create_directory(cluster_);
+        REQUIRE(::chown(cluster_.c_str(), kNobody, kNobody) == 0);
+    }
+    run_checked(as_owner({program("initdb"), "-D", cluster_, "-U", user, "--auth=trust", "-E", "UTF8",
+                          "--locale=C", "--no-sync", "--no-instructions"}),
+                "initdb");
+    start();
+}
+
+Postgres::~Postgres() {
+    if (port_ == 0) return;
+    try {
+        (void)os::run_command(as_owner({program("pg_ctl"), "stop", "-D", cluster_, "-m", "immediate", "-w"}), {},
+                              std::chrono::seconds(30));
+    } catch (const Error&) {
+        // The directory goes below; a server left behind has lost its files and ends.
+    }
+}
+
+std::vector<std::string> Postgres::as_owner(std::vector<std::string> argv) const {
+    if (::geteuid() != 0) return argv;
+    std::vector<std::string> wrapped{"setpriv", "--reuid=" + std::to_string(kNobody),
+                                     "--regid=" + std::to_string(kNobody), "--clear-groups", "--"};
+    wrapped.insert(wrapped.end(), argv.begin(), argv.end());
+    return wrapped;
+}
+
+os::CommandResult Postgres::pg_ctl_start() const {
+    // fsync off: what a commit wrote reaches the kernel, which outlives any
+    // crash of the server's processes (the tests' crashes); only a crash of
+    // the machine would lose it. Commits stay synchronous for that reason.
+    const auto options = fmt::format("-p {} -c listen_addresses=127.0.0.1 -k {} -c fsync=off", port_, cluster_);
+    return os::run_command(as_owner({program("pg_ctl"), "start", "-D", cluster_, "-l", cluster_ + "/log", "-w", "-t",
+                                     "30", "-o", options}),
+                           {}, std::chrono::seconds(40));
+}
+
+void Postgres::start() {
+    // The port is free when picked but may be taken before the server binds it: try another.
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        port_ = os::free_loopback_port();
+        if (pg_ctl_start().exit_code == 0) return;
+    }
+    INFO(log_tail());
+    FAIL("PostgreSQL did not start");
+}
+
+void Postgres::restart_immediate() {
+    run_checked(as_owner({program("pg_ctl"), "stop", "-D", cluster_, "-m", "immediate", "-w"}), "pg_ctl stop");
+    const auto started = pg_ctl_start();
+    INFO(log_tail());
+    REQUIRE(started.exit_code == 0);
+}
+
+std::string Postgres::url(const std::string& database) const {
+    return fmt::format("postgresql://{}@127.0.0.1:{}/{}", user, port_, database);
+}
+
+std::string Postgres::create_database(const std::string& name) const {
+    (void)psql("postgres", "CREATE DATABASE \"" + name + "\"");
+    return url(name);
+}
+
+std::string Postgres::psql(const std::string& database, const std::string& sql) const {
+    return run_checked({"psql", "-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", url(database), "-c", sql}, "psql").out;
+}
+
+std::string Postgres::log_tail() const {
+    std::ifstream in(cluster_ + "/log");
+    std::stringstream all;
+    all << in.rdbuf();
+    const auto text = all.str();
+    const auto from = text.size() > 4000 ? text.size() - 4000 : 0;
+    return fmt::format("---- PostgreSQL on port {}, last lines of {}/log ----\n{}\n", port_, cluster_, text.substr(from));
+}
+
+}  // namespace abci::test
