@@ -9,15 +9,19 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <future>
+#include <span>
 
 #include "core/error.hpp"
 #include "core/store/postgresql/connection.hpp"
+#include "core/store/postgresql/migrate.hpp"
 #include "support/log_capture.hpp"
 #include "support/postgres.hpp"
 
 namespace abci::postgres_tests {
 
 using store::postgresql::Connection;
+using store::postgresql::Migration;
 
 namespace {
 
@@ -123,6 +127,38 @@ TEST_CASE("postgres connection: a refused connection names where, never the pass
         CHECK(message.find("no_such_db\" does not exist") != std::string::npos);
         CHECK(message.find("hunter2") == std::string::npos);
     }
+}
+
+TEST_CASE("postgres migrate: replicas starting together apply each migration once, a newer schema is refused",
+          "[postgres][migrate]") {
+    test::Postgres pg;
+    const auto url = pg.create_database("migrate");
+    const std::vector<Migration> schema{
+        {1, {"CREATE TABLE starts (replica INTEGER NOT NULL)"}},
+        // Not idempotent: a second run of it would add a second row.
+        {2, {"INSERT INTO starts (replica) VALUES (0)", "ALTER TABLE starts ADD COLUMN note TEXT"}},
+    };
+    std::vector<std::future<int>> replicas;
+    for (int i = 0; i < 4; ++i)
+        replicas.push_back(std::async(std::launch::async, [&] {
+            Connection db(url);
+            return store::postgresql::migrate(db, schema);
+        }));
+    for (auto& r : replicas) CHECK(r.get() == 2);
+    CHECK(pg.psql("migrate", "SELECT count(*) FROM starts") == "1\n");
+    CHECK(pg.psql("migrate", "SELECT version FROM schema_version") == "2\n");
+
+    Connection db(url);
+    // A binary that knows only version 1 refuses the database, and changes nothing.
+    CHECK(kind_of_failure([&] { (void)store::postgresql::migrate(db, std::span(schema).first(1)); }) ==
+          ErrorKind::internal);
+    // A migration that fails leaves the schema as it was, the statements before it undone.
+    auto broken = schema;
+    broken.push_back({3, {"CREATE TABLE more (v TEXT)", "INSERT INTO nowhere VALUES (1)"}});
+    CHECK(kind_of_failure([&] { (void)store::postgresql::migrate(db, broken); }) == ErrorKind::internal);
+    CHECK_FALSE(db.broken());
+    CHECK(db.exec("SELECT version FROM schema_version").integer(0, "version") == 2);
+    CHECK(db.exec("SELECT count(*) AS n FROM pg_tables WHERE tablename = 'more'").integer(0, "n") == 0);
 }
 
 }  // namespace abci::postgres_tests

@@ -31,8 +31,8 @@ ErrorKind kind_of(std::string_view sqlstate) {
     return ErrorKind::internal;
 }
 
-// The server's notices and warnings (a shutdown under way, a deprecated
-// setting) go to the log with the rest, not to stderr as libpq's default does.
+// The server's warnings (a shutdown under way, a deprecated setting) go to
+// the log with the rest, not to stderr as libpq's default does.
 void log_notice(void* where, const char* message) {
     util::log(util::LogLevel::warning, "PostgreSQL: " + one_line(message),
               {{"server", *static_cast<const std::string*>(where)}});
@@ -83,6 +83,15 @@ Connection::Connection(const std::string& url) : conn_(PQconnectdb(url.c_str()))
     }
     where_ = where();
     PQsetNoticeProcessor(conn_, log_notice, &where_);
+    // Notices are the server thinking aloud ("already exists, skipping");
+    // warnings and worse still reach the log.
+    try {
+        (void)exec("SET client_min_messages TO warning");
+    } catch (const Error&) {
+        PQfinish(conn_);  // no destructor runs for a constructor that throws
+        conn_ = nullptr;
+        throw;
+    }
 }
 
 Connection::~Connection() {
