@@ -6,15 +6,19 @@
 
 #include <catch2/catch.hpp>
 
+#include <SQLiteCpp/SQLiteCpp.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <future>
+#include <set>
 #include <span>
 
 #include "core/error.hpp"
 #include "core/store/postgresql/connection.hpp"
 #include "core/store/postgresql/migrate.hpp"
+#include "core/store/postgresql/schema.hpp"
+#include "core/store/store.hpp"
 #include "support/log_capture.hpp"
 #include "support/postgres.hpp"
 
@@ -159,6 +163,40 @@ TEST_CASE("postgres migrate: replicas starting together apply each migration onc
     CHECK_FALSE(db.broken());
     CHECK(db.exec("SELECT version FROM schema_version").integer(0, "version") == 2);
     CHECK(db.exec("SELECT count(*) AS n FROM pg_tables WHERE tablename = 'more'").integer(0, "n") == 0);
+}
+
+// SQLite's final schema and PostgreSQL's hold the same tables with the same
+// columns (PostgreSQL's may add `seq`, the insertion order SQLite's rowid gave).
+TEST_CASE("postgres schema: every table and column of the SQLite store, applied once however often it starts",
+          "[postgres][migrate]") {
+    test::Postgres pg;
+    Connection db(pg.create_database("schema"));
+    const auto migrations = store::postgresql::schema_migrations();
+    CHECK(store::postgresql::migrate(db, migrations) == migrations.back().version);
+    CHECK(store::postgresql::migrate(db, migrations) == migrations.back().version);
+
+    test::TempDir dir;
+    (void)store::open_sqlite_store(dir / "abci.db");
+    SQLite::Database sqlite(dir / "abci.db", SQLite::OPEN_READONLY);
+    SQLite::Statement tables(sqlite, "SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'sqlite_sequence'");
+    std::set<std::string> sqlite_tables;
+    while (tables.executeStep()) {
+        const std::string table = tables.getColumn(0).getString();
+        sqlite_tables.insert(table);
+        std::set<std::string> sqlite_columns, pg_columns;
+        SQLite::Statement columns(sqlite, "SELECT name FROM pragma_table_info(?)");
+        columns.bind(1, table);
+        while (columns.executeStep()) sqlite_columns.insert(columns.getColumn(0).getString());
+        const auto pg_rows = db.exec("SELECT column_name FROM information_schema.columns WHERE table_name = $1", {table});
+        for (int i = 0; i < pg_rows.rows(); ++i) pg_columns.insert(pg_rows.text(i, "column_name"));
+        pg_columns.erase("seq");
+        INFO(table);
+        CHECK(pg_columns == sqlite_columns);
+    }
+    std::set<std::string> pg_tables;
+    const auto rows = db.exec("SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename != 'schema_version'");
+    for (int i = 0; i < rows.rows(); ++i) pg_tables.insert(rows.text(i, "tablename"));
+    CHECK(pg_tables == sqlite_tables);
 }
 
 }  // namespace abci::postgres_tests

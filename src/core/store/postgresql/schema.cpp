@@ -1,0 +1,228 @@
+#include "core/store/postgresql/schema.hpp"
+
+#include <array>
+
+namespace abci::store::postgresql {
+namespace {
+
+// Conventions, as SQLite's: times are BIGINT milliseconds since the Unix epoch
+// (UTC); e-mails are stored lower-cased by the store; uint64 values (token
+// ids, block numbers, nonces) as their two's-complement BIGINT, so "in
+// unsigned order" is ORDER BY x < 0, x; uint256 balances as decimal text.
+// Where SQLite listed rows "oldest first" by rowid, a table has `seq`, an
+// identity column that gives the insertion order.
+const std::array kSchema{
+    Migration{1,
+              {
+                  R"sql(CREATE TABLE users (
+    seq        BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    id         TEXT PRIMARY KEY,
+    email      TEXT NOT NULL UNIQUE,
+    role       TEXT NOT NULL,
+    verified   BOOLEAN NOT NULL,
+    created_at BIGINT NOT NULL))sql",
+                  R"sql(CREATE TABLE password_credentials (
+    user_id    TEXT PRIMARY KEY REFERENCES users(id),
+    hash       TEXT NOT NULL,
+    updated_at BIGINT NOT NULL))sql",
+                  R"sql(CREATE TABLE wallets (
+    seq       BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    address   TEXT PRIMARY KEY,
+    user_id   TEXT NOT NULL REFERENCES users(id),
+    linked_at BIGINT NOT NULL))sql",
+                  "CREATE INDEX wallets_by_user ON wallets(user_id)",
+                  R"sql(CREATE TABLE identities (
+    issuer    TEXT NOT NULL,
+    subject   TEXT NOT NULL,
+    user_id   TEXT NOT NULL REFERENCES users(id),
+    linked_at BIGINT NOT NULL,
+    PRIMARY KEY (issuer, subject)))sql",
+                  "CREATE INDEX identities_by_user ON identities(user_id)",
+                  R"sql(CREATE TABLE refresh_families (
+    family_id  TEXT PRIMARY KEY,
+    user_id    TEXT NOT NULL REFERENCES users(id),
+    created_at BIGINT NOT NULL,
+    revoked    BOOLEAN NOT NULL DEFAULT false))sql",
+                  "CREATE INDEX refresh_families_by_user ON refresh_families(user_id)",
+                  R"sql(CREATE TABLE refresh_tokens (
+    token_hash TEXT PRIMARY KEY,
+    family_id  TEXT NOT NULL REFERENCES refresh_families(family_id),
+    user_id    TEXT NOT NULL REFERENCES users(id),
+    expires_at BIGINT NOT NULL,
+    used       BOOLEAN NOT NULL))sql",
+                  "CREATE INDEX refresh_tokens_by_family ON refresh_tokens(family_id)",
+                  "CREATE INDEX refresh_tokens_by_user ON refresh_tokens(user_id)",
+                  R"sql(CREATE TABLE revoked_tokens (
+    jti        TEXT PRIMARY KEY,
+    expires_at BIGINT NOT NULL))sql",
+                  "CREATE INDEX revoked_tokens_by_expiry ON revoked_tokens(expires_at)",
+                  R"sql(CREATE TABLE tickets (
+    kind       TEXT NOT NULL,
+    key        TEXT NOT NULL,
+    payload    TEXT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    PRIMARY KEY (kind, key)))sql",
+                  "CREATE INDEX tickets_by_expiry ON tickets(expires_at)",
+                  R"sql(CREATE TABLE api_keys (
+    seq        BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    id         TEXT PRIMARY KEY,
+    name       TEXT NOT NULL,
+    key_hash   TEXT NOT NULL UNIQUE,
+    scopes     TEXT NOT NULL,
+    created_by TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    revoked_at BIGINT))sql",
+                  R"sql(CREATE TABLE audit_log (
+    id             BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    time           BIGINT NOT NULL,
+    actor          TEXT NOT NULL,
+    method         TEXT NOT NULL,
+    path           TEXT NOT NULL,
+    status         INTEGER NOT NULL,
+    client_address TEXT NOT NULL,
+    request_id     TEXT NOT NULL,
+    refused_window BIGINT,
+    count          BIGINT NOT NULL DEFAULT 1,
+    last_time      BIGINT))sql",
+                  "CREATE INDEX audit_log_by_time ON audit_log(time)",
+                  "CREATE INDEX audit_log_by_actor ON audit_log(actor, time)",
+                  // What the counting upsert of refused requests conflicts on.
+                  "CREATE UNIQUE INDEX audit_log_refused ON audit_log(refused_window, client_address, actor, method, "
+                  "path, status) WHERE refused_window IS NOT NULL",
+                  R"sql(CREATE TABLE role_requests (
+    seq            BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    id             TEXT PRIMARY KEY,
+    user_id        TEXT NOT NULL REFERENCES users(id),
+    role_type      TEXT NOT NULL,
+    wallet_address TEXT NOT NULL,
+    blockchain_id  TEXT NOT NULL,
+    note           TEXT NOT NULL,
+    status         TEXT NOT NULL,
+    created_at     BIGINT NOT NULL,
+    updated_at     BIGINT NOT NULL,
+    approved_by    TEXT NOT NULL DEFAULT '',
+    approved_at    BIGINT,
+    tx_hash        TEXT NOT NULL DEFAULT '',
+    block_number   BIGINT NOT NULL DEFAULT 0))sql",
+                  "CREATE INDEX role_requests_by_user ON role_requests(user_id)",
+                  "CREATE INDEX role_requests_by_status ON role_requests(status)",
+                  R"sql(CREATE TABLE practices (
+    seq         BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    id          TEXT PRIMARY KEY,
+    farmer_id   TEXT NOT NULL REFERENCES users(id),
+    title       TEXT NOT NULL,
+    description TEXT NOT NULL,
+    created_at  BIGINT NOT NULL))sql",
+                  "CREATE INDEX practices_by_farmer ON practices(farmer_id)",
+                  R"sql(CREATE TABLE verifications (
+    seq         BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    id          TEXT PRIMARY KEY,
+    practice_id TEXT NOT NULL REFERENCES practices(id),
+    verifier_id TEXT NOT NULL REFERENCES users(id),
+    outcome     TEXT NOT NULL,
+    notes       TEXT NOT NULL,
+    created_at  BIGINT NOT NULL))sql",
+                  "CREATE INDEX verifications_by_practice ON verifications(practice_id)",
+                  "CREATE INDEX verifications_by_verifier ON verifications(verifier_id)",
+                  R"sql(CREATE TABLE token_balances (
+    blockchain_id TEXT NOT NULL,
+    address       TEXT NOT NULL,
+    token_id      BIGINT NOT NULL,
+    balance       TEXT NOT NULL,
+    token_type    TEXT NOT NULL,
+    category      TEXT NOT NULL,
+    tx_hash       TEXT NOT NULL,
+    block_number  BIGINT NOT NULL,
+    minted_at     BIGINT,
+    last_minted   BIGINT,
+    last_updated  BIGINT NOT NULL,
+    last_synced   BIGINT,
+    PRIMARY KEY (blockchain_id, address, token_id)))sql",
+                  // The mints already added to token_balances: each once.
+                  R"sql(CREATE TABLE mints (
+    blockchain_id TEXT NOT NULL,
+    tx_hash       TEXT NOT NULL,
+    address       TEXT NOT NULL,
+    token_id      BIGINT NOT NULL,
+    amount        TEXT NOT NULL,
+    recorded_at   BIGINT NOT NULL,
+    PRIMARY KEY (blockchain_id, tx_hash, address, token_id)))sql",
+                  R"sql(CREATE TABLE entities (
+    id            BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    blockchain_id TEXT NOT NULL,
+    entity_type   TEXT NOT NULL,
+    entity_id     TEXT NOT NULL,
+    token_id      BIGINT NOT NULL,
+    recipient     TEXT NOT NULL,
+    amount        BIGINT NOT NULL,
+    cid           TEXT NOT NULL,
+    metadata      TEXT NOT NULL,
+    tx_hash       TEXT NOT NULL,
+    block_number  BIGINT NOT NULL,
+    created_at    BIGINT NOT NULL))sql",
+                  "CREATE INDEX entities_by_token ON entities(blockchain_id, token_id, entity_id)",
+                  // One transaction mints one entity.
+                  "CREATE UNIQUE INDEX entities_by_tx ON entities(blockchain_id, tx_hash)",
+                  R"sql(CREATE TABLE tx_journal (
+    seq           BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    hash          TEXT PRIMARY KEY,
+    blockchain_id TEXT NOT NULL,
+    sender        TEXT NOT NULL,
+    nonce         BIGINT NOT NULL,
+    raw           TEXT NOT NULL,
+    purpose       TEXT NOT NULL,
+    status        TEXT NOT NULL,
+    block_number  BIGINT NOT NULL,
+    created_at    BIGINT NOT NULL,
+    updated_at    BIGINT NOT NULL))sql",
+                  "CREATE INDEX tx_journal_by_status ON tx_journal(blockchain_id, status)",
+                  R"sql(CREATE TABLE mint_requests (
+    seq             BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    id              TEXT PRIMARY KEY,
+    actor           TEXT NOT NULL,
+    route           TEXT NOT NULL,
+    blockchain_id   TEXT NOT NULL,
+    idempotency_key TEXT NOT NULL,
+    fingerprint     TEXT NOT NULL,
+    state           TEXT NOT NULL,
+    answer          TEXT NOT NULL,
+    created_at      BIGINT NOT NULL,
+    updated_at      BIGINT NOT NULL))sql",
+                  "CREATE INDEX mint_requests_by_state ON mint_requests(state)",
+                  R"sql(CREATE TABLE mint_transactions (
+    mint_id TEXT NOT NULL,
+    hash    TEXT NOT NULL,
+    PRIMARY KEY (mint_id, hash)))sql",
+                  R"sql(CREATE TABLE idempotency_keys (
+    actor      TEXT NOT NULL,
+    route      TEXT NOT NULL,
+    key        TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    mint_id    TEXT NOT NULL UNIQUE,
+    PRIMARY KEY (actor, route, key)))sql",
+                  R"sql(CREATE TABLE certificates (
+    seq            BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    id             TEXT PRIMARY KEY,
+    user_id        TEXT NOT NULL REFERENCES users(id),
+    blockchain_id  TEXT NOT NULL,
+    wallet_address TEXT NOT NULL,
+    recipient      TEXT NOT NULL,
+    title          TEXT NOT NULL,
+    description    TEXT NOT NULL,
+    status         TEXT NOT NULL,
+    cid            TEXT NOT NULL,
+    token_id       BIGINT NOT NULL,
+    tx_hash        TEXT NOT NULL,
+    block_number   BIGINT NOT NULL,
+    token          TEXT NOT NULL,
+    created_at     BIGINT NOT NULL,
+    updated_at     BIGINT NOT NULL))sql",
+                  "CREATE INDEX certificates_by_user ON certificates(user_id)",
+              }},
+};
+
+}  // namespace
+
+std::span<const Migration> schema_migrations() { return kSchema; }
+
+}  // namespace abci::store::postgresql
