@@ -50,8 +50,7 @@ Postgres::Postgres() : cluster_((dir_.path() / "cluster").string()) {
 Postgres::~Postgres() {
     if (port_ == 0) return;
     try {
-        (void)os::run_command(as_owner({program("pg_ctl"), "stop", "-D", cluster_, "-m", "immediate", "-w"}), {},
-                              std::chrono::seconds(30));
+        (void)pg_ctl_stop();
     } catch (const Error&) {
         // The directory goes below; a server left behind has lost its files and ends.
     }
@@ -63,6 +62,11 @@ std::vector<std::string> Postgres::as_owner(std::vector<std::string> argv) const
                                      "--regid=" + std::to_string(kNobody), "--clear-groups", "--"};
     wrapped.insert(wrapped.end(), argv.begin(), argv.end());
     return wrapped;
+}
+
+os::CommandResult Postgres::pg_ctl_stop() const {
+    return os::run_command(as_owner({program("pg_ctl"), "stop", "-D", cluster_, "-m", "immediate", "-w"}), {},
+                           std::chrono::seconds(30));
 }
 
 os::CommandResult Postgres::pg_ctl_start() const {
@@ -86,7 +90,9 @@ void Postgres::start() {
 }
 
 void Postgres::restart_immediate() {
-    run_checked(as_owner({program("pg_ctl"), "stop", "-D", cluster_, "-m", "immediate", "-w"}), "pg_ctl stop");
+    const auto stopped = pg_ctl_stop();
+    INFO(stopped.out << stopped.err);
+    REQUIRE(stopped.exit_code == 0);
     const auto started = pg_ctl_start();
     INFO(log_tail());
     REQUIRE(started.exit_code == 0);

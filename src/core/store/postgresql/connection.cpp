@@ -38,6 +38,14 @@ void log_notice(void* where, const char* message) {
               {{"server", *static_cast<const std::string*>(where)}});
 }
 
+// host:port/database as libpq resolved them, never the URL itself: it may hold a password.
+std::string where(const pg_conn* conn) {
+    const char* host = PQhost(conn);
+    const char* port = PQport(conn);
+    const char* db = PQdb(conn);
+    return fmt::format("{}:{}/{}", host ? host : "?", port ? port : "?", db ? db : "?");
+}
+
 }  // namespace
 
 Result::Result(pg_result* result) : result_(result, PQclear) {}
@@ -75,13 +83,13 @@ std::uint64_t Result::affected() const {
 
 Connection::Connection(const std::string& url) : conn_(PQconnectdb(url.c_str())) {
     if (!conn_) throw Error(ErrorKind::unavailable, "cannot connect to PostgreSQL: out of memory");
+    where_ = where(conn_);
     if (PQstatus(conn_) != CONNECTION_OK) {
-        const auto message = fmt::format("cannot connect to PostgreSQL at {}: {}", where(), one_line(PQerrorMessage(conn_)));
+        const auto message = fmt::format("cannot connect to PostgreSQL at {}: {}", where_, one_line(PQerrorMessage(conn_)));
         PQfinish(conn_);
         conn_ = nullptr;
         throw Error(ErrorKind::unavailable, message);
     }
-    where_ = where();
     PQsetNoticeProcessor(conn_, log_notice, &where_);
     // Notices are the server thinking aloud ("already exists, skipping");
     // warnings and worse still reach the log.
@@ -98,21 +106,13 @@ Connection::~Connection() {
     if (conn_) PQfinish(conn_);
 }
 
-std::string Connection::where() const {
-    // What libpq resolved, never the URL itself: it may hold a password.
-    const char* host = PQhost(conn_);
-    const char* port = PQport(conn_);
-    const char* db = PQdb(conn_);
-    return fmt::format("{}:{}/{}", host ? host : "?", port ? port : "?", db ? db : "?");
-}
-
 bool Connection::broken() const noexcept { return PQstatus(conn_) != CONNECTION_OK; }
 
 int Connection::backend_pid() const noexcept { return PQbackendPID(conn_); }
 
 Result Connection::exec(const std::string& sql, const std::vector<Param>& params) {
     if (broken())
-        throw Error(ErrorKind::unavailable, fmt::format("the connection to PostgreSQL at {} was lost", where()));
+        throw Error(ErrorKind::unavailable, fmt::format("the connection to PostgreSQL at {} was lost", where_));
     std::vector<const char*> values;
     values.reserve(params.size());
     for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
@@ -126,7 +126,7 @@ Result Connection::exec(const std::string& sql, const std::vector<Param>& params
     // No SQLSTATE: libpq's own failure, the connection lost on the way.
     const auto kind = sqlstate ? kind_of(sqlstate) : ErrorKind::unavailable;
     if (kind == ErrorKind::unavailable && broken())
-        throw Error(kind, fmt::format("the connection to PostgreSQL at {} was lost: {}", where(), one_line(message)));
+        throw Error(kind, fmt::format("the connection to PostgreSQL at {} was lost: {}", where_, one_line(message)));
     throw Error(kind, one_line(message));
 }
 

@@ -69,9 +69,8 @@ public:
     [[nodiscard]] int backend_pid() const noexcept;
 
 private:
-    [[nodiscard]] std::string where() const;
     pg_conn* conn_ = nullptr;
-    std::string where_;  // host:port/database, for the notices' log lines
+    std::string where_;  // host:port/database, for messages and the notices' log lines
 };
 
 }  // namespace abci::store::postgresql
