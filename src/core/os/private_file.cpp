@@ -6,6 +6,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <system_error>
 
@@ -109,6 +111,14 @@ void create_private_directory(const fs::path& directory) {
     if (fs::create_directories(directory, ec)) fs::permissions(directory, fs::perms::owner_all, ec);
     if (ec) fail("create the directory", directory, ec.value());
     if (!fs::is_directory(directory, ec)) fail("create the directory", directory, ENOTDIR);
+}
+
+std::string read_password_file(const fs::path& path, std::string_view what) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(ErrorKind::not_found, "cannot read " + std::string(what) + " " + path.string());
+    std::string password((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    while (!password.empty() && (password.back() == '\n' || password.back() == '\r')) password.pop_back();
+    return password;
 }
 
 }  // namespace abci::os

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace abci::os {
@@ -51,5 +52,9 @@ bool create_private_file(const std::filesystem::path& path);
 /// Creates `directory` (0700 when it creates it) and its missing parents.
 /// Throws Error(unavailable) when that fails or a file is in the way.
 void create_private_directory(const std::filesystem::path& directory);
+
+/// A password file's password: its content without the line end an editor or
+/// `echo` adds. Error(not_found) naming `what` and the path when it cannot be read.
+[[nodiscard]] std::string read_password_file(const std::filesystem::path& path, std::string_view what);
 
 }  // namespace abci::os

@@ -2,7 +2,6 @@
 
 #include "core/util/suggest.hpp"
 
-#include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -10,6 +9,7 @@
 #include "core/service/devnet_key.hpp"
 #include "core/error.hpp"
 #include "core/keystore/keystore.hpp"
+#include "core/os/private_file.hpp"
 #include "core/eth/wipe.hpp"
 #include "core/rpc/url.hpp"
 #include "core/store/store.hpp"
@@ -73,15 +73,6 @@ private:
     std::string sender_;
 };
 
-std::string read_password_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(ErrorKind::not_found, "cannot read the signer's password file " + path);
-    std::string password((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    // One line: the newline an editor or `echo` adds is not part of the password.
-    while (!password.empty() && (password.back() == '\n' || password.back() == '\r')) password.pop_back();
-    return password;
-}
-
 chain::ChainSettings chain_settings(const NetworkConfig& config, bool probe) {
     chain::ChainSettings settings;
     settings.chain_id = config.chain_id;
@@ -106,7 +97,7 @@ eth::PrivateKey load_signer_key(const SignerConfig& config) {
     if (config.anvil_key) return eth::PrivateKey::from_hex(kAnvilDevKey);
     if (config.keystore.empty())
         throw Error(ErrorKind::invalid_input, "no signer configured: set [signer] keystore (or anvilKey for a devnet)");
-    std::string password = config.password_file.empty() ? config.password : read_password_file(config.password_file);
+    std::string password = config.password_file.empty() ? config.password : os::read_password_file(config.password_file, "the signer's password file");
     try {
         auto key = keystore::read_file(config.keystore, password);
         eth::secure_wipe(password.data(), password.size());

@@ -54,4 +54,20 @@ public:
 /// binary knows (a downgrade).
 [[nodiscard]] std::unique_ptr<Store> open_sqlite_store(const std::string& path);
 
+/// Where a PostgreSQL store lives ([database] in the server's config).
+struct PostgresqlSettings {
+    /// "postgresql://user@host:port/db?sslmode=…". Never a password: it would
+    /// show wherever the URL does (ps, logs, shell history).
+    std::string url;
+    /// A file whose first line is the password; empty: libpq's own sources
+    /// (PGPASSFILE, ~/.pgpass).
+    std::string password_file;
+};
+
+/// Connects to the PostgreSQL database of `settings` and applies the schema
+/// migrations it has not seen, under an advisory lock (replicas starting
+/// together take turns). Error(unavailable) when it cannot connect;
+/// Error(internal) when its schema is newer than this binary knows.
+[[nodiscard]] std::unique_ptr<Store> open_postgresql_store(const PostgresqlSettings& settings);
+
 }  // namespace abci::store

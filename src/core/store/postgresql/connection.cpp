@@ -26,8 +26,11 @@ ErrorKind kind_of(std::string_view sqlstate) {
     if (sqlstate == "23505") return ErrorKind::conflict;   // unique_violation
     if (sqlstate == "23503") return ErrorKind::not_found;  // foreign_key_violation
     // Class 08: connection exception; 57P01–57P03: the server shutting down
-    // or not accepting connections; 57014: the statement was cancelled.
-    if (sqlstate.starts_with("08") || sqlstate.starts_with("57P") || sqlstate == "57014") return ErrorKind::unavailable;
+    // or not accepting connections; 57014: the statement was cancelled;
+    // 40001 and 40P01: a serialization failure or deadlock (worth a retry).
+    if (sqlstate.starts_with("08") || sqlstate.starts_with("57P") || sqlstate == "57014" || sqlstate == "40001" ||
+        sqlstate == "40P01")
+        return ErrorKind::unavailable;
     return ErrorKind::internal;
 }
 
@@ -81,7 +84,19 @@ std::uint64_t Result::affected() const {
     return n;
 }
 
-Connection::Connection(const std::string& url) : conn_(PQconnectdb(url.c_str())) {
+namespace {
+
+pg_conn* connect(const std::string& url, const std::string& password) {
+    // expand_dbname: "dbname" holds the whole URL; the password travels
+    // beside it, never in it. An empty one is left out, for libpq's own sources.
+    const char* keys[] = {"dbname", "fallback_application_name", password.empty() ? nullptr : "password", nullptr};
+    const char* values[] = {url.c_str(), "abcictl", password.c_str(), nullptr};
+    return PQconnectdbParams(keys, values, 1);
+}
+
+}  // namespace
+
+Connection::Connection(const std::string& url, const std::string& password) : conn_(connect(url, password)) {
     if (!conn_) throw Error(ErrorKind::unavailable, "cannot connect to PostgreSQL: out of memory");
     where_ = where(conn_);
     if (PQstatus(conn_) != CONNECTION_OK) {
@@ -108,6 +123,11 @@ Connection::~Connection() {
 
 bool Connection::broken() const noexcept { return PQstatus(conn_) != CONNECTION_OK; }
 
+bool Connection::alive() noexcept {
+    // libpq's socket is non-blocking: this reads only what has arrived.
+    return !broken() && PQconsumeInput(conn_) == 1 && !broken();
+}
+
 int Connection::backend_pid() const noexcept { return PQbackendPID(conn_); }
 
 Result Connection::exec(const std::string& sql, const std::vector<Param>& params) {
@@ -127,7 +147,7 @@ Result Connection::exec(const std::string& sql, const std::vector<Param>& params
     const auto kind = sqlstate ? kind_of(sqlstate) : ErrorKind::unavailable;
     if (kind == ErrorKind::unavailable && broken())
         throw Error(kind, fmt::format("the connection to PostgreSQL at {} was lost: {}", where_, one_line(message)));
-    throw Error(kind, one_line(message));
+    throw StatementError(kind, one_line(message), sqlstate ? sqlstate : "");
 }
 
 }  // namespace abci::store::postgresql

@@ -19,7 +19,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "core/error.hpp"
 
 struct pg_conn;
 struct pg_result;
@@ -51,20 +54,39 @@ private:
 /// A statement's parameter: text, or NULL.
 using Param = std::optional<std::string>;
 
+/// What the server refused a statement with: its SQLSTATE beside the kind.
+class StatementError : public Error {
+public:
+    StatementError(ErrorKind kind, std::string message, std::string sqlstate)
+        : Error(kind, std::move(message)), sqlstate_(std::move(sqlstate)) {}
+    [[nodiscard]] const std::string& sqlstate() const noexcept { return sqlstate_; }
+    /// A serialization failure or a deadlock: the transaction, run again, may succeed.
+    [[nodiscard]] bool retryable() const noexcept { return sqlstate_ == "40001" || sqlstate_ == "40P01"; }
+
+private:
+    std::string sqlstate_;
+};
+
 class Connection {
 public:
-    /// Connects to `url` ("postgresql://user@host:port/db?sslmode=…"; a
-    /// password from libpq's usual places). Error(unavailable) naming the
-    /// host, port and database, and libpq's reason, when it cannot.
-    explicit Connection(const std::string& url);
+    /// Connects to `url` ("postgresql://user@host:port/db?sslmode=…") with
+    /// `password`, or when it is empty one from libpq's usual places
+    /// (PGPASSFILE, ~/.pgpass). Error(unavailable) naming the host, port and
+    /// database, and libpq's reason, when it cannot.
+    explicit Connection(const std::string& url, const std::string& password = {});
     ~Connection();
     Connection(const Connection&) = delete;
     Connection& operator=(const Connection&) = delete;
 
-    /// Runs `sql` with $1, $2, … bound to `params`. Throws as the header says.
+    /// Runs `sql` with $1, $2, … bound to `params`. Throws as the header
+    /// says, a StatementError when the server refused the statement.
     Result exec(const std::string& sql, const std::vector<Param>& params = {});
     /// True once the connection was lost: nothing more can be sent on it.
     [[nodiscard]] bool broken() const noexcept;
+    /// Whether the server is still there, without a round trip: reads what
+    /// it sent meanwhile, so a server that restarted or ended the session is
+    /// noticed before a statement is sent on an idle connection.
+    [[nodiscard]] bool alive() noexcept;
     /// The server process serving this connection (for pg_terminate_backend).
     [[nodiscard]] int backend_pid() const noexcept;
 

@@ -9,13 +9,14 @@ namespace {
 // (UTC); e-mails are stored lower-cased by the store; uint64 values (token
 // ids, block numbers, nonces) as their two's-complement BIGINT, so "in
 // unsigned order" is ORDER BY x < 0, x; uint256 balances as decimal text.
-// Where SQLite listed rows "oldest first" by rowid, a table has `seq`, an
-// identity column that gives the insertion order.
+// Where the repositories list rows "oldest first" by SQLite's rowid, a table
+// has an identity column named `rowid`, so that the same SQL orders the same
+// on both backends (core/store/sql/sql.hpp).
 const std::array kSchema{
     Migration{1,
               {
                   R"sql(CREATE TABLE users (
-    seq        BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    rowid      BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
     id         TEXT PRIMARY KEY,
     email      TEXT NOT NULL UNIQUE,
     role       TEXT NOT NULL,
@@ -26,7 +27,7 @@ const std::array kSchema{
     hash       TEXT NOT NULL,
     updated_at BIGINT NOT NULL))sql",
                   R"sql(CREATE TABLE wallets (
-    seq       BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    rowid      BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
     address   TEXT PRIMARY KEY,
     user_id   TEXT NOT NULL REFERENCES users(id),
     linked_at BIGINT NOT NULL))sql",
@@ -64,7 +65,7 @@ const std::array kSchema{
     PRIMARY KEY (kind, key)))sql",
                   "CREATE INDEX tickets_by_expiry ON tickets(expires_at)",
                   R"sql(CREATE TABLE api_keys (
-    seq        BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    rowid      BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
     id         TEXT PRIMARY KEY,
     name       TEXT NOT NULL,
     key_hash   TEXT NOT NULL UNIQUE,
@@ -90,7 +91,7 @@ const std::array kSchema{
                   "CREATE UNIQUE INDEX audit_log_refused ON audit_log(refused_window, client_address, actor, method, "
                   "path, status) WHERE refused_window IS NOT NULL",
                   R"sql(CREATE TABLE role_requests (
-    seq            BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    rowid           BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
     id             TEXT PRIMARY KEY,
     user_id        TEXT NOT NULL REFERENCES users(id),
     role_type      TEXT NOT NULL,
@@ -107,7 +108,7 @@ const std::array kSchema{
                   "CREATE INDEX role_requests_by_user ON role_requests(user_id)",
                   "CREATE INDEX role_requests_by_status ON role_requests(status)",
                   R"sql(CREATE TABLE practices (
-    seq         BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    rowid        BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
     id          TEXT PRIMARY KEY,
     farmer_id   TEXT NOT NULL REFERENCES users(id),
     title       TEXT NOT NULL,
@@ -115,7 +116,7 @@ const std::array kSchema{
     created_at  BIGINT NOT NULL))sql",
                   "CREATE INDEX practices_by_farmer ON practices(farmer_id)",
                   R"sql(CREATE TABLE verifications (
-    seq         BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    rowid        BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
     id          TEXT PRIMARY KEY,
     practice_id TEXT NOT NULL REFERENCES practices(id),
     verifier_id TEXT NOT NULL REFERENCES users(id),
@@ -164,7 +165,7 @@ const std::array kSchema{
                   // One transaction mints one entity.
                   "CREATE UNIQUE INDEX entities_by_tx ON entities(blockchain_id, tx_hash)",
                   R"sql(CREATE TABLE tx_journal (
-    seq           BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    rowid          BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
     hash          TEXT PRIMARY KEY,
     blockchain_id TEXT NOT NULL,
     sender        TEXT NOT NULL,
@@ -177,7 +178,7 @@ const std::array kSchema{
     updated_at    BIGINT NOT NULL))sql",
                   "CREATE INDEX tx_journal_by_status ON tx_journal(blockchain_id, status)",
                   R"sql(CREATE TABLE mint_requests (
-    seq             BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    rowid            BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
     id              TEXT PRIMARY KEY,
     actor           TEXT NOT NULL,
     route           TEXT NOT NULL,
@@ -201,7 +202,7 @@ const std::array kSchema{
     mint_id    TEXT NOT NULL UNIQUE,
     PRIMARY KEY (actor, route, key)))sql",
                   R"sql(CREATE TABLE certificates (
-    seq            BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    rowid           BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
     id             TEXT PRIMARY KEY,
     user_id        TEXT NOT NULL REFERENCES users(id),
     blockchain_id  TEXT NOT NULL,

@@ -1,35 +1,36 @@
-// Certificates on SQLite.
+// Certificates.
 
 #include "core/crypto/encoding.hpp"
-#include "core/store/sqlite/sqlite.hpp"
+#include "core/store/sql/backends.hpp"
 
-namespace abci::store::sqlite {
+namespace abci::store::sql {
 namespace {
 
 constexpr const char* kCertificateColumns =
     "id, user_id, blockchain_id, wallet_address, recipient, title, description, status, cid, token_id, tx_hash, "
     "block_number, token, created_at, updated_at";
-Certificate read_certificate(const Statement& s) {
-    return Certificate{.id = text(s, "id"),
-                       .user_id = text(s, "user_id"),
-                       .blockchain_id = text(s, "blockchain_id"),
-                       .wallet_address = text(s, "wallet_address"),
-                       .recipient = text(s, "recipient"),
-                       .title = text(s, "title"),
-                       .description = text(s, "description"),
-                       .status = enum_at(s, "status", parse_certificate_status),
-                       .cid = text(s, "cid"),
-                       .token_id = unsigned_integer(s, "token_id"),
-                       .tx_hash = text(s, "tx_hash"),
-                       .block_number = unsigned_integer(s, "block_number"),
-                       .token = text(s, "token"),
-                       .created_at = time_at(s, "created_at"),
-                       .updated_at = time_at(s, "updated_at")};
-}
+constexpr auto read_certificate = [](const auto& row) {
+    return Certificate{.id = row.text("id"),
+                       .user_id = row.text("user_id"),
+                       .blockchain_id = row.text("blockchain_id"),
+                       .wallet_address = row.text("wallet_address"),
+                       .recipient = row.text("recipient"),
+                       .title = row.text("title"),
+                       .description = row.text("description"),
+                       .status = row.enum_at("status", parse_certificate_status),
+                       .cid = row.text("cid"),
+                       .token_id = row.unsigned_integer("token_id"),
+                       .tx_hash = row.text("tx_hash"),
+                       .block_number = row.unsigned_integer("block_number"),
+                       .token = row.text("token"),
+                       .created_at = row.time_at("created_at"),
+                       .updated_at = row.time_at("updated_at")};
+};
 
-class SqliteCertificates final : public Certificates {
+template <class Db>
+class SqlCertificates final : public Certificates {
 public:
-    explicit SqliteCertificates(Db& db) : db_(db) {}
+    explicit SqlCertificates(Db& db) : db_(db) {}
 
     Certificate create(const NewCertificate& certificate) override {
         const TimePoint now = now_millis();
@@ -44,8 +45,8 @@ public:
                             .cid = certificate.cid,
                             .created_at = now,
                             .updated_at = now};
-        db_.run({.not_found = "user not found"}, [&](Database& db) {
-            execute(db,
+        db_.run({.not_found = "user not found"}, [&](auto& c) {
+            execute(c,
                     "INSERT INTO certificates (id, user_id, blockchain_id, wallet_address, recipient, title, "
                     "description, status, cid, token_id, tx_hash, block_number, token, created_at, updated_at) "
                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0, '', 0, '', ?10, ?10)",
@@ -56,15 +57,15 @@ public:
     }
 
     std::optional<Certificate> find(const std::string& id) override {
-        return db_.run({}, [&](Database& db) {
-            return query_one(db, select_columns(kCertificateColumns, "FROM certificates WHERE id = ?"),
+        return db_.run({}, [&](auto& c) {
+            return query_one(c, select_columns(kCertificateColumns, "FROM certificates WHERE id = ?"),
                              read_certificate, id);
         });
     }
 
     std::vector<Certificate> of_user(const std::string& user_id) override {
-        return db_.run({}, [&](Database& db) {
-            return query_all(db,
+        return db_.run({}, [&](auto& c) {
+            return query_all(c,
                              select_columns(kCertificateColumns, "FROM certificates WHERE user_id = ? ORDER BY rowid"),
                              read_certificate, user_id);
         });
@@ -72,7 +73,7 @@ public:
 
     void set_minted(const std::string& id, std::uint64_t token_id, const std::string& tx_hash,
                     std::uint64_t block_number, const std::string& token) override {
-        db_.update_existing("certificate not found", "SELECT 1 FROM certificates WHERE id = ?1",
+        update_existing(db_, "certificate not found", "SELECT 1 FROM certificates WHERE id = ?1",
                             "UPDATE certificates SET status = 'minted', token_id = ?2, tx_hash = ?3, "
                             "block_number = ?4, token = ?5, updated_at = ?6 WHERE id = ?1 AND NOT (status = 'minted' "
                             "AND token_id = ?2 AND tx_hash = ?3 AND block_number = ?4 AND token = ?5)",
@@ -85,6 +86,11 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Certificates> make_certificates(Db& db) { return std::make_unique<SqliteCertificates>(db); }
+template <class Db>
+std::unique_ptr<Certificates> make_certificates(Db& db) {
+    return std::make_unique<SqlCertificates<Db>>(db);
+}
 
-}  // namespace abci::store::sqlite
+ABCI_STORE_REPOSITORY(make_certificates, Certificates)
+
+}  // namespace abci::store::sql

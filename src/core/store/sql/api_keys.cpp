@@ -1,13 +1,13 @@
-// API keys on SQLite.
+// API keys.
 
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
 #include "core/crypto/encoding.hpp"
-#include "core/store/sqlite/sqlite.hpp"
+#include "core/store/sql/backends.hpp"
 
-namespace abci::store::sqlite {
+namespace abci::store::sql {
 namespace {
 
 std::string scopes_to_json(const std::vector<std::string>& scopes) {
@@ -27,24 +27,25 @@ std::vector<std::string> scopes_from_json(const std::string& text) {
 }
 
 constexpr const char* kApiKeyColumns = "id, name, scopes, created_by, created_at, revoked_at";
-ApiKey read_api_key(const Statement& s) {
-    return ApiKey{.id = text(s, "id"),
-                  .name = text(s, "name"),
-                  .scopes = scopes_from_json(text(s, "scopes")),
-                  .created_by = text(s, "created_by"),
-                  .created_at = time_at(s, "created_at"),
-                  .revoked_at = optional_time_at(s, "revoked_at")};
-}
+constexpr auto read_api_key = [](const auto& row) {
+    return ApiKey{.id = row.text("id"),
+                  .name = row.text("name"),
+                  .scopes = scopes_from_json(row.text("scopes")),
+                  .created_by = row.text("created_by"),
+                  .created_at = row.time_at("created_at"),
+                  .revoked_at = row.optional_time_at("revoked_at")};
+};
 
-class SqliteApiKeys final : public ApiKeys {
+template <class Db>
+class SqlApiKeys final : public ApiKeys {
 public:
-    explicit SqliteApiKeys(Db& db) : db_(db) {}
+    explicit SqlApiKeys(Db& db) : db_(db) {}
 
     ApiKey create(const NewApiKey& key) override {
         ApiKey created{crypto::random_uuid(), key.name, key.scopes, key.created_by, now_millis(), std::nullopt};
         const std::string scopes = scopes_to_json(key.scopes);
-        db_.run({"API key already exists"}, [&](Database& db) {
-            execute(db,
+        db_.run({"API key already exists"}, [&](auto& c) {
+            execute(c,
                     "INSERT INTO api_keys (id, name, key_hash, scopes, created_by, created_at) "
                     "VALUES (?, ?, ?, ?, ?, ?)",
                     created.id, created.name, key.key_hash, scopes, created.created_by,
@@ -54,21 +55,21 @@ public:
     }
 
     std::optional<ApiKey> find_by_hash(const std::string& key_hash) override {
-        return db_.run({}, [&](Database& db) {
-            return query_one(db, select_columns(kApiKeyColumns, "FROM api_keys WHERE key_hash = ?"), read_api_key,
+        return db_.run({}, [&](auto& c) {
+            return query_one(c, select_columns(kApiKeyColumns, "FROM api_keys WHERE key_hash = ?"), read_api_key,
                              key_hash);
         });
     }
 
     std::vector<ApiKey> list() override {
-        return db_.run({}, [&](Database& db) {
-            return query_all(db, select_columns(kApiKeyColumns, "FROM api_keys ORDER BY rowid"), read_api_key);
+        return db_.run({}, [&](auto& c) {
+            return query_all(c, select_columns(kApiKeyColumns, "FROM api_keys ORDER BY rowid"), read_api_key);
         });
     }
 
     bool revoke(const std::string& id) override {
-        return db_.run({}, [&](Database& db) {
-            return execute(db, "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
+        return db_.run({}, [&](auto& c) {
+            return execute(c, "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
                            to_millis(now_millis()), id) == 1;
         });
     }
@@ -79,6 +80,11 @@ private:
 
 }  // namespace
 
-std::unique_ptr<ApiKeys> make_api_keys(Db& db) { return std::make_unique<SqliteApiKeys>(db); }
+template <class Db>
+std::unique_ptr<ApiKeys> make_api_keys(Db& db) {
+    return std::make_unique<SqlApiKeys<Db>>(db);
+}
 
-}  // namespace abci::store::sqlite
+ABCI_STORE_REPOSITORY(make_api_keys, ApiKeys)
+
+}  // namespace abci::store::sql

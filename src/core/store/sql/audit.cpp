@@ -1,36 +1,35 @@
-// The audit log on SQLite.
-
-#include <SQLiteCpp/Transaction.h>
+// The audit log.
 
 #include <algorithm>
 #include <limits>
 #include <mutex>
 
-#include "core/store/sqlite/sqlite.hpp"
+#include "core/store/sql/backends.hpp"
 #include "core/util/batch_writer.hpp"
 
-namespace abci::store::sqlite {
+namespace abci::store::sql {
 namespace {
 
 constexpr const char* kAuditColumns =
     "id, time, actor, method, path, status, client_address, request_id, refused_window, count, last_time";
-AuditEntry read_audit(const Statement& s) {
-    return AuditEntry{.id = integer(s, "id"),
-                      .time = time_at(s, "time"),
-                      .actor = text(s, "actor"),
-                      .method = text(s, "method"),
-                      .path = text(s, "path"),
-                      .status = static_cast<int>(integer(s, "status")),
-                      .client_address = text(s, "client_address"),
-                      .request_id = text(s, "request_id"),
-                      .refused = !is_null(s, "refused_window"),
-                      .count = integer(s, "count"),
-                      .last_time = optional_time_at(s, "last_time")};
-}
+constexpr auto read_audit = [](const auto& row) {
+    return AuditEntry{.id = row.integer("id"),
+                      .time = row.time_at("time"),
+                      .actor = row.text("actor"),
+                      .method = row.text("method"),
+                      .path = row.text("path"),
+                      .status = static_cast<int>(row.integer("status")),
+                      .client_address = row.text("client_address"),
+                      .request_id = row.text("request_id"),
+                      .refused = !row.is_null("refused_window"),
+                      .count = row.integer("count"),
+                      .last_time = row.optional_time_at("last_time")};
+};
 
-class SqliteAuditLog final : public AuditLog {
+template <class Db>
+class SqlAuditLog final : public AuditLog {
 public:
-    explicit SqliteAuditLog(Db& db) : db_(db) {}
+    explicit SqlAuditLog(Db& db) : db_(db) {}
 
     void append(const AuditEntry& entry) override { writer_.append(entry); }
 
@@ -48,11 +47,11 @@ public:
         // One statement for every combination: an empty filter compares true.
         const std::string sql =
             select_columns(kAuditColumns, std::string("FROM audit_log WHERE time >= ?1 AND (?2 = '' OR actor = ?2) "
-                                                      "AND status BETWEEN ?3 AND ?4 AND substr(path, 1, length(?5)) "
+                                                      "AND status BETWEEN ?3 AND ?4 AND substr(path, 1, length(CAST(?5 AS TEXT))) "
                                                       "= ?5 ORDER BY id ") +
                                               (query.newest_first ? "DESC" : "ASC") + " LIMIT ?6");
-        return db_.run({}, [&](Database& db) {
-            return query_all(db, sql, read_audit, from, query.actor, query.status_from, query.status_to,
+        return db_.run({}, [&](auto& c) {
+            return query_all(c, sql, read_audit, from, query.actor, query.status_from, query.status_to,
                              query.path_prefix, max_rows);
         });
     }
@@ -60,19 +59,18 @@ public:
     std::map<std::string, TimePoint> api_keys_last_used() override {
         (void)writer_.flush(std::chrono::seconds(5));
         // A range over audit_log_by_actor rather than LIKE: "apikey;" is the first string after every "apikey:…".
-        const auto rows = db_.run({}, [&](Database& db) {
-            return query_all(db,
+        const auto rows = db_.run({}, [&](auto& c) {
+            return query_all(c,
                              "SELECT substr(actor, 8) AS key_id, MAX(time) AS last_used FROM audit_log "
                              "WHERE actor >= 'apikey:' AND actor < 'apikey;' GROUP BY actor",
-                             [](const Statement& s) { return std::pair(text(s, "key_id"), time_at(s, "last_used")); });
+                             [](const auto& row) { return std::pair(row.text("key_id"), row.time_at("last_used")); });
         });
         return {rows.begin(), rows.end()};
     }
 
 private:
     void write(const std::vector<AuditEntry>& entries) {
-        db_.run({}, [&](Database& db) {
-            SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+        db_.transaction({}, [&](auto& c) {
             constexpr auto window = std::chrono::duration_cast<std::chrono::milliseconds>(kRefusedAuditWindow).count();
             for (const auto& entry : entries) {
                 const auto time = to_millis(entry.time);
@@ -81,16 +79,16 @@ private:
                     refused_window = time - time % window;
                     refused_time = time;
                 }
-                execute(db,
+                execute(c,
                         "INSERT INTO audit_log (time, actor, method, path, status, client_address, request_id, "
                         "refused_window, count, last_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                         "ON CONFLICT (refused_window, client_address, actor, method, path, status) "
                         "WHERE refused_window IS NOT NULL "
-                        "DO UPDATE SET count = count + excluded.count, last_time = max(last_time, excluded.last_time)",
+                        "DO UPDATE SET count = audit_log.count + excluded.count, last_time = CASE WHEN excluded.last_time > "
+                        "audit_log.last_time THEN excluded.last_time ELSE audit_log.last_time END",
                         time, entry.actor, entry.method, entry.path, entry.status, entry.client_address,
                         entry.request_id, refused_window, entry.count, refused_time);
             }
-            tx.commit();
         });
     }
 
@@ -115,6 +113,11 @@ private:
 
 }  // namespace
 
-std::unique_ptr<AuditLog> make_audit_log(Db& db) { return std::make_unique<SqliteAuditLog>(db); }
+template <class Db>
+std::unique_ptr<AuditLog> make_audit_log(Db& db) {
+    return std::make_unique<SqlAuditLog<Db>>(db);
+}
 
-}  // namespace abci::store::sqlite
+ABCI_STORE_REPOSITORY(make_audit_log, AuditLog)
+
+}  // namespace abci::store::sql

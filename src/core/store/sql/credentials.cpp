@@ -1,17 +1,18 @@
-// Credentials on SQLite: password hashes, wallets, OIDC identities.
+// Credentials: password hashes, wallets, OIDC identities.
 
-#include "core/store/sqlite/sqlite.hpp"
+#include "core/store/sql/backends.hpp"
 
-namespace abci::store::sqlite {
+namespace abci::store::sql {
 namespace {
 
-class SqliteCredentials final : public Credentials {
+template <class Db>
+class SqlCredentials final : public Credentials {
 public:
-    explicit SqliteCredentials(Db& db) : db_(db) {}
+    explicit SqlCredentials(Db& db) : db_(db) {}
 
     void set_password_hash(const std::string& user_id, const std::string& encoded_hash) override {
-        db_.run({.not_found = "user not found"}, [&](Database& db) {
-            execute(db,
+        db_.run({.not_found = "user not found"}, [&](auto& c) {
+            execute(c,
                     "INSERT INTO password_credentials (user_id, hash, updated_at) VALUES (?1, ?2, ?3) "
                     "ON CONFLICT (user_id) DO UPDATE SET hash = ?2, updated_at = ?3",
                     user_id, encoded_hash, to_millis(now_millis()));
@@ -19,23 +20,23 @@ public:
     }
 
     std::optional<std::string> password_hash(const std::string& user_id) override {
-        return db_.run({}, [&](Database& db) {
-            return query_one(db, "SELECT hash FROM password_credentials WHERE user_id = ?",
-                             [](const Statement& s) { return text(s, "hash"); }, user_id);
+        return db_.run({}, [&](auto& c) {
+            return query_one(c, "SELECT hash FROM password_credentials WHERE user_id = ?",
+                             [](const auto& row) { return row.text("hash"); }, user_id);
         });
     }
 
     void link_wallet(const std::string& user_id, const std::string& address) override {
-        db_.run({.not_found = "user not found"}, [&](Database& db) {
-            claim(db, "INSERT INTO wallets (address, user_id, linked_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+        db_.run({.not_found = "user not found"}, [&](auto& c) {
+            claim(c, "INSERT INTO wallets (address, user_id, linked_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                   "SELECT user_id FROM wallets WHERE address = ?", "wallet already linked to another user", user_id,
                   address);
         });
     }
 
     std::optional<User> find_user_by_wallet(const std::string& address) override {
-        return db_.run({}, [&](Database& db) {
-            return query_one(db,
+        return db_.run({}, [&](auto& c) {
+            return query_one(c,
                              select_columns(kUserColumns,
                                             "FROM wallets w JOIN users u ON u.id = w.user_id WHERE w.address = ?"),
                              read_user, address);
@@ -43,15 +44,15 @@ public:
     }
 
     std::vector<std::string> wallets_of(const std::string& user_id) override {
-        return db_.run({}, [&](Database& db) {
-            return query_all(db, "SELECT address FROM wallets WHERE user_id = ? ORDER BY linked_at, rowid",
-                             [](const Statement& s) { return text(s, "address"); }, user_id);
+        return db_.run({}, [&](auto& c) {
+            return query_all(c, "SELECT address FROM wallets WHERE user_id = ? ORDER BY linked_at, rowid",
+                             [](const auto& row) { return row.text("address"); }, user_id);
         });
     }
 
     void link_identity(const std::string& user_id, const std::string& issuer, const std::string& subject) override {
-        db_.run({.not_found = "user not found"}, [&](Database& db) {
-            claim(db,
+        db_.run({.not_found = "user not found"}, [&](auto& c) {
+            claim(c,
                   "INSERT INTO identities (issuer, subject, user_id, linked_at) VALUES (?, ?, ?, ?) "
                   "ON CONFLICT DO NOTHING",
                   "SELECT user_id FROM identities WHERE issuer = ? AND subject = ?",
@@ -60,8 +61,8 @@ public:
     }
 
     std::optional<User> find_user_by_identity(const std::string& issuer, const std::string& subject) override {
-        return db_.run({}, [&](Database& db) {
-            return query_one(db,
+        return db_.run({}, [&](auto& c) {
+            return query_one(c,
                              select_columns(kUserColumns,
                                             "FROM identities i JOIN users u ON u.id = i.user_id "
                                             "WHERE i.issuer = ? AND i.subject = ?"),
@@ -75,6 +76,11 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Credentials> make_credentials(Db& db) { return std::make_unique<SqliteCredentials>(db); }
+template <class Db>
+std::unique_ptr<Credentials> make_credentials(Db& db) {
+    return std::make_unique<SqlCredentials<Db>>(db);
+}
 
-}  // namespace abci::store::sqlite
+ABCI_STORE_REPOSITORY(make_credentials, Credentials)
+
+}  // namespace abci::store::sql

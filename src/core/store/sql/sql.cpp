@@ -1,0 +1,33 @@
+// What both backends' repositories share (sql.hpp).
+
+#include "core/store/sql/sql.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/eth/u256.hpp"
+
+namespace abci::store::sql {
+
+std::int64_t to_millis(TimePoint t) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+
+TimePoint from_millis(std::int64_t ms) { return TimePoint(std::chrono::milliseconds(ms)); }
+
+TimePoint now_millis() { return from_millis(to_millis(std::chrono::system_clock::now())); }
+
+std::string select_columns(const char* columns, std::string_view rest) {
+    return fmt::format("SELECT {} {}", columns, rest);
+}
+
+std::string lower_ascii(std::string text) {
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return static_cast<char>(c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c); });
+    return text;
+}
+
+std::string canonical_decimal(const std::string& text) { return eth::U256::parse(text).to_dec(); }
+
+}  // namespace abci::store::sql
