@@ -51,7 +51,8 @@ public:
     /// the directory when missing), recording this process and `listen`.
     /// Error(invalid_input) naming the holder's pid and listen address when
     /// another server holds it; nothing in the directory is changed then.
-    /// The `admin` commands take no lock: they work beside a running server.
+    /// The `admin` commands take no lock: they work beside a running server;
+    /// except `admin store copy`, which holds it while it copies.
     [[nodiscard]] DataDirLock lock_for_server(const std::string& listen) const;
     [[nodiscard]] std::filesystem::path lock_file() const { return root_ / "serve.lock"; }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/chain/tx_state.hpp"
+#include "core/store/lanes.hpp"
 #include "core/store/records.hpp"
 
 namespace abci::store {
@@ -40,8 +41,9 @@ public:
     /// Writes signed transactions, all in one transaction, status pending,
     /// each linked to its mints. Error(conflict) when a hash is already
     /// journaled, unless as refused: the same bytes signed again (the nonce was
-    /// given back) are pending again.
-    virtual void add(const std::vector<JournalEntry>& entries) = 0;
+    /// given back) are pending again. With `fence`, only while the lane is at
+    /// that epoch (its owner's), else Error(unavailable) and nothing written.
+    virtual void add(const std::vector<JournalEntry>& entries, const std::optional<LaneFence>& fence = std::nullopt) = 0;
     /// Sets each pending entry's status and block number, all in one
     /// transaction (a block's worth of mined mints costs one commit); a final
     /// entry stays as it is. Error(not_found), and nothing settled, when a

@@ -299,8 +299,33 @@ CREATE UNIQUE INDEX audit_log_refused ON audit_log(refused_window, client_addres
     WHERE refused_window IS NOT NULL;
 )sql";
 
-constexpr std::array<const char*, 6> kMigrations = {kInitialSchema, kChainState, kEntityPerTransaction, kMintRecords,
-                                                    kAuditByActor, kRefusedAuditRows};
+// What the servers on one database share: request counts (rate_windows.hpp),
+// secrets (shared_secrets.hpp) and lanes (lanes.hpp).
+constexpr const char* kSharedState = R"sql(
+CREATE TABLE rate_windows (
+    key        TEXT PRIMARY KEY NOT NULL,
+    started_at INTEGER NOT NULL,
+    length_ms  INTEGER NOT NULL,
+    count      INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE shared_secrets (
+    name       TEXT PRIMARY KEY NOT NULL,
+    value      TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE lanes (
+    lane        TEXT PRIMARY KEY NOT NULL,
+    epoch       INTEGER NOT NULL,
+    owner       TEXT NOT NULL,
+    lease_until INTEGER NOT NULL,
+    halted      TEXT NOT NULL
+) STRICT;
+)sql";
+
+constexpr std::array<const char*, 7> kMigrations = {kInitialSchema, kChainState,       kEntityPerTransaction, kMintRecords,
+                                                    kAuditByActor,  kRefusedAuditRows, kSharedState};
 
 }  // namespace
 

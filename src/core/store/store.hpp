@@ -20,8 +20,11 @@
 #include "core/store/audit.hpp"
 #include "core/store/certificates.hpp"
 #include "core/store/journal.hpp"
+#include "core/store/lanes.hpp"
 #include "core/store/mints.hpp"
 #include "core/store/practices.hpp"
+#include "core/store/rate_windows.hpp"
+#include "core/store/shared_secrets.hpp"
 #include "core/store/role_requests.hpp"
 #include "core/store/sessions.hpp"
 #include "core/store/tokens.hpp"
@@ -45,6 +48,11 @@ public:
     [[nodiscard]] virtual Mints& mints() = 0;
     [[nodiscard]] virtual Certificates& certificates() = 0;
     [[nodiscard]] virtual Practices& practices() = 0;
+    [[nodiscard]] virtual RateWindows& rate_windows() = 0;
+    [[nodiscard]] virtual SharedSecrets& shared_secrets() = 0;
+    [[nodiscard]] virtual Lanes& lanes() = 0;
+    /// This server's bids for lanes, as `owner` (its name in LaneStatus).
+    [[nodiscard]] virtual std::unique_ptr<LaneElection> open_lane_election(std::string owner) = 0;
 };
 
 /// Opens (creating when missing, mode 0600) the SQLite database at `path`,

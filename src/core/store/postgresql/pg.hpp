@@ -174,6 +174,13 @@ public:
         }
     }
 
+    /// The time now in stored milliseconds, as SQL: the database server's
+    /// clock, the one clock every replica's lease is measured by.
+    static std::string clock_millis() { return "CAST(extract(epoch FROM clock_timestamp()) * 1000 AS BIGINT)"; }
+
+    /// A connection of its own, outside the pool (session locks, LISTEN).
+    [[nodiscard]] std::unique_ptr<Connection> dedicated_connection() const { return connect(); }
+
     static std::string json_array_values(const std::string& parameter) {
         return "SELECT jsonb_array_elements_text(CAST(" + parameter + " AS jsonb))";
     }

@@ -220,6 +220,28 @@ const std::array kSchema{
     updated_at     BIGINT NOT NULL))sql",
                   "CREATE INDEX certificates_by_user ON certificates(user_id)",
               }},
+    // What the replicas share beyond the records: request counts
+    // (rate_windows.hpp; UNLOGGED: a crash of the server empties it, which
+    // forgives a minute's counts, and in exchange a hit writes no WAL),
+    // secrets (shared_secrets.hpp) and lanes (lanes.hpp).
+    Migration{2,
+              {
+                  R"sql(CREATE UNLOGGED TABLE rate_windows (
+    key        TEXT PRIMARY KEY,
+    started_at BIGINT NOT NULL,
+    length_ms  BIGINT NOT NULL,
+    count      BIGINT NOT NULL))sql",
+                  R"sql(CREATE TABLE shared_secrets (
+    name       TEXT PRIMARY KEY,
+    value      TEXT NOT NULL,
+    created_at BIGINT NOT NULL))sql",
+                  R"sql(CREATE TABLE lanes (
+    lane        TEXT PRIMARY KEY,
+    epoch       BIGINT NOT NULL,
+    owner       TEXT NOT NULL,
+    lease_until BIGINT NOT NULL,
+    halted      TEXT NOT NULL))sql",
+              }},
 };
 
 }  // namespace

@@ -34,9 +34,15 @@ class SqlJournal final : public Journal {
 public:
     explicit SqlJournal(Db& db) : db_(db) {}
 
-    void add(const std::vector<JournalEntry>& entries) override {
+    void add(const std::vector<JournalEntry>& entries, const std::optional<LaneFence>& fence) override {
         const std::int64_t now = to_millis(now_millis());
         db_.transaction({"transaction already journaled"}, [&](auto& c) {
+            // Read in the same transaction as the writes: a takeover that
+            // bumps the epoch meanwhile makes one of the two fail.
+            if (fence && !exists(c, "SELECT 1 FROM lanes WHERE lane = ? AND epoch = ?", fence->lane, fence->epoch))
+                throw Error(ErrorKind::unavailable, "this server no longer sends for " + fence->lane +
+                                                        ": another took the lane over (epoch " +
+                                                        std::to_string(fence->epoch) + " ended)");
             for (const JournalEntry& e : entries) {
                 // The same bytes again are the same transaction: one the node
                 // refused, whose nonce was given back and signed again unchanged.

@@ -17,6 +17,7 @@
 //                                   database and its own locals)
 //   Db::json_array_values(param)    "SELECT … FROM …(param)": the values of a
 //                                   JSON array bound as one parameter
+//   Db::clock_millis()              the time now in stored milliseconds, as SQL
 //   execute(c, sql, args...)        rows changed
 //   query_one(c, sql, read, args...) / query_all(...) / exists(...)
 //   savepoint(c, work)              work in a savepoint: its error (undone
@@ -143,6 +144,13 @@ template <class Db> std::unique_ptr<Journal> make_journal(Db& db);
 template <class Db> std::unique_ptr<Mints> make_mints(Db& db);
 template <class Db> std::unique_ptr<Certificates> make_certificates(Db& db);
 template <class Db> std::unique_ptr<Practices> make_practices(Db& db);
+template <class Db> std::unique_ptr<RateWindows> make_rate_windows(Db& db);
+template <class Db> std::unique_ptr<SharedSecrets> make_shared_secrets(Db& db);
+template <class Db> std::unique_ptr<Lanes> make_lanes(Db& db);
+
+/// The backend's election of lane owners (lanes.cpp), found by overload.
+template <class Db>
+std::unique_ptr<LaneElection> make_lane_election(Db& db, std::string owner);
 
 /// The store of a backend's Db: every repository over the same database.
 template <class Db>
@@ -164,6 +172,12 @@ public:
     Mints& mints() override { return *mints_; }
     Certificates& certificates() override { return *certificates_; }
     Practices& practices() override { return *practices_; }
+    RateWindows& rate_windows() override { return *rate_windows_; }
+    SharedSecrets& shared_secrets() override { return *shared_secrets_; }
+    Lanes& lanes() override { return *lanes_; }
+    std::unique_ptr<LaneElection> open_lane_election(std::string owner) override {
+        return make_lane_election(db_, std::move(owner));
+    }
 
 private:
     // First member: the repositories' batch writers (audit, mints) write what
@@ -182,6 +196,9 @@ private:
     std::unique_ptr<Mints> mints_ = make_mints(db_);
     std::unique_ptr<Certificates> certificates_ = make_certificates(db_);
     std::unique_ptr<Practices> practices_ = make_practices(db_);
+    std::unique_ptr<RateWindows> rate_windows_ = make_rate_windows(db_);
+    std::unique_ptr<SharedSecrets> shared_secrets_ = make_shared_secrets(db_);
+    std::unique_ptr<Lanes> lanes_ = make_lanes(db_);
 };
 
 }  // namespace abci::store::sql

@@ -158,6 +158,9 @@ public:
         });
     }
 
+    /// The time now in stored milliseconds, as SQL: the one server's own clock.
+    static std::string clock_millis() { return "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"; }
+
     static std::string json_array_values(const std::string& parameter) {
         return "SELECT value FROM json_each(" + parameter + ")";
     }

@@ -1,0 +1,62 @@
+#pragma once
+// Lanes: one (chain, signer) pair each, for which exactly one server sends
+// (DESIGN.md §9). A lane's row says which server owns it and until when
+// (its lease, renewed about every half second), and its epoch: each new owner
+// bumps it, and every journal write of an owner names the epoch it holds
+// (Journal::add), so a server that lost its lane (frozen, cut off) cannot
+// write anything once another took over, whatever it believes.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/store/records.hpp"
+
+namespace abci::store {
+
+struct LaneStatus {
+    std::string lane;  // "<blockchain id>/<signer address>"
+    std::int64_t epoch = 0;
+    std::string owner;  // the owning server's name (host:port and pid)
+    TimePoint lease_until;
+    std::string halted;  // why the lane stopped, or "" while it runs
+};
+
+/// A server's claim on a lane: the epoch it writes under.
+struct LaneFence {
+    std::string lane;
+    std::int64_t epoch = 0;
+};
+
+class Lanes {
+public:
+    virtual ~Lanes() = default;
+    [[nodiscard]] virtual std::vector<LaneStatus> list() = 0;
+    [[nodiscard]] virtual std::optional<LaneStatus> find(const std::string& lane) = 0;
+    /// Stops the lane (e.g. its signer's nonce moved on without us): no owner
+    /// sends for it until an operator clears it. Under `fence`: a no-op for a
+    /// server that no longer owns it.
+    virtual void halt(const LaneFence& fence, const std::string& why) = 0;
+};
+
+/// One server's bids for lanes. Not thread-safe: one thread of the server
+/// drives it (about every half second per lane).
+class LaneElection {
+public:
+    virtual ~LaneElection() = default;
+    /// Takes `lane` when free, or renews this server's hold on it: the fence
+    /// to write under while this server owns it; nothing while another does,
+    /// or when the hold was lost (the database unreachable, or a newer epoch:
+    /// stop sending at once).
+    [[nodiscard]] virtual std::optional<LaneFence> hold(const std::string& lane) = 0;
+    /// Gives the lane up (a stopping server), so another takes it at once.
+    virtual void release(const std::string& lane) = 0;
+};
+
+/// How long a lease lasts past its last renewal: a server that has not
+/// renewed for this long is taken to be frozen or cut off, and is replaced.
+inline constexpr std::chrono::milliseconds kLaneLease{3000};
+
+}  // namespace abci::store

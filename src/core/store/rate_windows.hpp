@@ -1,0 +1,30 @@
+#pragma once
+// Request counts per caller and window, shared by every server on the
+// database: with several replicas behind one address, a caller's limit is
+// the same whichever replica it reaches (limits::RateLimiter counts in one
+// process only).
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "core/store/records.hpp"
+
+namespace abci::store {
+
+/// A key's window as it stands after a hit.
+struct RateWindow {
+    TimePoint started_at;     // when the window opened (its first hit)
+    std::uint32_t count = 0;  // hits in it, this one included
+};
+
+class RateWindows {
+public:
+    virtual ~RateWindows() = default;
+    /// Counts one hit of `key` at `now`, atomically: a window older than
+    /// `window` starts over with this hit. Of concurrent hits, each sees a
+    /// distinct count. Windows that ended are deleted now and then.
+    [[nodiscard]] virtual RateWindow hit(const std::string& key, std::chrono::milliseconds window, TimePoint now) = 0;
+};
+
+}  // namespace abci::store

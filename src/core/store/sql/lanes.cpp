@@ -1,0 +1,221 @@
+// Lanes and the election of their owners (lanes.hpp), for both backends: the
+// rows are the same; what keeps two servers from taking a lane at once is
+// the backend's (LaneLock below).
+
+#include <map>
+
+#include "core/store/sql/backends.hpp"
+#include "core/util/log.hpp"
+
+namespace abci::store::sql {
+namespace {
+
+constexpr const char* kLaneColumns = "lane, epoch, owner, lease_until, halted";
+constexpr auto read_lane = [](const auto& row) {
+    return LaneStatus{.lane = row.text("lane"),
+                      .epoch = row.integer("epoch"),
+                      .owner = row.text("owner"),
+                      .lease_until = row.time_at("lease_until"),
+                      .halted = row.text("halted")};
+};
+
+template <class Db>
+class SqlLanes final : public Lanes {
+public:
+    explicit SqlLanes(Db& db) : db_(db) {}
+
+    std::vector<LaneStatus> list() override {
+        return db_.run({}, [&](auto& c) { return query_all(c, select_columns(kLaneColumns, "FROM lanes ORDER BY lane"), read_lane); });
+    }
+
+    std::optional<LaneStatus> find(const std::string& lane) override {
+        return db_.run({}, [&](auto& c) {
+            return query_one(c, select_columns(kLaneColumns, "FROM lanes WHERE lane = ?"), read_lane, lane);
+        });
+    }
+
+    void halt(const LaneFence& fence, const std::string& why) override {
+        db_.run({}, [&](auto& c) {
+            execute(c, "UPDATE lanes SET halted = ? WHERE lane = ? AND epoch = ?", why, fence.lane, fence.epoch);
+        });
+    }
+
+private:
+    Db& db_;
+};
+
+// What keeps a lane to one server. SQLite: the data directory's lock
+// (DataDir::lock_for_server) already makes this server the only one.
+class SoleServer {
+public:
+    explicit SoleServer(sqlite::Db&) {}
+    bool try_lock(const std::string&) { return true; }
+    void unlock(const std::string&) {}
+    bool session_lost() { return false; }
+    void end_stale_holder(const std::string&) {}
+};
+
+// PostgreSQL: a session advisory lock per lane on a connection of its own.
+// The server drops it when the session ends, however it ends (kill -9 closes
+// the socket), so a dead owner's lanes are free at once; a frozen owner's
+// session lives on, and is ended once its lease has run out.
+class AdvisoryLocks {
+public:
+    explicit AdvisoryLocks(postgresql::Db& db) : db_(db) {}
+
+    bool try_lock(const std::string& lane) {
+        return query_one(session(), "SELECT pg_try_advisory_lock(?, hashtext(?)) AS got",
+                         [](const auto& row) { return row.boolean("got"); }, kLockSpace, lane)
+            .value_or(false);
+    }
+
+    void unlock(const std::string& lane) {
+        if (!session_ || session_->broken()) return;
+        try {
+            (void)query_one(*session_, "SELECT pg_advisory_unlock(?, hashtext(?)) AS released",
+                            [](const auto& row) { return row.boolean("released"); }, kLockSpace, lane);
+        } catch (const Error&) {
+            // The session is gone (ended by a takeover): its locks went with it.
+        }
+    }
+
+    /// Whether the locks' session was lost (its locks with it): then every
+    /// lane held is lost, and the next try_lock() opens a new session.
+    bool session_lost() { return session_ && !session_->alive(); }
+
+    void end_stale_holder(const std::string& lane) {
+        // The holder's lease ran out while it keeps its lock: frozen (SIGSTOP,
+        // a stalled VM) or cut off from the database. Ending its session frees
+        // the lock; its epoch is bumped by whoever takes the lane, so it
+        // cannot write when it wakes.
+        const auto ended = db_.run({}, [&](auto& c) {
+            return query_all(c,
+                             "SELECT pg_terminate_backend(l.pid) AS ended FROM pg_locks l, lanes "
+                             "WHERE lanes.lane = ?2 AND lanes.lease_until < " +
+                                 postgresql::Db::clock_millis() +
+                                 " AND l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 "
+                                 "AND l.classid = ?1 AND l.objid = CAST(hashtext(?2) AS BIGINT) & 4294967295",
+                             [](const auto& row) { return row.boolean("ended"); }, kLockSpace, lane);
+        });
+        if (!ended.empty())
+            util::log(util::LogLevel::warning, "ended the session of a lane owner whose lease ran out",
+                      {{"lane", lane}});
+    }
+
+private:
+    // The advisory locks' first key: "abci" in ASCII, apart from other programs' locks.
+    static constexpr std::int64_t kLockSpace = 0x61626369;
+
+    postgresql::Connection& session() {
+        if (!session_ || session_->broken()) session_ = db_.dedicated_connection();
+        return *session_;
+    }
+
+    postgresql::Db& db_;
+    std::unique_ptr<postgresql::Connection> session_;
+};
+
+template <class Db, class Lock>
+class SqlLaneElection final : public LaneElection {
+public:
+    SqlLaneElection(Db& db, std::string owner) : db_(db), lock_(db), owner_(std::move(owner)) {}
+
+    ~SqlLaneElection() override {
+        for (const auto& [lane, epoch] : held_) {
+            try {
+                release_row(lane, epoch);
+                lock_.unlock(lane);
+            } catch (const Error& e) {
+                util::log(util::LogLevel::warning, "giving up a lane failed; it is taken over when its lease runs out",
+                          {{"lane", lane}, {"error", e.what()}});
+            }
+        }
+    }
+
+    std::optional<LaneFence> hold(const std::string& lane) override {
+        try {
+            return held_.contains(lane) ? renew(lane) : take(lane);
+        } catch (const Error& e) {
+            // Unsure whether we still hold it: as lost. The lease runs out
+            // for the others all the same, and the epoch fences us meanwhile.
+            held_.erase(lane);
+            util::log(util::LogLevel::warning, "lost the hold on a lane", {{"lane", lane}, {"error", e.what()}});
+            return std::nullopt;
+        }
+    }
+
+    void release(const std::string& lane) override {
+        const auto it = held_.find(lane);
+        if (it == held_.end()) return;
+        const auto epoch = it->second;
+        held_.erase(it);
+        release_row(lane, epoch);
+        lock_.unlock(lane);
+    }
+
+private:
+    std::optional<LaneFence> take(const std::string& lane) {
+        if (!lock_.try_lock(lane)) {
+            lock_.end_stale_holder(lane);
+            return std::nullopt;
+        }
+        // A new epoch fences whoever owned it before, whatever it still believes.
+        const auto epoch = db_.run({}, [&](auto& c) {
+            return *query_one(c,
+                              "INSERT INTO lanes (lane, epoch, owner, lease_until, halted) VALUES (?1, 1, ?2, " +
+                                  Db::clock_millis() + " + ?3, '') ON CONFLICT (lane) DO UPDATE SET epoch = "
+                                  "lanes.epoch + 1, owner = ?2, lease_until = " + Db::clock_millis() +
+                                  " + ?3 RETURNING epoch",
+                              [](const auto& row) { return row.integer("epoch"); }, lane, owner_,
+                              static_cast<std::int64_t>(kLaneLease.count()));
+        });
+        held_[lane] = epoch;
+        util::log(util::LogLevel::info, "took a lane", {{"lane", lane}, {"epoch", epoch}});
+        return LaneFence{lane, epoch};
+    }
+
+    std::optional<LaneFence> renew(const std::string& lane) {
+        const auto epoch = held_.at(lane);
+        const bool renewed = !lock_.session_lost() && db_.run({}, [&](auto& c) {
+            return execute(c, "UPDATE lanes SET lease_until = " + Db::clock_millis() + " + ? WHERE lane = ? AND epoch = ?",
+                           static_cast<std::int64_t>(kLaneLease.count()), lane, epoch) == 1;
+        });
+        if (renewed) return LaneFence{lane, epoch};
+        held_.erase(lane);
+        lock_.unlock(lane);
+        util::log(util::LogLevel::warning, "lost a lane to another server", {{"lane", lane}, {"epoch", epoch}});
+        return std::nullopt;
+    }
+
+    // The lease ends now, so that the next owner need not wait for it.
+    void release_row(const std::string& lane, std::int64_t epoch) {
+        db_.run({}, [&](auto& c) {
+            execute(c, "UPDATE lanes SET lease_until = " + Db::clock_millis() + " WHERE lane = ? AND epoch = ?", lane, epoch);
+        });
+    }
+
+    Db& db_;
+    Lock lock_;
+    std::string owner_;
+    std::map<std::string, std::int64_t> held_;  // lane → the epoch this server holds it under
+};
+
+}  // namespace
+
+template <class Db>
+std::unique_ptr<Lanes> make_lanes(Db& db) {
+    return std::make_unique<SqlLanes<Db>>(db);
+}
+
+ABCI_STORE_REPOSITORY(make_lanes, Lanes)
+
+template <class Db>
+std::unique_ptr<LaneElection> make_lane_election(Db& db, std::string owner) {
+    using Lock = std::conditional_t<std::is_same_v<Db, postgresql::Db>, AdvisoryLocks, SoleServer>;
+    return std::make_unique<SqlLaneElection<Db, Lock>>(db, std::move(owner));
+}
+
+template std::unique_ptr<LaneElection> make_lane_election(sqlite::Db& db, std::string owner);
+template std::unique_ptr<LaneElection> make_lane_election(postgresql::Db& db, std::string owner);
+
+}  // namespace abci::store::sql
