@@ -22,35 +22,65 @@ set -g __abcictl_valued \
     'abcictl admin contract deploy --base-uri' \
     'abcictl admin contract deploy --timeout' \
     'abcictl admin user add --data-dir' \
+    'abcictl admin user add --database-url' \
+    'abcictl admin user add --database-password-file' \
     'abcictl admin user add --email' \
     'abcictl admin user add --role' \
     'abcictl admin user add --password-file' \
     'abcictl admin user list --data-dir' \
+    'abcictl admin user list --database-url' \
+    'abcictl admin user list --database-password-file' \
     'abcictl admin user import --data-dir' \
+    'abcictl admin user import --database-url' \
+    'abcictl admin user import --database-password-file' \
     'abcictl admin user set-role --data-dir' \
+    'abcictl admin user set-role --database-url' \
+    'abcictl admin user set-role --database-password-file' \
     'abcictl admin user set-role --email' \
     'abcictl admin user set-role --role' \
     'abcictl admin user link-wallet --data-dir' \
+    'abcictl admin user link-wallet --database-url' \
+    'abcictl admin user link-wallet --database-password-file' \
     'abcictl admin user link-wallet --email' \
     'abcictl admin user link-wallet --address' \
     'abcictl admin apikey create --data-dir' \
+    'abcictl admin apikey create --database-url' \
+    'abcictl admin apikey create --database-password-file' \
     'abcictl admin apikey create --name' \
     'abcictl admin apikey create --scope' \
     'abcictl admin apikey list --data-dir' \
+    'abcictl admin apikey list --database-url' \
+    'abcictl admin apikey list --database-password-file' \
     'abcictl admin apikey revoke --data-dir' \
+    'abcictl admin apikey revoke --database-url' \
+    'abcictl admin apikey revoke --database-password-file' \
     'abcictl admin audit --data-dir' \
+    'abcictl admin audit --database-url' \
+    'abcictl admin audit --database-password-file' \
     'abcictl admin audit --since' \
     'abcictl admin audit --limit' \
     'abcictl admin audit --actor' \
     'abcictl admin audit --status' \
     'abcictl admin audit --path' \
     'abcictl admin journal list --data-dir' \
+    'abcictl admin journal list --database-url' \
+    'abcictl admin journal list --database-password-file' \
     'abcictl admin journal list --status' \
     'abcictl admin journal list --chain' \
     'abcictl admin journal list --limit' \
     'abcictl admin journal show --data-dir' \
+    'abcictl admin journal show --database-url' \
+    'abcictl admin journal show --database-password-file' \
     'abcictl admin journal abandon --data-dir' \
+    'abcictl admin journal abandon --database-url' \
+    'abcictl admin journal abandon --database-password-file' \
     'abcictl admin journal abandon --rpc-url' \
+    'abcictl admin store copy --data-dir' \
+    'abcictl admin store copy --to' \
+    'abcictl admin store copy --password-file' \
+    'abcictl admin lanes --data-dir' \
+    'abcictl admin lanes --database-url' \
+    'abcictl admin lanes --database-password-file' \
     'abcictl serve --config' \
     'abcictl serve --listen' \
     'abcictl serve --data-dir' \
@@ -99,7 +129,7 @@ function __abcictl_subcommands
         case 'abcictl keystore'
             printf '%s\n' new import list address
         case 'abcictl admin'
-            printf '%s\n' contract user apikey audit journal
+            printf '%s\n' contract user apikey audit journal store lanes
         case 'abcictl admin contract'
             printf '%s\n' deploy
         case 'abcictl admin user'
@@ -108,6 +138,8 @@ function __abcictl_subcommands
             printf '%s\n' create list revoke
         case 'abcictl admin journal'
             printf '%s\n' list show abandon
+        case 'abcictl admin store'
+            printf '%s\n' copy
         case 'abcictl mint'
             printf '%s\n' status
         case 'abcictl chains'
@@ -238,6 +270,8 @@ complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a user -d 'Platform use
 complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a apikey -d 'API keys for other systems, in the server\'s data directory'
 complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a audit -d 'The API request audit log, newest first'
 complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a journal -d 'The transaction journal: pending and stuck transactions, and giving one up. A running serve keeps sending what it adopted from the journal until its next start: restart it after an abandon.'
+complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a store -d 'The server\'s store as a whole: moving it to PostgreSQL'
+complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a lanes -d 'Which server sends for each chain and signer, and since which epoch'
 complete -c abcictl -n '__abcictl_under \'abcictl admin\'' -s h -l help -d 'Show this help'
 
 # abcictl admin contract
@@ -266,6 +300,8 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin user\'' -s h -l help -d 
 # abcictl admin user add
 complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l email -x -d 'The user\'s e-mail (their login; case-insensitive)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l role -x -a 'farmer verifier admin developer' -d 'The user\'s role'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l password-file -r -F -d 'Read the password from this file'
@@ -275,21 +311,29 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l no-passwo
 # abcictl admin user list
 complete -c abcictl -n '__abcictl_under \'abcictl admin user list\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user list\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user list\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user list\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
 
 # abcictl admin user import
 complete -c abcictl -n '__abcictl_at \'abcictl admin user import\'' -r -F -d 'The JSON Lines file, or - for standard input (the default)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user import\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user import\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user import\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user import\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
 
 # abcictl admin user set-role
 complete -c abcictl -n '__abcictl_under \'abcictl admin user set-role\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user set-role\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user set-role\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user set-role\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user set-role\'' -l email -x -d 'The user\'s e-mail'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user set-role\'' -l role -x -a 'farmer verifier admin developer' -d 'The new role'
 
 # abcictl admin user link-wallet
 complete -c abcictl -n '__abcictl_under \'abcictl admin user link-wallet\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user link-wallet\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user link-wallet\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user link-wallet\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user link-wallet\'' -l email -x -d 'The user\'s e-mail'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user link-wallet\'' -l address -x -d '0x address (checksummed or one case)'
 
@@ -302,21 +346,29 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin apikey\'' -s h -l help -
 # abcictl admin apikey create
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey create\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey create\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin apikey create\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
+complete -c abcictl -n '__abcictl_under \'abcictl admin apikey create\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey create\'' -l name -x -d 'What the key is for (shown in lists)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey create\'' -l scope -x -a 'abci:read abci:health abci:mint-entity' -d 'A permission of the key (repeatable, or comma-separated)'
 
 # abcictl admin apikey list
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey list\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey list\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin apikey list\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
+complete -c abcictl -n '__abcictl_under \'abcictl admin apikey list\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
 
 # abcictl admin apikey revoke
 complete -c abcictl -n '__abcictl_at \'abcictl admin apikey revoke\'' -x -d 'The key\'s id (from `apikey list`)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey revoke\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey revoke\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin apikey revoke\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
+complete -c abcictl -n '__abcictl_under \'abcictl admin apikey revoke\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
 
 # abcictl admin audit
 complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
+complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l since -x -d 'Only entries at or after this time: ISO 8601, or a duration ago (15m, 2h, 7d)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l limit -x -d 'Show at most this many entries (the newest that match)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l oldest-first -d 'Oldest first (and --limit keeps the oldest)'
@@ -333,6 +385,8 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin journal\'' -s h -l help 
 # abcictl admin journal list
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l all -d 'Every status, not only pending'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l status -x -a 'pending mined reverted replaced dropped refused abandoned' -d 'Only this status (repeatable)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l chain -x -a '(__abcictl_chains)' -d 'Only this blockchain id'
@@ -342,13 +396,33 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l limit
 complete -c abcictl -n '__abcictl_at \'abcictl admin journal show\'' -x -d 'The transaction hash (0x…)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal show\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal show\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal show\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal show\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
 
 # abcictl admin journal abandon
 complete -c abcictl -n '__abcictl_at \'abcictl admin journal abandon\'' -x -d 'The transaction hash (0x…)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l rpc-url -x -d 'JSON-RPC endpoint of the chain, for the proof'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l force -d 'No proof: the chain was reset (asks for confirmation unless -y)'
+
+# abcictl admin store
+complete -c abcictl -n '__abcictl_at \'abcictl admin store\'' -a copy -d 'Copy the data directory\'s SQLite store into an empty PostgreSQL database (creating its schema), all or nothing, each table\'s rows counted on both sides; no serve may run on the directory meanwhile'
+complete -c abcictl -n '__abcictl_under \'abcictl admin store\'' -s h -l help -d 'Show this help'
+
+# abcictl admin store copy
+complete -c abcictl -n '__abcictl_under \'abcictl admin store copy\'' -s h -l help -d 'Show this help'
+complete -c abcictl -n '__abcictl_under \'abcictl admin store copy\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin store copy\'' -l to -x -d 'The empty PostgreSQL database to copy into (postgresql://USER@HOST/DB, no password in it)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin store copy\'' -l password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
+
+# abcictl admin lanes
+complete -c abcictl -n '__abcictl_under \'abcictl admin lanes\'' -s h -l help -d 'Show this help'
+complete -c abcictl -n '__abcictl_under \'abcictl admin lanes\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin lanes\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
+complete -c abcictl -n '__abcictl_under \'abcictl admin lanes\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
 
 # abcictl serve
 complete -c abcictl -n '__abcictl_under \'abcictl serve\'' -s h -l help -d 'Show this help'

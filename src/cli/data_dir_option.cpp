@@ -2,12 +2,28 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/validators.hpp"
 #include "core/error.hpp"
 #include "core/store/data_dir.hpp"
 
 namespace abci::cli {
 
 void DataDirOption::add_to(CLI::App& command) {
+    add_dir_to(command);
+    postgresql_url(command
+                       .add_option("--database-url", database.url,
+                                   "The server's PostgreSQL database, as serve's database.url (postgresql://USER@HOST/DB, "
+                                   "no password in it); instead of --data-dir")
+                       ->envname("ABCI_DATABASE_URL"),
+                   "--database-password-file");
+    command
+        .add_option("--database-password-file", database.password_file,
+                    "A file whose first line is the database's password (default: libpq's PGPASSFILE, else ~/.pgpass)")
+        ->envname("ABCI_DATABASE_PASSWORD_FILE")
+        ->type_name("FILE");
+}
+
+void DataDirOption::add_dir_to(CLI::App& command) {
     command
         .add_option("--data-dir", dir,
                     "The server's data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, "
@@ -17,7 +33,14 @@ void DataDirOption::add_to(CLI::App& command) {
 }
 
 std::unique_ptr<store::Store> DataDirOption::open(bool create_missing) const {
-    if (!dir.empty()) return store::DataDir(dir).open_store(create_missing);
+    if (!database.url.empty()) return store::open_postgresql_store(database);
+    if (!database.password_file.empty())
+        throw Error(ErrorKind::invalid_input, "--database-password-file needs --database-url");
+    return directory(create_missing).open_store(create_missing);
+}
+
+store::DataDir DataDirOption::directory(bool create_missing) const {
+    if (!dir.empty()) return store::DataDir(dir);
     const store::DataDir fallback(store::default_data_dir());
     const store::DataDir devnet(store::devnet_data_dir());
     // After `make run`, the database a newcomer means is the devnet's.
@@ -26,7 +49,7 @@ std::unique_ptr<store::Store> DataDirOption::open(bool create_missing) const {
                                               fallback.root().string() + "; the devnet's (`abcictl serve --devnet`) is "
                                               "in " + devnet.root().string() + ": add --data-dir " +
                                               devnet.root().string());
-    return fallback.open_store(create_missing);
+    return fallback;
 }
 
 CLI::App* add_store_command(CLI::App& parent, const std::string& name, const std::string& description,

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "core/service/database_url.hpp"
 #include "core/util/suggest.hpp"
 
 namespace abci::cli {
@@ -50,6 +51,18 @@ CLI::Option* positive_number(CLI::Option* option) {
             return {};
         },
         "", "positive number"));
+}
+
+CLI::Option* postgresql_url(CLI::Option* option, const std::string& password_file) {
+    // A value from the environment is refused under the option's name too: both are named.
+    const std::string env = option->get_envname();
+    const std::string name = option->get_name() + (env.empty() ? "" : " (" + env + ")");
+    return option->check(CLI::Validator(
+        [name, password_file](std::string& value) -> std::string {
+            if (const auto why = service::postgresql_url_objection(value, password_file)) refuse(name + " " + *why);
+            return {};
+        },
+        "", "PostgreSQL URL"));
 }
 
 CLI::Option* one_of(CLI::Option* option, std::vector<std::string> choices) {

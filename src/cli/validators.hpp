@@ -26,6 +26,11 @@ CLI::Option* positive_number(CLI::Option* option);
 /// gets "did you mean". The choices are what completions and the man page offer.
 CLI::Option* one_of(CLI::Option* option, std::vector<std::string> choices);
 
+/// Lets `option` take only a PostgreSQL URL without a password
+/// (service::postgresql_url_objection); the refusal never quotes the value.
+/// `password_file` names where a password goes instead ("--database-password-file").
+CLI::Option* postgresql_url(CLI::Option* option, const std::string& password_file);
+
 /// "a, b or c".
 [[nodiscard]] std::string or_list(const std::vector<std::string>& words);
 

@@ -244,7 +244,7 @@ std::string find_anvil(const std::string& configured) {
 
 void bootstrap_devnet_admin(const Settings& settings, std::ostream& out) {
     if (!settings.admin_email.empty() && !settings.admin_password.empty()) return;
-    const auto store = store::DataDir(settings.data_dir).open_store(true);
+    const auto store = open_store(settings);
     if (store->users().count() != 0) return;
     std::string password = crypto::random_token(18);
     struct Wipe {

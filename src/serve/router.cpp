@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/crypto/encoding.hpp"
+#include "core/service/shared_rate_limiter.hpp"
 #include "core/util/strict_json.hpp"
 #include "serve/log.hpp"
 
@@ -68,7 +69,7 @@ void set_rate_headers(httplib::Response& response, const limits::RateDecision& d
 }
 
 /// Counts `key` against `limiter`, the limit set by config key `setting` or environment variable `env`.
-void check_rate(httplib::Response& response, limits::RateLimiter& limiter, const std::string& key, const char* setting,
+void check_rate(httplib::Response& response, limits::Limiter& limiter, const std::string& key, const char* setting,
                 const char* env) {
     if (!limiter.limit().enabled()) return;
     const auto decision = limiter.hit(key);
@@ -107,6 +108,11 @@ Error missing_token() {
 }
 
 }  // namespace
+
+std::unique_ptr<limits::Limiter> Services::limiter(const limits::RateLimit& limit, const char* name) const {
+    if (settings.database.url.empty()) return std::make_unique<limits::RateLimiter>(limit);
+    return std::make_unique<service::SharedRateLimiter>(limit, store.rate_windows(), name);
+}
 
 RequestContext::RequestContext(const httplib::Request& request_, httplib::Response& response_, Services& services_)
     : request(request_), response(response_), services(services_) {
@@ -152,7 +158,7 @@ void Router::add(Route r) {
                 } catch (const Error& e) {
                     refused = e;
                 }
-                check_rate(response, services_.abci_limiter,
+                check_rate(response, *services_.abci_limiter,
                            ctx.principal ? ctx.principal->actor() : "addr:" + ctx.client_address, "rate_limit.abci",
                            "ABCI_RATE_LIMIT");
                 if (refused) throw *refused;
@@ -168,7 +174,7 @@ void Router::add(Route r) {
                 ctx.principal = services_.auth.authenticate(bearer);
                 auth::require(ctx.principal->kind == auth::Principal::Kind::user,
                               "API keys are accepted on /abci routes only");
-                check_rate(response, services_.api_limiter, ctx.principal->actor(), "rate_limit.api", "ABCI_API_RATE_LIMIT");
+                check_rate(response, *services_.api_limiter, ctx.principal->actor(), "rate_limit.api", "ABCI_API_RATE_LIMIT");
                 if (access == Access::admin)
                     auth::require(auth::allows(ctx.principal->role, auth::Permission::admin_read),
                                   "the admin role is required");

@@ -44,8 +44,8 @@ struct Services {
           content(content_),
           registry(registry_),
           abci(abci_),
-          abci_limiter(settings_.abci_rate),
-          api_limiter(settings_.api_rate) {}
+          abci_limiter(limiter(settings_.abci_rate, "abci")),
+          api_limiter(limiter(settings_.api_rate, "api")) {}
 
     const Settings& settings;
     store::Store& store;
@@ -53,8 +53,13 @@ struct Services {
     content::ContentStore& content;
     service::Registry& registry;
     service::AbciService& abci;
-    limits::RateLimiter abci_limiter;
-    limits::RateLimiter api_limiter;
+    std::unique_ptr<limits::Limiter> abci_limiter;
+    std::unique_ptr<limits::Limiter> api_limiter;
+
+private:
+    // Counted in the database when replicas share one (settings.database),
+    // so that a caller's limit holds across them; else in this process.
+    [[nodiscard]] std::unique_ptr<limits::Limiter> limiter(const limits::RateLimit& limit, const char* name) const;
 };
 
 class RequestContext {

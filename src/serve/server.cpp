@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <memory>
 
@@ -14,7 +15,6 @@
 #include "core/service/service.hpp"
 #include "core/auth/accounts.hpp"
 #include "core/eth/bytes.hpp"
-#include "core/store/data_dir.hpp"
 #include "core/util/log.hpp"
 #include "serve/limited_server.hpp"
 #include "serve/log.hpp"
@@ -99,11 +99,12 @@ struct Server::State {
     std::unique_ptr<store::Store> store;
     std::unique_ptr<auth::AuthService> auth;
     std::unique_ptr<content::ContentStore> content;
-    // Destroyed in reverse: the registry (its senders and receipt pollers,
-    // whose callbacks reach into the service) stops first, then the service,
-    // then the content store and the store they both use.
-    std::unique_ptr<service::AbciService> abci;
+    // Destroyed in reverse: the service first, which stops keeping the lanes
+    // and ends the networks' terms (their senders and receipt pollers, whose
+    // callbacks reach into the service), then the registry, the content store
+    // and the store they use.
     std::unique_ptr<service::Registry> registry;
+    std::unique_ptr<service::AbciService> abci;
     std::unique_ptr<Services> services;
     std::unique_ptr<httplib::Server> http;
     int port = 0;
@@ -115,14 +116,15 @@ Server::Server(Settings settings) : state_(std::make_unique<State>()) {
     util::set_log_sink([](util::LogLevel level, std::string_view message, const nlohmann::json& fields) {
         log_line(level == util::LogLevel::warning ? "warn" : util::to_string(level), message, fields);
     });
-    const store::DataDir data_dir(s.settings.data_dir);
-    s.store = data_dir.open_store(true);
+    s.store = open_store(s.settings);
     s.store->audit().set_error_handler(
         [](const std::string& error) { log_line("error", "audit write failed (will retry)", {{"error", error}}); });
 
-    warn_if_exposed(s.settings.jwt_secret_file);
+    if (!s.settings.jwt_secret_file.empty()) warn_if_exposed(s.settings.jwt_secret_file);
     {
-        const WipedBytes secret(auth::load_or_create_secret(s.settings.jwt_secret_file));
+        const WipedBytes secret(s.settings.jwt_secret_file.empty()
+                                    ? auth::load_or_create_shared_secret(s.store->shared_secrets())
+                                    : auth::load_or_create_secret(s.settings.jwt_secret_file));
         s.auth = std::make_unique<auth::AuthService>(*s.store, secret.view(), s.settings.auth);
     }
     if (!s.settings.admin_email.empty() && !s.settings.admin_password.empty()) {
@@ -148,7 +150,9 @@ Server::Server(Settings settings) : state_(std::make_unique<State>()) {
     }
     s.abci = std::make_unique<service::AbciService>(*s.store, *s.registry, *s.content);
     check_at_start(*s.abci, s.settings.strict);
-    s.abci->reconcile();
+    // Named in the lanes' rows: where an operator finds the owner (and which process it is).
+    s.abci->start(s.settings.listen_host + ":" + std::to_string(s.settings.listen_port) + " pid " +
+                  std::to_string(::getpid()));
     s.services = std::make_unique<Services>(s.settings, *s.store, *s.auth, *s.content, *s.registry, *s.abci);
     auto listen_socket = std::make_shared<int>(-1);
     s.http = make_http_server(s.settings, listen_socket);
@@ -206,6 +210,7 @@ std::uint16_t Server::port() const noexcept { return static_cast<std::uint16_t>(
 void Server::run() {
     log_line("info", "serving", {{"listen", state_->settings.listen_host + ":" + std::to_string(state_->port)},
                                  {"tls", state_->settings.tls()},
+                                 {"store", state_->settings.database.url.empty() ? "sqlite" : "postgresql"},
                                  {"data_dir", state_->settings.data_dir}});
     state_->http->listen_after_bind();
     log_line("info", "stopped", nlohmann::json::object());

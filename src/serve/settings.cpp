@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
+#include "core/service/database_url.hpp"
 #include "core/service/devnet_key.hpp"
 #include "core/error.hpp"
 #include "core/rpc/url.hpp"
@@ -185,6 +186,18 @@ const std::vector<Entry<Settings>>& server_entries() {
           "Addresses of the TLS proxies in front, whose X-Forwarded-For is believed."},
          [](const Value& v, Settings& s) { s.trusted_proxies = v.strings(); },
          [](const Settings& s) { return text(s.trusted_proxies); }},
+        {{"database.url", "URL", "ABCI_DATABASE_URL", "SQLite in the data directory",
+          "The store's PostgreSQL database, which replicas share: postgresql://USER@HOST:PORT/DB, no password in it."},
+         [](const Value& v, Settings& s) {
+             s.database.url = v.string();
+             if (const auto why = service::postgresql_url_objection(s.database.url, "database.passwordFile"))
+                 throw bad_setting(v.where(), *why);
+         },
+         [](const Settings& s) { return text(s.database.url); }},
+        {{"database.passwordFile", "path", "ABCI_DATABASE_PASSWORD_FILE", "libpq's: PGPASSFILE, else ~/.pgpass",
+          "The database password (the file's first line); only with database.url."},
+         [](const Value& v, Settings& s) { s.database.password_file = v.string(); },
+         [](const Settings& s) { return text(s.database.password_file); }},
         {{"rate_limit.abci", "rate N/S, or 0", "ABCI_RATE_LIMIT", "10/60",
           "Requests to /abci per caller (user, API key or client address) in S seconds; 0 turns the limit off."},
          [](const Value& v, Settings& s) { s.abci_rate = v.rate(); }, [](const Settings& s) { return text(s.abci_rate); }},
@@ -210,7 +223,8 @@ const std::vector<Entry<Settings>>& server_entries() {
          [](const Value& v, Settings& s) { s.auth.jwt.leeway = v.duration<std::chrono::seconds>(0, 300); },
          [](const Settings& s) { return text(std::int64_t{s.auth.jwt.leeway.count()}); }},
         {{"auth.jwtSecretFile", "path", "ABCI_JWT_SECRET_FILE", "DATA_DIR/jwt.secret",
-          "The key that signs access tokens, created on first start."},
+          "The key that signs access tokens, created on first start. With database.url and no file given, it is kept "
+          "in the database, shared by every server on it."},
          [](const Value& v, Settings& s) { s.jwt_secret_file = v.string(); },
          [](const Settings& s) { return text(s.jwt_secret_file); }},
         {{"auth.redirectOrigins", "array of strings", "", "[]",
@@ -508,11 +522,11 @@ void apply_file(const std::string& path, Settings& settings) {
         }
 }
 
-/// Where the listen address came from, as an error names it.
-std::string listen_source(const Settings& settings) {
-    const auto it = settings.sources.find("listen");
-    if (it == settings.sources.end()) return "listen";
-    if (it->second == "file") return "config key listen";
+/// Where the setting `key` came from, as an error names it; `key` itself when at its default.
+std::string source_name(const Settings& settings, const std::string& key) {
+    const auto it = settings.sources.find(key);
+    if (it == settings.sources.end()) return key;
+    if (it->second == "file") return "config key " + key;
     return it->second.substr(it->second.find(' ') + 1);  // "--listen", "ABCI_LISTEN"
 }
 
@@ -599,7 +613,10 @@ Settings load_settings(const FlagSettings& flags, const std::map<std::string, st
 
     if (settings.data_dir.empty())
         settings.data_dir = (flags.devnet ? store::devnet_data_dir() : store::default_data_dir()).string();
-    if (settings.jwt_secret_file.empty()) settings.jwt_secret_file = settings.data_dir + "/jwt.secret";
+    // Replicas on one database keep the secret there, so that a token one
+    // issued is good on all: a file per data directory would differ.
+    if (settings.jwt_secret_file.empty() && settings.database.url.empty())
+        settings.jwt_secret_file = settings.data_dir + "/jwt.secret";
     settings.content.data_dir = settings.data_dir;
     if (settings.content.backend != "local" && settings.content.backend != "kubo")
         throw bad_setting("config key content.backend", "must be \"local\" or \"kubo\"");
@@ -611,11 +628,13 @@ Settings load_settings(const FlagSettings& flags, const std::map<std::string, st
                               "): the threads beyond it answer refused connections");
     if (settings.connections.reserve >= settings.connections.max_connections)
         throw bad_setting("config key limits.connectionReserve", "must be less than limits.maxConnections");
+    if (!settings.database.password_file.empty() && settings.database.url.empty())
+        throw bad_setting(source_name(settings, "database.passwordFile"), "needs database.url");
     check_chains(settings.chains, settings.signer);
     // Spec 5.1: HTTPS is mandatory in production. Without TLS of our own, only
     // loopback, or a TLS-terminating proxy the operator names, may reach us.
     if (!settings.tls() && !is_loopback(settings.listen_host) && settings.trusted_proxies.empty())
-        throw bad_setting(listen_source(settings), "listening on " + settings.listen_host +
+        throw bad_setting(source_name(settings, "listen"), "listening on " + settings.listen_host +
                                                        " without TLS needs [tls] cert and key, or trustedProxies naming the TLS proxy in front");
 
     if (settings.domain.empty()) settings.domain = host_port(settings.listen_host, settings.listen_port);
@@ -650,6 +669,11 @@ void check_chains(const std::vector<service::NetworkConfig>& chains, const servi
                                   "the published anvil key signs only on local devnets (chain id " +
                                       std::to_string(service::kDevnetChainId) + "); chain '" + chain.id + "' has chain id " +
                                       std::to_string(chain.chain_id));
+}
+
+std::unique_ptr<store::Store> open_store(const Settings& settings) {
+    if (!settings.database.url.empty()) return store::open_postgresql_store(settings.database);
+    return store::DataDir(settings.data_dir).open_store(true);
 }
 
 

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "core/auth/auth_service.hpp"
 #include "core/content/content_store.hpp"
 #include "core/limits/rate_limiter.hpp"
+#include "core/store/store.hpp"
 
 namespace abci::serve {
 
@@ -44,13 +46,16 @@ struct Settings {
     std::string listen_host = "127.0.0.1";
     std::uint16_t listen_port = 8080;
     std::string data_dir;
+    /// [database]: an empty url keeps the store in SQLite in data_dir; the
+    /// data directory holds the lock, secrets and local content either way.
+    store::PostgresqlSettings database;
     std::string domain;  // public host[:port]; SIWE domain
     std::vector<std::string> trusted_proxies;
 
     limits::RateLimit abci_rate{10, std::chrono::seconds(60)};
     limits::RateLimit api_rate{120, std::chrono::seconds(60)};
 
-    std::string jwt_secret_file;  // default: <data_dir>/jwt.secret
+    std::string jwt_secret_file;  // default: <data_dir>/jwt.secret; with database.url: empty, the secret is in the database
     content::ContentSettings content;  // data_dir filled from data_dir
     auth::AuthSettings auth;
 
@@ -117,6 +122,11 @@ struct SettingKey {
 /// local devnet (chain id 31337). Error(invalid_input) naming the entry.
 void check_chains(const std::vector<service::NetworkConfig>& chains, const service::SignerConfig& signer);
 
+
+/// Opens the store `settings` name: PostgreSQL at database.url when one is
+/// given, else SQLite in the data directory (created when missing). Throws
+/// what store::open_postgresql_store and store::DataDir::open_store throw.
+[[nodiscard]] std::unique_ptr<store::Store> open_store(const Settings& settings);
 
 /// The process environment's ABCI_* variables.
 [[nodiscard]] std::map<std::string, std::string> abci_environment();

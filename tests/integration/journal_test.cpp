@@ -246,7 +246,7 @@ void require_finished(const Node& node, const CrashedMint& c, const eth::Address
 
 TEST_CASE("journal: a mint is journaled with its exact bytes before broadcast and settled mined", "[journal][anvil]") {
     Node node;
-    auto& sender = node.network.sender();
+    auto& sender = node.sender();
     const auto to = eth::Address::parse(test::Anvil::dev_accounts()[3].address);
     const auto nonce = sender.chain().pending_nonce(sender.address());
     const std::string purpose = R"({"op":"test","what":"journal of a mint"})";
@@ -272,7 +272,7 @@ TEST_CASE("journal: a mint is journaled with its exact bytes before broadcast an
 TEST_CASE("journal: the mints of one block are settled together, before any caller hears of them",
           "[journal][anvil]") {
     Node node(node_options({.block_time = 1000ms}));
-    auto& sender = node.network.sender();
+    auto& sender = node.sender();
     const std::string purpose = R"({"op":"test","what":"a block of mints"})";
     std::vector<std::future<chain::Receipt>> mints;
     for (int i = 0; i < 20; ++i)
@@ -301,7 +301,7 @@ TEST_CASE("journal: the mints of one block are settled together, before any call
 
 TEST_CASE("journal: a transaction the node refuses is replaced by a filler that keeps its nonce", "[journal][anvil]") {
     Node node;
-    auto& sender = node.network.sender();
+    auto& sender = node.sender();
     const auto nonce = sender.chain().pending_nonce(sender.address());
     const std::string purpose = R"({"op":"test","what":"more gas than a block holds"})";
 
@@ -349,7 +349,7 @@ TEST_CASE("journal: a transaction the node refuses is replaced by a filler that 
 TEST_CASE("journal: a transaction the signer cannot pay for is refused in one line and gives its nonce back",
           "[journal][anvil]") {
     Node node;
-    auto& sender = node.network.sender();
+    auto& sender = node.sender();
     const auto nonce = sender.chain().pending_nonce(sender.address());
     const std::string purpose = R"({"op":"test","what":"more value than the account holds"})";
 
@@ -643,7 +643,7 @@ TEST_CASE("journal: reconcile() leaves a mint pending whose record is of a newer
 TEST_CASE("journal: a transaction whose journal write fails is not broadcast until the journal takes it",
           "[journal][anvil]") {
     Node node;
-    auto& sender = node.network.sender();
+    auto& sender = node.sender();
     const auto nonce = node.pending_nonce();
     {
         SQLite::Database db(node.dir / "abci.db", SQLite::OPEN_READWRITE);
@@ -677,7 +677,7 @@ TEST_CASE("journal: a transaction whose journal write fails is not broadcast unt
 TEST_CASE("journal: a waiting transaction whose nonce someone else used is dropped and signed again with a new one",
           "[journal][anvil]") {
     Node node;
-    auto& sender = node.network.sender();
+    auto& sender = node.sender();
     const auto nonce = node.pending_nonce();
     (void)node.cast_rpc({"rpc", "evm_setAutomine", "false"});
     const std::string purpose = R"({"op":"test","what":"nonce taken"})";
@@ -743,7 +743,7 @@ TEST_CASE("journal: reconcile() releases a mint whose nonce someone else used an
 TEST_CASE("journal: a transaction that cannot be signed before its deadline is answered as never sent",
           "[journal][anvil]") {
     Node node(node_options({}, 300ms));
-    auto& sender = node.network.sender();
+    auto& sender = node.sender();
     node.anvil.stop();
     chain::TxRequest request;
     request.to = eth::Address::parse(test::Anvil::dev_accounts()[4].address);
@@ -768,7 +768,7 @@ TEST_CASE("journal: a transaction that cannot be signed before its deadline is a
 TEST_CASE("journal: a mined transaction a reorg moves to a later block is settled again with its new block",
           "[journal][anvil]") {
     Node node;
-    auto& sender = node.network.sender();
+    auto& sender = node.sender();
     const std::string purpose = R"({"op":"test","what":"moved by a reorg"})";
     const auto to = eth::Address::parse(test::Anvil::dev_accounts()[3].address);
     const auto receipt = node.network.contract().mint(sender, to, kReportToken, 1, {}, purpose).get();

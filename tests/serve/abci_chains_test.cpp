@@ -146,8 +146,8 @@ TEST_CASE("abci health: healthy, 503 degraded within 3 s once the node stops, he
     ChainServer chain(options);
     const auto http = chain.http();
     const auto key = chain.server().create_api_key("monitor", {"abci:health"});
-    const std::vector<std::string> checks{"network:devnet", "contract:devnet", "minter:devnet", "signer:devnet", "contentStorage",
-                                          "database"};
+    const std::vector<std::string> checks{"network:devnet", "contract:devnet", "minter:devnet", "signer:devnet",
+                                          "lane:devnet",    "contentStorage",  "database"};
 
     const auto require_health = [&](const HttpResponse& r, bool healthy) {
         INFO(r.status << " " << r.body);
@@ -160,8 +160,8 @@ TEST_CASE("abci health: healthy, 503 degraded within 3 s once the node stops, he
             INFO(name);
             const auto& check = r.json["checks"][name];
             REQUIRE(check["healthy"].is_boolean());
-            // The node's checks follow it; content storage and the database do not.
-            CHECK(check["healthy"] == (healthy || name == "contentStorage" || name == "database"));
+            // The node's checks follow it; content storage, the database and the lane do not.
+            CHECK(check["healthy"] == (healthy || name == "contentStorage" || name == "database" || name == "lane:devnet"));
         }
     };
 
@@ -174,6 +174,11 @@ TEST_CASE("abci health: healthy, 503 degraded within 3 s once the node stops, he
     CHECK(up.json["checks"]["contract:devnet"]["address"] == chain.contract());
     CHECK(up.json["checks"]["signer:devnet"]["address"] == ChainServer::signer());
     CHECK(is_decimal_string(up.json["checks"]["signer:devnet"]["balance"]));
+    const auto& lane = up.json["checks"]["lane:devnet"];
+    CHECK(lane["ownedHere"] == true);
+    CHECK(lane["epoch"] == 1);
+    CHECK_THAT(lane["owner"].get<std::string>(), Catch::Contains("pid"));
+    CHECK(lane["pendingTransactions"] == 0);
 
     chain.anvil().stop();
     const auto [down, took] = timed_get(http, "/abci/health", key);

@@ -57,8 +57,22 @@ ChainNode::ChainNode(Options options)
       network(registry.find(blockchain_id)) {}
 
 service::AbciService& ChainNode::service() {
-    if (!service_) service_.emplace(*store, registry, *content);
+    if (!service_) {
+        service_.emplace(*store, registry, *content);
+        service_->reconcile();
+    }
     return *service_;
+}
+
+chain::TxSender& ChainNode::sender() {
+    if (!term_) {
+        election_ = store->open_lane_election("test node");
+        const auto fence = election_->hold(network.lane());
+        REQUIRE(fence);
+        term_ = network.new_term(*fence);
+        network.start_term(term_);
+    }
+    return term_->sender();
 }
 
 SQLite::Database ChainNode::database() const {

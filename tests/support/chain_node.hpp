@@ -64,9 +64,14 @@ public:
     service::Registry registry;
     service::Network& network;
 
-    /// The service over the store and registry, made at the first call: a
-    /// test sets up what a crash left behind before the service starts.
+    /// The service over the store and registry, made at the first call and
+    /// reconciled as a server's at start (it takes the lane): a test sets up
+    /// what a crash left behind before the service starts.
     [[nodiscard]] service::AbciService& service();
+    /// The signer's sender, for tests of the sender without the service: a
+    /// term of the network's lane, taken by the node itself at the first call.
+    /// A service made later takes the lane over, fencing this term's journal.
+    [[nodiscard]] chain::TxSender& sender();
 
     /// The signer's address in lower case.
     [[nodiscard]] std::string signer() const { return key.address().lower(); }
@@ -93,6 +98,8 @@ public:
     void reset_chain() const { reset_devnet(anvil, contract); }
 
 private:
+    std::unique_ptr<store::LaneElection> election_;
+    std::shared_ptr<service::Network::Term> term_;
     std::optional<service::AbciService> service_;  // after what it uses: destroyed first
 };
 

@@ -64,6 +64,9 @@ public:
     [[nodiscard]] const std::string& contract() const noexcept { return contract_; }
     /// The signer's (anvil dev account 0) address, checksummed.
     [[nodiscard]] static std::string signer();
+    /// The server's config file as first given ("{port}" not yet filled):
+    /// another server with the same chain and signer starts from it.
+    [[nodiscard]] const std::string& config() const noexcept { return config_; }
     /// The server's SQLite database in its data directory.
     [[nodiscard]] std::string database() const;
 

@@ -13,6 +13,8 @@ void add_admin_command(CLI::App& app, Context& ctx) {
         add_admin_apikey_command(admin, ctx);
         add_admin_audit_command(admin, ctx);
         add_admin_journal_command(admin, ctx);
+        add_admin_store_command(admin, ctx);
+        add_admin_lanes_command(admin, ctx);
     });
 }
 

@@ -39,5 +39,7 @@ void add_admin_user_command(CLI::App& admin, Context& ctx);
 void add_admin_apikey_command(CLI::App& admin, Context& ctx);
 void add_admin_audit_command(CLI::App& admin, Context& ctx);
 void add_admin_journal_command(CLI::App& admin, Context& ctx);
+void add_admin_store_command(CLI::App& admin, Context& ctx);
+void add_admin_lanes_command(CLI::App& admin, Context& ctx);
 
 }  // namespace abci::cli

@@ -248,4 +248,16 @@ eth::Bytes load_or_create_secret(const std::string& path_text) {
     return secret;
 }
 
+eth::Bytes load_or_create_shared_secret(store::SharedSecrets& secrets) {
+    eth::Bytes candidate = crypto::random_bytes(kMinSecretLength);
+    std::string candidate_hex = eth::to_hex(candidate, false);
+    std::string stored = secrets.get_or_create("jwt", candidate_hex);
+    eth::Bytes secret = eth::from_hex(stored, "the stored JWT secret");
+    for (auto* text : {&candidate_hex, &stored}) eth::secure_wipe(text->data(), text->size());
+    eth::secure_wipe(candidate.data(), candidate.size());
+    if (secret.size() < kMinSecretLength)
+        throw Error(ErrorKind::internal, "the JWT secret stored in the database is shorter than 32 bytes");
+    return secret;
+}
+
 }  // namespace abci::auth

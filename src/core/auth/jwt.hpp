@@ -16,6 +16,7 @@
 #include <unordered_map>
 
 #include "core/eth/bytes.hpp"
+#include "core/store/shared_secrets.hpp"
 
 namespace abci::auth {
 
@@ -86,5 +87,10 @@ private:
 /// 0600 (atomically, parent directory created 0700; of two processes racing
 /// to create it, both get the one written first). Error(unavailable) on I/O failure.
 [[nodiscard]] eth::Bytes load_or_create_secret(const std::string& path);
+
+/// The signing secret kept in the database, shared by the servers on it (a
+/// token one replica issued is checked by another): created, 32 fresh random
+/// bytes, by the first that asks. Throws what the store throws.
+[[nodiscard]] eth::Bytes load_or_create_shared_secret(store::SharedSecrets& secrets);
 
 }  // namespace abci::auth

@@ -44,13 +44,15 @@ RateDecision RateLimiter::hit(std::string_view key, Clock::time_point now) {
     auto& window = it->second;
     if (!inserted && now - window.start >= limit_.window) window = Window{now, 0};
     if (window.count < UINT32_MAX) ++window.count;
+    return decide(limit_, window.count, std::chrono::duration_cast<std::chrono::seconds>(now - window.start));
+}
 
-    const auto left = limit_.window - std::chrono::duration_cast<std::chrono::seconds>(now - window.start);
+RateDecision decide(const RateLimit& limit, std::uint32_t count, std::chrono::seconds elapsed) {
     RateDecision decision;
-    decision.limit = limit_.limit;
-    decision.allowed = window.count <= limit_.limit;
-    decision.remaining = decision.allowed ? limit_.limit - window.count : 0;
-    decision.reset = std::max(left, std::chrono::seconds(1));
+    decision.limit = limit.limit;
+    decision.allowed = count <= limit.limit;
+    decision.remaining = decision.allowed ? limit.limit - count : 0;
+    decision.reset = std::max(limit.window - elapsed, std::chrono::seconds(1));
     return decision;
 }
 

@@ -62,17 +62,32 @@ struct RateDecision {
     std::chrono::seconds reset{0};  // until the current window ends (≥ 1 s when limited)
 };
 
-class RateLimiter {
+/// The decision for a window of `limit` that opened `elapsed` ago and now
+/// holds `count` requests (this one included).
+[[nodiscard]] RateDecision decide(const RateLimit& limit, std::uint32_t count, std::chrono::seconds elapsed);
+
+/// Counts requests per key against one limit: in this process (RateLimiter)
+/// or shared by the servers on one database (service::SharedRateLimiter).
+class Limiter {
+public:
+    virtual ~Limiter() = default;
+    /// Counts one request of `key` now and says whether it is allowed. A
+    /// refused request is counted too, so hammering does not help.
+    [[nodiscard]] virtual RateDecision hit(std::string_view key) = 0;
+    [[nodiscard]] virtual const RateLimit& limit() const noexcept = 0;
+};
+
+class RateLimiter final : public Limiter {
 public:
     using Clock = std::chrono::steady_clock;
 
     explicit RateLimiter(RateLimit limit) : limit_(limit) {}
 
-    /// Counts one request of `key` at `now` and says whether it is allowed.
-    /// A refused request is counted too, so hammering does not help.
-    [[nodiscard]] RateDecision hit(std::string_view key, Clock::time_point now = Clock::now());
+    [[nodiscard]] RateDecision hit(std::string_view key) override { return hit(key, Clock::now()); }
+    /// hit() at `now`.
+    [[nodiscard]] RateDecision hit(std::string_view key, Clock::time_point now);
 
-    [[nodiscard]] const RateLimit& limit() const noexcept { return limit_; }
+    [[nodiscard]] const RateLimit& limit() const noexcept override { return limit_; }
 
 private:
     struct Window {

@@ -1,5 +1,6 @@
 // GET /abci/health and /readyz: every check of every network, the content
 // store and the database, started at once, each with what to fix when it fails.
+#include <algorithm>
 #include <future>
 
 #include "core/service/health.hpp"
@@ -22,10 +23,12 @@ constexpr std::uint64_t kMintsInReserve = 100;
 // fee (or the configured floor), and no transaction stuck at the fee cap.
 HealthCheck signer_check(Network& network) {
     const auto& c = network.config();
-    auto& sender = network.sender();
-    HealthCheck check{.name = "signer:" + c.id, .address = sender.address().checksummed(), .stuck = sender.stuck()};
+    const auto& signer = network.signer_address();
+    HealthCheck check{.name = "signer:" + c.id,
+                      .address = signer.checksummed(),
+                      .stuck = network.sending() ? network.term()->sender().stuck() : std::vector<chain::StuckTx>{}};
     try {
-        const auto balance = network.probe().balance(sender.address());
+        const auto balance = network.probe().balance(signer);
         const eth::U256 floor = c.min_signer_balance_gwei != 0
                                     ? eth::U256(c.min_signer_balance_gwei) * eth::U256(1'000'000'000)
                                     : eth::U256(kMintGas * kMintsInReserve) *
@@ -84,15 +87,50 @@ HealthCheck contract_check(Network& network) {
 }
 
 HealthCheck minter_check(Network& network) {
-    const auto signer = network.sender().address().checksummed();
+    const auto signer = network.signer_address().checksummed();
     HealthCheck check{.name = "minter:" + network.config().id, .address = signer};
     try {
-        check.healthy = network.probe_contract().is_minter(network.sender().address());
+        check.healthy = network.probe_contract().is_minter(network.signer_address());
         if (!check.healthy)
             check.message = "the signer " + signer + " does not hold MINTER_ROLE on the contract, so every mint "
                             "reverts: grant it (grantRole) from the contract's admin account";
     } catch (const Error& e) {
         check.message = "cannot read the signer's MINTER_ROLE: " + std::string(e.what());
+    }
+    return check;
+}
+
+// The lane of a signing network (store/lanes.hpp): some server owns it,
+// holds a current lease and has not halted it; with what its journal holds
+// unsettled.
+HealthCheck lane_check(Network& network, store::Store& store) {
+    HealthCheck check{.name = "lane:" + network.config().id};
+    try {
+        const auto lane = store.lanes().find(network.lane());
+        const auto pending = store.journal().pending(network.config().id);
+        const auto now = std::chrono::system_clock::now();
+        check.pending = pending.size();
+        if (!pending.empty()) {
+            const auto oldest = std::min_element(pending.begin(), pending.end(), [](const auto& x, const auto& y) {
+                return x.created_at < y.created_at;
+            });
+            check.oldest_pending_seconds = std::chrono::duration_cast<std::chrono::seconds>(now - oldest->created_at).count();
+        }
+        if (!lane) {
+            check.message = "no server has taken the lane of blockchain " + network.config().id + " yet";
+            return check;
+        }
+        check.owner = lane->owner;
+        check.epoch = lane->epoch;
+        check.owned_here = network.sending() && network.term()->fence().epoch == lane->epoch;
+        check.healthy = lane->halted.empty() && lane->lease_until > now;
+        if (!lane->halted.empty())
+            check.message = "the lane is halted: " + lane->halted;
+        else if (!check.healthy)
+            check.message = "the lane's owner (" + lane->owner + ") stopped renewing its lease: another server takes it over "
+                            "within seconds; if none does, no server with this signer is running";
+    } catch (const Error& e) {
+        check.message = "the lane cannot be read: " + std::string(e.what());
     }
     return check;
 }
@@ -106,9 +144,9 @@ std::vector<std::future<HealthCheck>> network_checks(const Registry& registry, b
         checks.push_back(std::async(std::launch::async, [network] { return network_check(*network); }));
         if (network->has_contract())
             checks.push_back(std::async(std::launch::async, [network] { return contract_check(*network); }));
-        if (network->has_contract() && network->has_sender())
+        if (network->has_contract() && network->has_signer())
             checks.push_back(std::async(std::launch::async, [network] { return minter_check(*network); }));
-        if (network->has_sender())
+        if (network->has_signer())
             checks.push_back(std::async(std::launch::async, [network] { return signer_check(*network); }));
     }
     return checks;
@@ -134,6 +172,9 @@ HealthReport collect(std::vector<std::future<HealthCheck>> checks) {
 
 HealthReport AbciService::health() {
     auto checks = network_checks(registry_, false);
+    for (const auto& n : registry_.networks())
+        if (n->has_signer())
+            checks.push_back(std::async(std::launch::async, [this, network = n.get()] { return lane_check(*network, store_); }));
     checks.push_back(std::async(std::launch::async, [this] {
         const auto result = content_.check();
         return HealthCheck{.name = "contentStorage", .healthy = result.healthy, .message = result.message};

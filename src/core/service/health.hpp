@@ -15,7 +15,7 @@ namespace abci::service {
 
 /// One check's finding, with what it read (each field where its check reads it).
 struct HealthCheck {
-    std::string name;  // network:<id>, contract:<id>, minter:<id>, signer:<id>, contentStorage, database
+    std::string name;  // network:<id>, contract:<id>, minter:<id>, signer:<id>, lane:<id>, contentStorage, database
     bool healthy = false;
     std::optional<std::string> message;  // what to fix when unhealthy; the content store says it always
     std::optional<std::uint64_t> chain_id;      // network: the configured one
@@ -26,6 +26,11 @@ struct HealthCheck {
     std::optional<eth::U256> balance;           // signer, when read
     std::optional<eth::U256> minimum_balance;   // signer, when read
     std::vector<chain::StuckTx> stuck;          // signer: unmined at the fee cap
+    std::optional<std::string> owner;           // lane: the server that sends for it
+    std::optional<std::int64_t> epoch;          // lane: its owner's term
+    std::optional<bool> owned_here;             // lane: whether that is this server
+    std::optional<std::uint64_t> pending;       // lane: journaled transactions not yet settled
+    std::optional<std::int64_t> oldest_pending_seconds;  // lane: the age of the oldest of them
 };
 
 struct HealthReport {

@@ -71,6 +71,21 @@ MintResult AbciService::mint_entity(const MintEntityRequest& request, const Mint
 
 MintResult AbciService::mint(Mint m, const MintOptions& options, const std::string& fingerprint) {
     if (options.idempotency_key) validate_idempotency_key(*options.idempotency_key);
+    // Taken before the key is claimed: a mint begun under this term is never
+    // one a takeover settles as left over (take_over() makes a term current
+    // only after that).
+    std::shared_ptr<Network::Term> term;
+    try {
+        term = m.network->term();
+    } catch (const Error&) {
+        // Another server sends for this network; a repeat of a key is still answered here.
+        const auto existing = options.idempotency_key ? store_.mints().find_by_key({options.actor, m.route, *options.idempotency_key})
+                                                      : std::nullopt;
+        if (!existing) throw;
+        if (existing->fingerprint != fingerprint)
+            throw Error(ErrorKind::unprocessable, "this Idempotency-Key was used for a different request");
+        return replay(*existing, "a request with this Idempotency-Key is still in progress");
+    }
     store::MintRequest request;
     request.id = crypto::random_uuid();
     request.actor = options.actor;
@@ -83,7 +98,7 @@ MintResult AbciService::mint(Mint m, const MintOptions& options, const std::stri
             throw Error(ErrorKind::unprocessable, "this Idempotency-Key was used for a different request");
         return replay(*existing, "a request with this Idempotency-Key is still in progress");
     }
-    return submit_and_wait(*m.network, m, options, request.id);
+    return submit_and_wait(*m.network, *term, m, options, request.id);
 }
 
 MintResult AbciService::replay(const store::MintRequest& mint, const std::string& pending_message) {
@@ -139,13 +154,13 @@ Error node_silent(Network& network, const Error& raw) {
 
 }  // namespace
 
-MintResult AbciService::submit_and_wait(Network& network, const Mint& m, const MintOptions& options,
-                                        const std::string& mint_id) {
+MintResult AbciService::submit_and_wait(Network& network, Network::Term& term, const Mint& m,
+                                        const MintOptions& options, const std::string& mint_id) {
     std::optional<chain::PendingMint> pending;
     MintRecord record;
     try {
         record = prepare(network, m, options, mint_id);
-        pending.emplace(network.submit_mint(record));
+        pending.emplace(term.submit_mint(record));
     } catch (const rpc::Unreachable& e) {
         const auto plain = node_silent(network, e);
         release(mint_id, plain);
@@ -199,7 +214,7 @@ MintRecord AbciService::prepare(Network& network, const Mint& m, const MintOptio
         const auto held = store_.tokens().find_balance(config.id, to, m.kind.id);
         if (held && held->balance != "0") throw m.role_held();
     }
-    const auto issuer = network.sender().address();
+    const auto issuer = network.signer_address();
     network.require_deployed();
     // Read (and cached) now, before anything is signed: the answer of a mined
     // role mint names it, and finish() must not depend on the node then.

@@ -33,7 +33,7 @@ std::uint64_t number_member(const json& record, const char* name) {
     return value.get<std::uint64_t>();
 }
 
-MintRecord from_version_1(const json& record) {
+MintRecord record_from_version_1(const json& record) {
     MintRecord r;
     if (record.contains("mintId")) r.mint_id = text_member(record, "mintId");
     r.route = text_member(record, "route");
@@ -75,7 +75,7 @@ MintRecord MintRecord::from_json(const json& record) {
     if (!record.is_object()) unreadable("it is no JSON object");
     if (record.value("op", "") != kMint) unreadable("its \"op\" is not \"mint\"");
     const std::uint64_t version = record.contains("version") ? number_member(record, "version") : 1;
-    if (version == 1) return from_version_1(record);
+    if (version == 1) return record_from_version_1(record);
     unreadable("it is version " + std::to_string(version) + ", this release reads versions up to " +
                std::to_string(kVersion) + ": run the release that wrote it");
 }

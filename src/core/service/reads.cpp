@@ -208,7 +208,7 @@ TokenMetadata AbciService::token_metadata(const TokenMetadataQuery& query) {
         nlohmann::json details = {
             {"description", "Soulbound " + std::string(kind.category) + " role of the ESG workflow platform"},
             {"attributes", nlohmann::json::array({{{"trait_type", "role"}, {"value", kind.category}}})}};
-        const eth::Address issuer = network.sender().address();
+        const eth::Address issuer = network.signer_address();
         record = metadata_record(kind, details, issuer, query.user.value_or(eth::Address{}), util::format_iso8601_utc(issued))
                      .dump();
         if (held) updated = held->last_updated;

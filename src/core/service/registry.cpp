@@ -19,11 +19,13 @@ namespace abci::service {
 
 namespace {
 
-// Writes the sender's transactions to the store's journal (DESIGN.md §4).
+// Writes the sender's transactions to the store's journal (DESIGN.md §4),
+// under the fence of the lane's term: once another server took the lane over,
+// nothing more is journaled, so nothing more is broadcast.
 class StoreJournal final : public chain::TxJournal {
 public:
-    StoreJournal(store::Store& store, std::string blockchain_id, std::string sender)
-        : store_(store), blockchain_id_(std::move(blockchain_id)), sender_(std::move(sender)) {}
+    StoreJournal(store::Store& store, std::string blockchain_id, std::string sender, store::LaneFence fence)
+        : store_(store), blockchain_id_(std::move(blockchain_id)), sender_(std::move(sender)), fence_(std::move(fence)) {}
 
     void record(const std::vector<chain::SignedTx>& txs) override {
         std::vector<store::JournalEntry> entries;
@@ -41,7 +43,7 @@ public:
                 if (!mint.mint_id.empty()) e.mint_ids.push_back(std::move(mint.mint_id));
             entries.push_back(std::move(e));
         }
-        store_.journal().add(entries);
+        store_.journal().add(entries, fence_);
     }
 
     void settle(const std::vector<chain::Settlement>& settlements) noexcept override {
@@ -71,6 +73,7 @@ private:
     store::Store& store_;
     std::string blockchain_id_;
     std::string sender_;
+    store::LaneFence fence_;
 };
 
 chain::ChainSettings chain_settings(const NetworkConfig& config, bool probe) {
@@ -111,37 +114,85 @@ eth::PrivateKey load_signer_key(const SignerConfig& config) {
 Network::Network(NetworkConfig config, const eth::PrivateKey* key, store::Store& store)
     : config_(std::move(config)),
       client_(std::make_unique<chain::ChainClient>(chain_settings(config_, false))),
-      probe_(std::make_unique<chain::ChainClient>(chain_settings(config_, true))) {
+      probe_(std::make_unique<chain::ChainClient>(chain_settings(config_, true))),
+      store_(store),
+      key_(key ? std::make_unique<eth::PrivateKey>(eth::PrivateKey::from_bytes(key->secret_bytes())) : nullptr) {
     if (!config_.contract_address.empty()) {
         const auto address = eth::Address::parse(config_.contract_address);
         contract_.emplace(*client_, address);
         probe_contract_.emplace(*probe_, address);
     }
-    if (key) {
-        journal_ = std::make_unique<StoreJournal>(store, config_.id, key->address().lower());
-        chain::SenderOptions options;
-        options.journal = journal_.get();
-        options.receipt_timeout = config_.receipt_timeout;
-        options.replace_after = config_.replace_after;
-        options.max_fee_per_gas = eth::U256(config_.max_fee_per_gas_gwei) * eth::U256(1'000'000'000);
-        sender_ = std::make_unique<chain::TxSender>(*client_, eth::PrivateKey::from_bytes(key->secret_bytes()),
-                                                    options);
-        if (contract_ && config_.mint_batching)
-            batcher_ = std::make_unique<chain::MintBatcher>(*contract_, *sender_, *config_.mint_batching, combine_mint_records);
-    }
 }
 
-chain::PendingMint Network::submit_mint(const MintRecord& record) {
-    auto& signer = sender();
+Network::~Network() = default;
+
+Network::Term::Term(Network& network, const store::LaneFence& fence)
+    : network_(network),
+      fence_(fence),
+      journal_(std::make_unique<StoreJournal>(network.store_, network.config_.id, network.key_->address().lower(), fence)) {
+    const auto& config = network.config_;
+    chain::SenderOptions options;
+    options.journal = journal_.get();
+    options.receipt_timeout = config.receipt_timeout;
+    options.replace_after = config.replace_after;
+    options.max_fee_per_gas = eth::U256(config.max_fee_per_gas_gwei) * eth::U256(1'000'000'000);
+    sender_ = std::make_unique<chain::TxSender>(*network.client_,
+                                                eth::PrivateKey::from_bytes(network.key_->secret_bytes()), options);
+    if (network.contract_ && config.mint_batching)
+        batcher_ = std::make_unique<chain::MintBatcher>(*network.contract_, *sender_, *config.mint_batching,
+                                                        combine_mint_records);
+}
+
+Network::Term::~Term() = default;
+
+chain::PendingMint Network::Term::submit_mint(const MintRecord& record) {
     // The token's data is the metadata record's content id, as text.
     chain::TokenContract::MintItem item{record.to, record.token_id, record.amount,
                                         eth::Bytes(record.cid.begin(), record.cid.end())};
     std::string purpose = record.to_json().dump();
     if (batcher_) return batcher_->mint(std::move(item), std::move(purpose));
-    return chain::mint_now(contract(), signer, std::move(item), std::move(purpose));
+    return chain::mint_now(network_.contract(), *sender_, std::move(item), std::move(purpose));
 }
 
-Network::~Network() = default;
+const eth::Address& Network::signer_address() const {
+    if (!key_) throw Error(ErrorKind::unavailable, "the server has no signer: configure [signer] to mint");
+    return key_->address();
+}
+
+std::string Network::lane() const { return config_.id + "/" + signer_address().lower(); }
+
+std::shared_ptr<Network::Term> Network::term() const {
+    (void)signer_address();  // no signer: its own error
+    std::lock_guard lock(term_mutex_);
+    if (term_) return term_;
+    throw Error(ErrorKind::unavailable, "this server does not send for blockchain " + config_.id +
+                                            " now: another server owns its lane, or this one is taking it over; "
+                                            "try again in a few seconds (GET /abci/health shows the lane's owner)");
+}
+
+std::shared_ptr<Network::Term> Network::new_term(const store::LaneFence& fence) {
+    (void)signer_address();
+    return std::make_shared<Term>(*this, fence);
+}
+
+void Network::start_term(std::shared_ptr<Term> term) {
+    std::lock_guard lock(term_mutex_);
+    term_ = std::move(term);
+}
+
+void Network::end_term() {
+    std::shared_ptr<Term> ended;
+    {
+        std::lock_guard lock(term_mutex_);
+        ended = std::move(term_);
+    }
+    // Destroyed here, outside the lock, unless a request still holds it.
+}
+
+bool Network::sending() const {
+    std::lock_guard lock(term_mutex_);
+    return term_ != nullptr;
+}
 
 chain::TokenContract& Network::contract() {
     if (!contract_) throw Error(ErrorKind::unavailable, "no token contract is configured for blockchain " + config_.id);
@@ -152,11 +203,6 @@ chain::TokenContract& Network::probe_contract() {
     if (!probe_contract_)
         throw Error(ErrorKind::unavailable, "no token contract is configured for blockchain " + config_.id);
     return *probe_contract_;
-}
-
-chain::TxSender& Network::sender() {
-    if (!sender_) throw Error(ErrorKind::unavailable, "the server has no signer: configure [signer] to mint");
-    return *sender_;
 }
 
 std::string Network::contract_version() {

@@ -15,6 +15,7 @@
 #include "core/chain/chain_client.hpp"
 #include "core/chain/token_contract.hpp"
 #include "core/chain/tx_sender.hpp"
+#include "core/store/lanes.hpp"
 
 namespace abci::store {
 class Store;
@@ -30,6 +31,33 @@ namespace abci::service {
 
 class Network {
 public:
+    /// What sends for the network while this server owns its lane (store/lanes.hpp):
+    /// the journal, written under the lane's fence, the signer's sender and the
+    /// mint batcher. A request holds its term until it ends, so a term ended
+    /// meanwhile (the lane lost) lives on for it; the fence keeps such a term
+    /// from signing anything new into the journal.
+    class Term {
+    public:
+        Term(Network& network, const store::LaneFence& fence);
+        ~Term();
+        Term(const Term&) = delete;
+        Term& operator=(const Term&) = delete;
+
+        [[nodiscard]] const store::LaneFence& fence() const noexcept { return fence_; }
+        [[nodiscard]] chain::TxSender& sender() noexcept { return *sender_; }
+        /// Submits the mint `record` describes, journaled with it: into the
+        /// next mintMany batch when the network batches mints, else as its own
+        /// transaction. The mint's own failures come from PendingMint::wait().
+        [[nodiscard]] chain::PendingMint submit_mint(const MintRecord& record);
+
+    private:
+        Network& network_;
+        store::LaneFence fence_;
+        std::unique_ptr<chain::TxJournal> journal_;
+        std::unique_ptr<chain::TxSender> sender_;
+        std::unique_ptr<chain::MintBatcher> batcher_;  // declared after what it uses: destroyed first
+    };
+
     /// `key` (may be null: a read-only network) is copied; `store` receives the
     /// sender's journal and must outlive the network.
     Network(NetworkConfig config, const eth::PrivateKey* key, store::Store& store);
@@ -48,19 +76,26 @@ public:
     [[nodiscard]] chain::TokenContract& contract();
     /// The same contract read through probe(). Error(unavailable) when none is configured.
     [[nodiscard]] chain::TokenContract& probe_contract();
-    [[nodiscard]] bool has_sender() const noexcept { return sender_ != nullptr; }
-    /// The signer's sender. Error(unavailable) when the server has no signer.
-    [[nodiscard]] chain::TxSender& sender();
+    [[nodiscard]] bool has_signer() const noexcept { return key_ != nullptr; }
+    /// The signer's address. Error(unavailable) when the server has no signer.
+    [[nodiscard]] const eth::Address& signer_address() const;
+    /// "<blockchain id>/<signer address>": the lane of this network's mints.
+    [[nodiscard]] std::string lane() const;
+    /// The term this server sends under. Error(unavailable) when it has no
+    /// signer, or another server owns the lane (naming it).
+    [[nodiscard]] std::shared_ptr<Term> term() const;
+    /// A new term under `fence` (a lane just taken), not yet current:
+    /// start_term() makes it so once what the last owner left is adopted.
+    [[nodiscard]] std::shared_ptr<Term> new_term(const store::LaneFence& fence);
+    void start_term(std::shared_ptr<Term> term);
+    /// The lane was lost (or the server stops): no new request gets a term.
+    void end_term();
+    [[nodiscard]] bool sending() const;
     /// The contract's version(), read once and then cached. Throws as contract() and reads do.
     [[nodiscard]] std::string contract_version();
     /// Checks once (then cached) that code is deployed at the contract address;
     /// Error(unavailable) when not, or when the node cannot be reached.
     void require_deployed();
-    /// Submits the mint `record` describes, journaled with it, through the
-    /// signer's sender: into the next mintMany batch when the network batches
-    /// mints, else as its own transaction. Throws as sender() does; the mint's
-    /// own failures come from PendingMint::wait().
-    [[nodiscard]] chain::PendingMint submit_mint(const MintRecord& record);
     /// The first rpc URL with any provider key masked by asterisks (rpc::mask_url).
     [[nodiscard]] std::string masked_rpc_url() const;
 
@@ -70,9 +105,10 @@ private:
     std::unique_ptr<chain::ChainClient> probe_;
     std::optional<chain::TokenContract> contract_;
     std::optional<chain::TokenContract> probe_contract_;
-    std::unique_ptr<chain::TxJournal> journal_;
-    std::unique_ptr<chain::TxSender> sender_;
-    std::unique_ptr<chain::MintBatcher> batcher_;  // declared after what it uses: destroyed first
+    store::Store& store_;
+    std::unique_ptr<eth::PrivateKey> key_;
+    mutable std::mutex term_mutex_;  // guards term_ (the pointer, not the term)
+    std::shared_ptr<Term> term_;
     std::mutex cache_mutex_;  // guards the two cached facts below; never held across a call
     std::optional<std::string> version_;
     bool deployed_ = false;

@@ -48,12 +48,5 @@ void validate_idempotency_key(const std::string& key) {
 }
 
 AbciService::AbciService(store::Store& store, Registry& registry, content::ContentStore& content)
-    : store_(store), registry_(registry), content_(content), balances_(store) {
-    // What becomes of a mint nobody waits for any more (its request timed
-    // out, or it was adopted from the journal at start) is recorded when the
-    // chain settles it, not at the next start.
-    for (const auto& n : registry_.networks())
-        if (n->has_sender())
-            n->sender().on_unwaited([this, network = n.get()](const chain::Unwaited& fate) { settle_unwaited(*network, fate); });
-}
+    : store_(store), registry_(registry), content_(content), balances_(store) {}
 }  // namespace abci::service

@@ -11,9 +11,13 @@
 // bytes before broadcast (TxSender + TxJournal), and reconcile() finishes at
 // start what a crash interrupted, so a mint is recorded exactly once.
 
+#include <condition_variable>
 #include <cstdint>
+#include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -116,14 +120,26 @@ public:
     /// message that says what to fix.
     [[nodiscard]] HealthReport readiness();
 
-    /// Settles what a crash or stop left unsettled: the journal's pending
-    /// transactions go back to their senders (sent again, settled as live
-    /// ones are, recorded when the chain settles them); mints of which
-    /// nothing was journaled release their Idempotency-Key; mints mined
-    /// before the stop get their bookkeeping. Call once at start, before
-    /// serving. Never throws for an unreachable network (what it cannot
-    /// settle now stays pending).
+    /// Starts sending, as `owner` (this server's name in the lanes' rows):
+    /// reconcile(), then a thread of its own keeps the lanes, about every
+    /// half second: renews them, takes over those whose owner died or froze
+    /// (reconciling what it left), and stops sending for one it lost. Call
+    /// once, before serving.
+    void start(const std::string& owner);
+    /// Takes the lanes (store/lanes.hpp) of the networks this server signs
+    /// for that no other server owns, each under a new term whose sender
+    /// gets back what the journal holds unsettled (sent again, settled as
+    /// live ones are, recorded when the chain settles them); then, for the
+    /// networks it sends for (or has no signer for), mints of which nothing
+    /// was journaled release their Idempotency-Key and mints mined before the
+    /// stop get their bookkeeping. Never throws for an unreachable network
+    /// (what it cannot settle now stays pending).
     void reconcile();
+    /// Stops the lanes' thread and gives the lanes up, so that another
+    /// server takes them over at once.
+    ~AbciService();
+    AbciService(const AbciService&) = delete;
+    AbciService& operator=(const AbciService&) = delete;
 
 private:
     struct Mint;
@@ -134,8 +150,8 @@ private:
     [[nodiscard]] MintUnsettled unsettled(ErrorKind kind, const std::string& message, const std::string& mint_id);
     // Fails a mint of which nothing can be mined, freeing its Idempotency-Key.
     void release(const std::string& mint_id, const Error& why);
-    [[nodiscard]] MintResult submit_and_wait(Network& network, const Mint& mint, const MintOptions& options,
-                                             const std::string& mint_id);
+    [[nodiscard]] MintResult submit_and_wait(Network& network, Network::Term& term, const Mint& mint,
+                                             const MintOptions& options, const std::string& mint_id);
     // The pre-flight checks and the metadata record; returns the record to journal.
     [[nodiscard]] MintRecord prepare(Network& network, const Mint& mint, const MintOptions& options,
                                          const std::string& mint_id);
@@ -152,11 +168,24 @@ private:
     // The sender's report on a transaction nobody waited for.
     void settle_unwaited(Network& network, const chain::Unwaited& fate);
     void reconcile(const store::MintRequest& mint);
+    // One round of the lanes: each signing network's lane held, taken or let go.
+    void keep_lanes();
+    // A lane just taken: a term whose sender adopts the journal's unsettled
+    // transactions and whose mints left pending are settled, made current
+    // only then, so that no request's mint can be taken for a leftover.
+    void take_over(Network& network, const store::LaneFence& fence);
+    void settle_pending_mints(const std::function<bool(const std::string& blockchain_id)>& ours);
 
     store::Store& store_;
     Registry& registry_;
     content::ContentStore& content_;
     BalanceSync balances_;
+    std::string owner_;
+    std::unique_ptr<store::LaneElection> election_;  // made by the first reconcile()
+    std::mutex lanes_mutex_;                        // guards stopping_
+    std::condition_variable lanes_wake_;
+    bool stopping_ = false;
+    std::thread lanes_thread_;  // last: stopped first
 };
 
 }  // namespace abci::service

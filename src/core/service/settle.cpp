@@ -4,6 +4,7 @@
 // reports about a mint nobody waits for any more, and reconcile() at start
 // for what a crash left unsettled.
 #include <algorithm>
+#include <set>
 
 #include "core/service/mint_record.hpp"
 #include "core/service/service.hpp"
@@ -16,6 +17,14 @@
 #include "core/util/time.hpp"
 
 namespace abci::service {
+
+namespace {
+
+// How often the lanes are renewed (and a dead or frozen owner's taken over):
+// well inside the lease (store::kLaneLease), so one slow round loses nothing.
+constexpr std::chrono::milliseconds kLaneRound{500};
+
+}  // namespace
 
 void AbciService::settle_reverted(const std::string& mint_id, const chain::Receipt& receipt, bool batched) {
     if (!batched) return store_.mints().finish(mint_id, store::MintState::failed, failure_answer(reverted(receipt)));
@@ -102,26 +111,91 @@ MintResult AbciService::finish(Network& network, const std::string& mint_id, con
     return result;
 }
 
-void AbciService::reconcile() {
-    // What was journaled and is unsettled goes back to its sender, which
-    // settles it by the same rules as what it sends live (tx_state.hpp).
-    for (const auto& network : registry_.networks()) {
-        if (!network->has_sender()) continue;
-        std::vector<chain::JournaledTx> adopted;
-        for (auto& entry : store_.journal().pending(network->config().id)) {
-            chain::JournaledTx tx;
-            tx.hash = eth::from_hex_fixed<32>(entry.hash, "journaled hash");
-            tx.nonce = entry.nonce;
-            tx.raw = eth::from_hex(entry.raw, "journaled transaction");
-            tx.purpose = std::move(entry.purpose);
-            adopted.push_back(std::move(tx));
+void AbciService::start(const std::string& owner) {
+    owner_ = owner;
+    reconcile();
+    lanes_thread_ = std::thread([this] {
+        std::unique_lock lock(lanes_mutex_);
+        while (!lanes_wake_.wait_for(lock, kLaneRound, [this] { return stopping_; })) {
+            lock.unlock();
+            keep_lanes();
+            lock.lock();
         }
-        if (!adopted.empty())
-            util::log(util::LogLevel::info, "sending again what the journal holds unsettled",
-                      {{"blockchainId", network->config().id}, {"transactions", adopted.size()}});
-        network->sender().adopt(std::move(adopted));
+    });
+}
+
+AbciService::~AbciService() {
+    {
+        std::lock_guard lock(lanes_mutex_);
+        stopping_ = true;
     }
+    lanes_wake_.notify_all();
+    if (lanes_thread_.joinable()) lanes_thread_.join();
+    for (const auto& network : registry_.networks()) network->end_term();
+    // election_ goes last: it gives the lanes up as it is destroyed.
+}
+
+void AbciService::reconcile() {
+    if (!election_) election_ = store_.open_lane_election(owner_.empty() ? "abcictl" : owner_);
+    keep_lanes();
+    // Only the mints of networks this server sends for: another server's are
+    // that server's, and one without a signer anywhere is nobody's but ours.
+    std::set<std::string> others;
+    for (const auto& network : registry_.networks())
+        if (network->has_signer() && !network->sending()) others.insert(network->config().id);
+    settle_pending_mints([&](const std::string& id) { return !others.contains(id); });
+}
+
+void AbciService::keep_lanes() {
+    for (const auto& n : registry_.networks()) {
+        Network& network = *n;
+        if (!network.has_signer()) continue;
+        const auto fence = election_->hold(network.lane());
+        const bool current = fence && network.sending() && network.term()->fence().epoch == fence->epoch;
+        if (current) continue;
+        if (!fence) {
+            if (network.sending())
+                util::log(util::LogLevel::warning, "stopped sending: another server owns the lane now",
+                          {{"blockchainId", network.config().id}, {"lane", network.lane()}});
+            network.end_term();
+            continue;
+        }
+        try {
+            take_over(network, *fence);
+        } catch (const Error& e) {
+            // The lane stays taken with no term: the next round tries again.
+            util::log(util::LogLevel::error, "taking over a lane failed",
+                      {{"blockchainId", network.config().id}, {"error", e.what()}});
+        }
+    }
+}
+
+void AbciService::take_over(Network& network, const store::LaneFence& fence) {
+    network.end_term();
+    auto term = network.new_term(fence);
+    term->sender().on_unwaited([this, &network](const chain::Unwaited& fate) { settle_unwaited(network, fate); });
+    // What was journaled and is unsettled goes back to the sender, which
+    // settles it by the same rules as what it sends live (tx_state.hpp).
+    std::vector<chain::JournaledTx> adopted;
+    for (auto& entry : store_.journal().pending(network.config().id)) {
+        chain::JournaledTx tx;
+        tx.hash = eth::from_hex_fixed<32>(entry.hash, "journaled hash");
+        tx.nonce = entry.nonce;
+        tx.raw = eth::from_hex(entry.raw, "journaled transaction");
+        tx.purpose = std::move(entry.purpose);
+        adopted.push_back(std::move(tx));
+    }
+    util::log(util::LogLevel::info, "sending for a lane",
+              {{"blockchainId", network.config().id}, {"epoch", fence.epoch}, {"unsettled", adopted.size()}});
+    term->sender().adopt(std::move(adopted));
+    const auto& id = network.config().id;
+    settle_pending_mints([&](const std::string& blockchain_id) { return blockchain_id == id; });
+    network.start_term(std::move(term));
+}
+
+void AbciService::settle_pending_mints(const std::function<bool(const std::string& blockchain_id)>& ours) {
     for (const auto& mint : store_.mints().pending()) {
+        if (!ours(mint.blockchain_id)) continue;
         try {
             reconcile(mint);
         } catch (const Error& e) {

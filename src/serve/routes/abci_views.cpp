@@ -72,6 +72,11 @@ json check_view(const service::HealthCheck& check) {
             stuck.push_back({{"nonce", tx.nonce}, {"hash", eth::to_hex(tx.hash)}, {"ageSeconds", tx.age.count()}});
         out["stuck"] = std::move(stuck);
     }
+    if (check.owner) out["owner"] = *check.owner;
+    if (check.epoch) out["epoch"] = *check.epoch;
+    if (check.owned_here) out["ownedHere"] = *check.owned_here;
+    if (check.pending) out["pendingTransactions"] = *check.pending;
+    if (check.oldest_pending_seconds) out["oldestPendingSeconds"] = *check.oldest_pending_seconds;
     return out;
 }
 

@@ -1,0 +1,91 @@
+// `abcictl admin store copy` through the real binary: a data directory's
+// store copied into the fixture's PostgreSQL once (a table of the rows
+// copied, or JSON), a second copy into the same database refused, a URL with
+// a password refused without being repeated, and a data directory a server
+// holds refused. (Every record read back is tests/integration/store_copy_test.cpp.)
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "admin_data_dir.hpp"
+#include "support/postgres.hpp"
+
+namespace abci::test {
+namespace {
+
+/// `abcictl admin store copy --to url [more…] --data-dir data.path()`.
+os::CommandResult copy_to(const AdminDataDir& data, const std::string& url, std::vector<std::string> more = {}) {
+    std::vector<std::string> args{"admin", "store", "copy", "--to", url};
+    args.insert(args.end(), more.begin(), more.end());
+    return data.run(args);
+}
+
+}  // namespace
+
+TEST_CASE("admin store copy copies a data directory into an empty PostgreSQL database once", "[cli][admin][postgres]") {
+    AdminDataDir data;
+    (void)data.add_user("ann@example.org", "farmer");
+    (void)data.add_user("ada@example.org", "admin");
+    Postgres pg;
+
+    const auto url = pg.create_database("copy");
+    const auto copied = copy_to(data, url);
+    INFO("stderr: " << copied.err);
+    REQUIRE(copied.exit_code == 0);
+    const auto lines = lines_of(copied.out);
+    REQUIRE_FALSE(lines.empty());
+    CHECK(lines[0].starts_with("TABLE"));
+    CHECK(lines[0].ends_with("ROWS"));
+    const auto has_row = [&](const std::string& table, const std::string& rows) {
+        return std::ranges::count_if(lines, [&](const std::string& l) {
+                   return l.starts_with(table + " ") && l.ends_with(" " + rows);
+               }) == 1;
+    };
+    CHECK(has_row("users", "2"));
+    CHECK(has_row("api_keys", "0"));
+    CHECK(copied.err.find("Holding " + data.path() + "/serve.lock") != std::string::npos);
+    CHECK(pg.psql("copy", "SELECT email FROM users ORDER BY rowid") == "ann@example.org\nada@example.org\n");
+
+    // Again into the same database: refused, naming the table that holds rows.
+    const auto again = copy_to(data, url);
+    CHECK(again.exit_code == 1);
+    CHECK(lines_of(again.err).back() ==
+          "abcictl: the target database is not empty: table users holds rows; copy into an empty database only");
+    CHECK(again.out.empty());
+    CHECK(pg.psql("copy", "SELECT count(*) FROM users") == "2\n");
+
+    // --json: each table and its rows.
+    const auto json = data.json({"admin", "store", "copy", "--to", pg.create_database("copy_json")});
+    REQUIRE(json.is_array());
+    CHECK(std::count(json.begin(), json.end(), nlohmann::json{{"table", "users"}, {"rows", 2}}) == 1);
+}
+
+TEST_CASE("admin store copy refuses a URL with a password without repeating it, and a directory a server holds",
+          "[cli][admin][postgres]") {
+    AdminDataDir data;
+    (void)data.add_user("ann@example.org", "farmer");
+    Postgres pg;
+    const auto url = pg.create_database("copy");
+
+    const std::string secret = "s3cr3t-Pw";
+    const auto with_password =
+        copy_to(data, "postgresql://abci:" + secret + "@127.0.0.1:" + std::to_string(pg.port()) + "/copy");
+    CHECK(with_password.exit_code == 2);
+    CHECK(lines_of(with_password.err).front() ==
+          "abcictl: --to carries a password, which would show wherever the URL does: give it in --password-file or "
+          "PGPASSFILE instead");
+    CHECK(with_password.err.find(secret) == std::string::npos);
+    CHECK(with_password.out.empty());
+
+    const auto server = store::DataDir(data.path()).lock_for_server("127.0.0.1:8080");
+    const auto held = copy_to(data, url);
+    CHECK(held.exit_code == 2);
+    CHECK(lines_of(held.err).back().starts_with("abcictl: the data directory " + data.path() +
+                                                 " is in use by another abcictl serve (pid " + std::to_string(::getpid()) +
+                                                 ", listening on 127.0.0.1:8080)"));
+    // Neither touched the database.
+    CHECK(pg.psql("copy", "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'") == "0\n");
+}
+
+}  // namespace abci::test

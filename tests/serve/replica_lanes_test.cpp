@@ -1,0 +1,78 @@
+// Two servers with the same chain and signer on one PostgreSQL database
+// (DESIGN.md §9): one sends for the lane at a time; when it dies (kill -9)
+// the other takes the lane over and mints, and the chain holds each mint
+// once, on contiguous nonces.
+
+#include <chrono>
+
+#include "serve/expect.hpp"
+#include "support/chain_server.hpp"
+#include "support/eventually.hpp"
+#include "support/postgres.hpp"
+#include "core/eth/address.hpp"
+
+namespace abci::test::replica_lanes_tests {
+
+TEST_CASE("replicas: one sends for the lane and when it is killed the other takes it over and mints each mint once on chain",
+          "[serve][postgres][anvil][lanes]") {
+    const Postgres pg;
+    const auto url = pg.create_database("lanes");
+    ChainServer a({.env = {{"ABCI_DATABASE_URL", url}}});
+    Server b({.config = a.config(), .env = {{"ABCI_DATABASE_URL", url}}});
+    const auto admin = a.server().login_admin();
+    const auto holder = Anvil::dev_accounts()[5].address;
+    const auto start_nonce = a.nonce(ChainServer::signer());
+
+    // a started first and owns the lane: it mints; b names the lane's owner instead of sending.
+    const auto first = a.http().post("/abci/contracts/mint-entity-token", entity_mint_body(holder, "report", "R-1"),
+                                     admin.token, {{"Idempotency-Key", "first"}});
+    INFO(first.body);
+    REQUIRE(first.status == 200);
+    const auto refused = b.http().post("/abci/contracts/mint-entity-token", entity_mint_body(holder, "report", "R-2"),
+                                       admin.token, {{"Idempotency-Key", "second"}});
+    INFO(refused.body);
+    CHECK(refused.status == 503);
+    CHECK_THAT(refused.json["message"].get<std::string>(), Catch::Contains("another server owns its lane"));
+    // A repeat of a finished key is answered by either.
+    const auto replayed = b.http().post("/abci/contracts/mint-entity-token", entity_mint_body(holder, "report", "R-1"),
+                                        admin.token, {{"Idempotency-Key", "first"}});
+    CHECK(replayed.status == 200);
+    CHECK(replayed.json["data"]["transactionHash"] == first.json["data"]["transactionHash"]);
+
+    a.kill_server();
+    const auto killed = std::chrono::steady_clock::now();
+    HttpResponse second;
+    REQUIRE(eventually([&] {
+        second = b.http().post("/abci/contracts/mint-entity-token", entity_mint_body(holder, "report", "R-2"),
+                               admin.token, {{"Idempotency-Key", "second"}});
+        return second.status != 503;
+    }));
+    const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - killed);
+    INFO(second.body << " (the lane was taken over " << took.count() << " ms after the kill)");
+    REQUIRE(second.status == 200);
+    CHECK(second.json["data"]["transactionHash"] != first.json["data"]["transactionHash"]);
+
+    // The chain as the oracle: two mints, two nonces, nothing else sent.
+    CHECK(a.chain_balance(holder, 1000) == "2");
+    CHECK(a.nonce(ChainServer::signer()) == start_nonce + 2);
+
+    // b owns the lane now, under the next epoch: its health and `admin lanes` say so.
+    const auto health = b.http().get("/abci/health", admin.token);
+    const auto& lane = health.json["checks"]["lane:devnet"];
+    INFO(health.body);
+    CHECK(lane["healthy"] == true);
+    CHECK(lane["ownedHere"] == true);
+    CHECK(lane["epoch"] == 2);
+    const auto listed = run_abcictl({"admin", "lanes", "--json"}, "", {{"ABCI_DATABASE_URL", url}});
+    INFO(listed.err);
+    REQUIRE(listed.exit_code == 0);
+    const auto lanes = nlohmann::json::parse(listed.out);
+    REQUIRE(lanes.size() == 1);
+    CHECK(lanes[0]["lane"] == "devnet/" + eth::Address::parse(ChainServer::signer()).lower());
+    CHECK(lanes[0]["epoch"] == 2);
+    CHECK_THAT(lanes[0]["owner"].get<std::string>(), Catch::Contains(":" + std::to_string(b.port()) + " pid"));
+    CHECK(lanes[0]["leaseHeld"] == true);
+    CHECK(lanes[0]["pendingTransactions"] == 0);
+}
+
+}  // namespace abci::test::replica_lanes_tests
