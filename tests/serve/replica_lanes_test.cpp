@@ -3,6 +3,8 @@
 // the other takes the lane over and mints, and the chain holds each mint
 // once, on contiguous nonces.
 
+#include <signal.h>
+
 #include <chrono>
 
 #include "serve/expect.hpp"
@@ -73,6 +75,76 @@ TEST_CASE("replicas: one sends for the lane and when it is killed the other take
     CHECK_THAT(lanes[0]["owner"].get<std::string>(), Catch::Contains(":" + std::to_string(b.port()) + " pid"));
     CHECK(lanes[0]["leaseHeld"] == true);
     CHECK(lanes[0]["pendingTransactions"] == 0);
+}
+
+}  // namespace abci::test::replica_lanes_tests
+
+namespace abci::test::replica_lanes_tests {
+
+TEST_CASE("replicas: a frozen owner is replaced once its lease ran out and sends nothing when it wakes",
+          "[serve][postgres][anvil][lanes]") {
+    const Postgres pg;
+    const auto url = pg.create_database("frozen");
+    ChainServer a({.env = {{"ABCI_DATABASE_URL", url}}});
+    Server b({.config = a.config(), .env = {{"ABCI_DATABASE_URL", url}}});
+    const auto admin = a.server().login_admin();
+    const auto holder = Anvil::dev_accounts()[6].address;
+    const auto start_nonce = a.nonce(ChainServer::signer());
+    const auto mint = [&](const Server& server, const std::string& key) {
+        return server.http().post("/abci/contracts/mint-entity-token", entity_mint_body(holder, "report", key),
+                                  admin.token, {{"Idempotency-Key", key}});
+    };
+    REQUIRE(mint(a.server(), "before").status == 200);
+
+    REQUIRE(::kill(a.server().pid(), SIGSTOP) == 0);
+    HttpResponse during;
+    REQUIRE(eventually([&] { return (during = mint(b, "during")).status != 503; }));
+    INFO(during.body);
+    REQUIRE(during.status == 200);
+
+    // Awake again, a finds its lane gone: it sends nothing more for it.
+    REQUIRE(::kill(a.server().pid(), SIGCONT) == 0);
+    REQUIRE(eventually([&] {
+        return a.http().get("/abci/health", admin.token).json["checks"]["lane:devnet"]["ownedHere"] == false;
+    }));
+    const auto after = mint(a.server(), "after");
+    INFO(after.body);
+    CHECK(after.status == 503);
+
+    CHECK(a.chain_balance(holder, 1000) == "2");
+    CHECK(a.nonce(ChainServer::signer()) == start_nonce + 2);
+}
+
+}  // namespace abci::test::replica_lanes_tests
+
+namespace abci::test::replica_lanes_tests {
+
+TEST_CASE("replicas: the database restarted as after a crash: a lane is taken again and minting resumes once",
+          "[serve][postgres][anvil][lanes]") {
+    Postgres pg;
+    const auto url = pg.create_database("restart");
+    ChainServer a({.env = {{"ABCI_DATABASE_URL", url}}});
+    Server b({.config = a.config(), .env = {{"ABCI_DATABASE_URL", url}}});
+    const auto holder = Anvil::dev_accounts()[7].address;
+    const auto start_nonce = a.nonce(ChainServer::signer());
+    std::string token = a.server().login_admin().token;
+    REQUIRE(a.http().post("/abci/contracts/mint-entity-token", entity_mint_body(holder, "report", "before"), token,
+                          {{"Idempotency-Key", "before"}})
+                .status == 200);
+
+    pg.restart_immediate();
+    // Whichever replica holds the lane now mints; the other answers 503 until then.
+    HttpResponse after;
+    REQUIRE(eventually([&] {
+        for (const auto* server : {&a.server(), &b}) {
+            after = server->http().post("/abci/contracts/mint-entity-token", entity_mint_body(holder, "report", "after"),
+                                        token, {{"Idempotency-Key", "after"}});
+            if (after.status == 200) return true;
+        }
+        return false;
+    }));
+    CHECK(a.chain_balance(holder, 1000) == "2");
+    CHECK(a.nonce(ChainServer::signer()) == start_nonce + 2);
 }
 
 }  // namespace abci::test::replica_lanes_tests
