@@ -261,7 +261,8 @@ TEST_CASE("examples/haproxy-replicas.cfg is valid for haproxy and sends to the r
         INFO(line);
         CHECK(config.find(line) != std::string::npos);
     }
-    const auto checked = os::run_command({"haproxy", "-c", "-f", example("haproxy-replicas.cfg")}, {},
+    // Debian installs it in /usr/sbin, which a user's PATH may lack.
+    const auto checked = os::run_command({"/usr/sbin/haproxy", "-c", "-f", example("haproxy-replicas.cfg")}, {},
                                          std::chrono::seconds(30));  // scripts/setup installs haproxy
     INFO(checked.out << checked.err);
     CHECK(checked.exit_code == 0);
