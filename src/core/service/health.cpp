@@ -24,9 +24,8 @@ constexpr std::uint64_t kMintsInReserve = 100;
 HealthCheck signer_check(Network& network) {
     const auto& c = network.config();
     const auto& signer = network.signer_address();
-    HealthCheck check{.name = "signer:" + c.id,
-                      .address = signer.checksummed(),
-                      .stuck = network.sending() ? network.term()->sender().stuck() : std::vector<chain::StuckTx>{}};
+    HealthCheck check{.name = "signer:" + c.id, .address = signer.checksummed()};
+    if (const auto term = network.current_term()) check.stuck = term->sender().stuck();
     try {
         const auto balance = network.probe().balance(signer);
         const eth::U256 floor = c.min_signer_balance_gwei != 0
@@ -122,7 +121,8 @@ HealthCheck lane_check(Network& network, store::Store& store) {
         }
         check.owner = lane->owner;
         check.epoch = lane->epoch;
-        check.owned_here = network.sending() && network.term()->fence().epoch == lane->epoch;
+        const auto term = network.current_term();
+        check.owned_here = term && term->fence().epoch == lane->epoch;
         check.healthy = lane->halted.empty() && lane->lease_until > now;
         if (!lane->halted.empty())
             check.message = "the lane is halted: " + lane->halted;

@@ -163,8 +163,7 @@ std::string Network::lane() const { return config_.id + "/" + signer_address().l
 
 std::shared_ptr<Network::Term> Network::term() const {
     (void)signer_address();  // no signer: its own error
-    std::lock_guard lock(term_mutex_);
-    if (term_) return term_;
+    if (auto term = current_term()) return term;
     throw Error(ErrorKind::unavailable, "this server does not send for blockchain " + config_.id +
                                             " now: another server owns its lane, or this one is taking it over; "
                                             "try again in a few seconds (GET /abci/health shows the lane's owner)");
@@ -189,9 +188,9 @@ void Network::end_term() {
     // Destroyed here, outside the lock, unless a request still holds it.
 }
 
-bool Network::sending() const {
+std::shared_ptr<Network::Term> Network::current_term() const {
     std::lock_guard lock(term_mutex_);
-    return term_ != nullptr;
+    return term_;
 }
 
 chain::TokenContract& Network::contract() {

@@ -90,7 +90,9 @@ public:
     void start_term(std::shared_ptr<Term> term);
     /// The lane was lost (or the server stops): no new request gets a term.
     void end_term();
-    [[nodiscard]] bool sending() const;
+    /// The term this server sends under, or none (no signer, or not its lane):
+    /// one read, so that a term ended meanwhile is never dereferenced.
+    [[nodiscard]] std::shared_ptr<Term> current_term() const;
     /// The contract's version(), read once and then cached. Throws as contract() and reads do.
     [[nodiscard]] std::string contract_version();
     /// Checks once (then cached) that code is deployed at the contract address;

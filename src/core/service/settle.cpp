@@ -142,7 +142,7 @@ void AbciService::reconcile() {
     // that server's, and one without a signer anywhere is nobody's but ours.
     std::set<std::string> others;
     for (const auto& network : registry_.networks())
-        if (network->has_signer() && !network->sending()) others.insert(network->config().id);
+        if (network->has_signer() && !network->current_term()) others.insert(network->config().id);
     settle_pending_mints([&](const std::string& id) { return !others.contains(id); });
 }
 
@@ -151,10 +151,10 @@ void AbciService::keep_lanes() {
         Network& network = *n;
         if (!network.has_signer()) continue;
         const auto fence = election_->hold(network.lane());
-        const bool current = fence && network.sending() && network.term()->fence().epoch == fence->epoch;
-        if (current) continue;
+        const auto term = network.current_term();
+        if (fence && term && term->fence().epoch == fence->epoch) continue;
         if (!fence) {
-            if (network.sending())
+            if (term)
                 util::log(util::LogLevel::warning, "stopped sending: another server owns the lane now",
                           {{"blockchainId", network.config().id}, {"lane", network.lane()}});
             network.end_term();

@@ -27,7 +27,7 @@ const std::array kSchema{
     hash       TEXT NOT NULL,
     updated_at BIGINT NOT NULL))sql",
                   R"sql(CREATE TABLE wallets (
-    rowid      BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    rowid     BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
     address   TEXT PRIMARY KEY,
     user_id   TEXT NOT NULL REFERENCES users(id),
     linked_at BIGINT NOT NULL))sql",
@@ -91,7 +91,7 @@ const std::array kSchema{
                   "CREATE UNIQUE INDEX audit_log_refused ON audit_log(refused_window, client_address, actor, method, "
                   "path, status) WHERE refused_window IS NOT NULL",
                   R"sql(CREATE TABLE role_requests (
-    rowid           BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    rowid          BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
     id             TEXT PRIMARY KEY,
     user_id        TEXT NOT NULL REFERENCES users(id),
     role_type      TEXT NOT NULL,
@@ -108,7 +108,7 @@ const std::array kSchema{
                   "CREATE INDEX role_requests_by_user ON role_requests(user_id)",
                   "CREATE INDEX role_requests_by_status ON role_requests(status)",
                   R"sql(CREATE TABLE practices (
-    rowid        BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    rowid       BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
     id          TEXT PRIMARY KEY,
     farmer_id   TEXT NOT NULL REFERENCES users(id),
     title       TEXT NOT NULL,
@@ -116,7 +116,7 @@ const std::array kSchema{
     created_at  BIGINT NOT NULL))sql",
                   "CREATE INDEX practices_by_farmer ON practices(farmer_id)",
                   R"sql(CREATE TABLE verifications (
-    rowid        BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    rowid       BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
     id          TEXT PRIMARY KEY,
     practice_id TEXT NOT NULL REFERENCES practices(id),
     verifier_id TEXT NOT NULL REFERENCES users(id),
@@ -165,7 +165,7 @@ const std::array kSchema{
                   // One transaction mints one entity.
                   "CREATE UNIQUE INDEX entities_by_tx ON entities(blockchain_id, tx_hash)",
                   R"sql(CREATE TABLE tx_journal (
-    rowid          BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    rowid         BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
     hash          TEXT PRIMARY KEY,
     blockchain_id TEXT NOT NULL,
     sender        TEXT NOT NULL,
@@ -178,7 +178,7 @@ const std::array kSchema{
     updated_at    BIGINT NOT NULL))sql",
                   "CREATE INDEX tx_journal_by_status ON tx_journal(blockchain_id, status)",
                   R"sql(CREATE TABLE mint_requests (
-    rowid            BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    rowid           BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
     id              TEXT PRIMARY KEY,
     actor           TEXT NOT NULL,
     route           TEXT NOT NULL,
@@ -202,7 +202,7 @@ const std::array kSchema{
     mint_id    TEXT NOT NULL UNIQUE,
     PRIMARY KEY (actor, route, key)))sql",
                   R"sql(CREATE TABLE certificates (
-    rowid           BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    rowid          BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
     id             TEXT PRIMARY KEY,
     user_id        TEXT NOT NULL REFERENCES users(id),
     blockchain_id  TEXT NOT NULL,
