@@ -133,6 +133,26 @@ TEST_CASE("sender: a chain without EIP-1559 gets legacy transactions with a gas 
     CHECK(fate.receipt->transaction_hash == signed_tx.hash);
 }
 
+// A takeover fenced this sender out (its lane went to another server): the
+// journal refuses, and the callers learn at once that nothing was sent,
+// rather than when their deadline passes.
+TEST_CASE("sender: a journal that closed fails its callers at once as never mined, and sends nothing more",
+          "[sender][anvil]") {
+    test::Anvil anvil;
+    chain::ChainClient chain(settings_for(anvil.url(), anvil.chain_id()));
+    RecordingJournal journal;
+    chain::TxSender sender(chain, dev_key(1), quick(journal));
+    CHECK(sender.submit(transfer("before")).get().success);
+
+    journal.close("another server owns the lane now");
+    // A deadline far off: the answer comes from the closing, not from it.
+    auto refused = sender.submit(transfer("after", std::chrono::minutes(10)));
+    CHECK_THROWS_AS(refused.get(), chain::SenderClosed);
+    CHECK_THROWS_AS(sender.submit(transfer("later")), chain::SenderClosed);
+    CHECK(journal.recorded().size() == 1);
+    CHECK(chain.pending_nonce(dev_address(1)) == 1);
+}
+
 TEST_CASE("sender: more transactions than a round holds go out over several rounds with contiguous nonces",
           "[sender][anvil]") {
     test::Anvil anvil;

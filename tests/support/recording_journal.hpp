@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/chain/tx_journal.hpp"
@@ -21,6 +22,7 @@ public:
     void record(const std::vector<chain::SignedTx>& txs) override {
         {
             std::lock_guard lock(mutex_);
+            if (closed_) throw chain::JournalClosed(ErrorKind::unavailable, *closed_);
             for (const auto& tx : txs) recorded_.push_back(tx);
         }
         if (on_record) on_record();
@@ -32,6 +34,12 @@ public:
     void reopen(const eth::Hash32& hash) noexcept override {
         std::lock_guard lock(mutex_);
         status_.erase(hash);
+    }
+
+    /// From now on record() throws JournalClosed (a lane lost to another server).
+    void close(const std::string& why) {
+        std::lock_guard lock(mutex_);
+        closed_ = why;
     }
 
     [[nodiscard]] std::vector<chain::SignedTx> recorded() const {
@@ -55,6 +63,7 @@ private:
     mutable std::mutex mutex_;
     std::vector<chain::SignedTx> recorded_;
     std::map<eth::Hash32, chain::TxStatus> status_;
+    std::optional<std::string> closed_;
 };
 
 }  // namespace abci::test

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/chain/tx_state.hpp"
+#include "core/error.hpp"
 #include "core/eth/bytes.hpp"
 
 namespace abci::chain {
@@ -26,11 +27,20 @@ struct Settlement {
     std::uint64_t block = 0;            // mined or reverted: the block that holds it
 };
 
+/// Thrown by TxJournal::record() when the journal will never take another
+/// transaction (the sender's lane went to another server): what it refused
+/// is never broadcast, and its callers learn so at once (NeverMined).
+class JournalClosed : public Error {
+public:
+    using Error::Error;
+};
+
 class TxJournal {
 public:
     virtual ~TxJournal() = default;
     /// Durably records transactions before any of them is broadcast. Throwing
-    /// keeps them unbroadcast; the sender tries again at its next maintenance.
+    /// keeps them unbroadcast; the sender tries again at its next maintenance,
+    /// unless it was JournalClosed.
     virtual void record(const std::vector<SignedTx>& txs) = 0;
     /// The transactions' fates (tx_state.hpp), written together. Must not throw: a failure here only delays
     /// the bookkeeping, which reconciliation at start repairs.

@@ -171,6 +171,7 @@ std::future<Receipt> TxSender::submit(TxRequest request) {
     {
         std::lock_guard lock(mutex_);
         if (stopping_) throw NeverMined(ErrorKind::unavailable, "the transaction sender is shutting down");
+        if (closed_) throw SenderClosed(ErrorKind::unavailable, *closed_);
         queue_.push_back(std::move(intent));
     }
     cv_.notify_all();
@@ -407,7 +408,15 @@ std::vector<std::uint64_t> TxSender::journal(const std::vector<std::uint64_t>& n
     bool recorded = true;
     if (!unrecorded.empty()) {
         try {
+            {
+                std::lock_guard lock(mutex_);
+                if (closed_) return {};
+            }
             options_.journal->record(unrecorded);
+        } catch (const JournalClosed& e) {
+            std::lock_guard lock(mutex_);
+            close(e.what());
+            return {};
         } catch (const Error& e) {
             recorded = false;  // stays unbroadcast; maintain() tries again
             util::log(util::LogLevel::warning, "journaling signed transactions failed; they wait unsent",
@@ -425,6 +434,21 @@ std::vector<std::uint64_t> TxSender::journal(const std::vector<std::uint64_t>& n
         if (it != inflight_.end() && it->second->journaled) ready.push_back(nonce);
     }
     return ready;
+}
+
+void TxSender::close(const std::string& why) {
+    if (!closed_)
+        util::log(util::LogLevel::warning, "the journal takes no more transactions; their callers are told",
+                  {{"reason", why}});
+    closed_ = why;
+    const auto refuse = [&](Intent& intent) {
+        if (intent.answered) return;
+        intent.answered = true;
+        intent.promise.set_exception(std::make_exception_ptr(SenderClosed(ErrorKind::unavailable, why)));
+    };
+    for (auto& intent : queue_) refuse(*intent);
+    for (auto& [nonce, f] : inflight_)
+        if (f->intent && !f->journaled) refuse(*f->intent);
 }
 
 void TxSender::settle(const std::vector<Settlement>& s) noexcept {

@@ -60,6 +60,13 @@ public:
     using Error::Error;
 };
 
+/// NeverMined because the sender's journal closed (JournalClosed: its lane
+/// went to another server) before the transaction was journaled.
+class SenderClosed : public NeverMined {
+public:
+    using NeverMined::NeverMined;
+};
+
 /// A transaction an earlier run journaled and left pending, handed back at start.
 struct JournaledTx {
     eth::Hash32 hash{};
@@ -156,6 +163,9 @@ private:
     void on_mined(std::uint64_t nonce, const Receipt& receipt);
     // Records the not yet journaled among `nonces`; returns those safe to broadcast.
     [[nodiscard]] std::vector<std::uint64_t> journal(const std::vector<std::uint64_t>& nonces);
+    // The journal closed: every caller whose transaction is not journaled,
+    // and every later one, gets SenderClosed. Called with mutex_ held.
+    void close(const std::string& why);
     void settle(const std::vector<Settlement>& settlements) noexcept;
     // The poller's round hook: settles, in one journal write, every version of
     // the in-flight transactions mined in `receipts` (the mined one mined or
@@ -201,6 +211,7 @@ private:
     std::deque<std::shared_ptr<Intent>> queue_;
     std::map<std::uint64_t, std::unique_ptr<Inflight>> inflight_;  // by nonce
     bool stopping_ = false;
+    std::optional<std::string> closed_;  // why the journal closed (JournalClosed): nothing more is sent
     std::uint64_t adopted_next_ = 0;  // the nonce above every adopted transaction
     unsigned reset_evidence_ = 0;     // consecutive checks that saw the chain behind us (sender thread only)
     UnwaitedListener unwaited_;

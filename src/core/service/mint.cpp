@@ -28,22 +28,15 @@ std::string lower_address(const eth::Address& a) { return a.lower(); }
 
 }  // namespace
 
-struct AbciService::Mint {
-    std::string route;
-    Network* network = nullptr;
-    eth::Address to;
-    TokenKind kind;
-    std::uint64_t amount = 1;
-    std::string entity_type;
-    std::string entity_id;
-    json details;  // metadata given by the caller (entity) or built (role attributes)
 
-    // The 409 of a role mint for a wallet that holds that role.
-    [[nodiscard]] Error role_held() const {
-        return Error(ErrorKind::conflict,
-                     to.checksummed() + " already holds the " + std::string(kind.category) + " role token");
-    }
-};
+namespace {
+
+// The 409 of a role mint for a wallet that holds that role.
+Error role_held(const eth::Address& to, const TokenKind& kind) {
+    return Error(ErrorKind::conflict, to.checksummed() + " already holds the " + std::string(kind.category) + " role token");
+}
+
+}  // namespace
 
 MintResult AbciService::mint_role(const MintRoleRequest& request, const MintOptions& options) {
     Mint m;
@@ -74,18 +67,24 @@ MintResult AbciService::mint(Mint m, const MintOptions& options, const std::stri
     // Taken before the key is claimed: a mint begun under this term is never
     // one a takeover settles as left over (take_over() makes a term current
     // only after that).
-    std::shared_ptr<Network::Term> term;
+    std::shared_ptr<Network::Term> term = m.network->current_term();
+    // Another server sends for this network: it gets the mint through the database.
+    if (!term && forwarding_ && m.network->has_signer()) return forward(m, options, fingerprint);
     try {
-        term = m.network->term();
+        if (!term) term = m.network->term();
     } catch (const Error&) {
-        // Another server sends for this network; a repeat of a key is still answered here.
+        // A repeat of a key is still answered here.
         const auto existing = options.idempotency_key ? store_.mints().find_by_key({options.actor, m.route, *options.idempotency_key})
                                                       : std::nullopt;
         if (!existing) throw;
-        if (existing->fingerprint != fingerprint)
-            throw Error(ErrorKind::unprocessable, "this Idempotency-Key was used for a different request");
-        return replay(*existing, "a request with this Idempotency-Key is still in progress");
+        return repeat(*existing, fingerprint);
     }
+    const auto request = new_request(m, options, fingerprint);
+    if (auto existing = store_.mints().begin(request)) return repeat(*existing, fingerprint);
+    return submit_and_wait(*m.network, *term, m, options, request.id);
+}
+
+store::MintRequest AbciService::new_request(const Mint& m, const MintOptions& options, const std::string& fingerprint) {
     store::MintRequest request;
     request.id = crypto::random_uuid();
     request.actor = options.actor;
@@ -93,12 +92,13 @@ MintResult AbciService::mint(Mint m, const MintOptions& options, const std::stri
     request.blockchain_id = m.network->config().id;
     request.idempotency_key = options.idempotency_key.value_or("");
     request.fingerprint = fingerprint;
-    if (auto existing = store_.mints().begin(request)) {
-        if (existing->fingerprint != request.fingerprint)
-            throw Error(ErrorKind::unprocessable, "this Idempotency-Key was used for a different request");
-        return replay(*existing, "a request with this Idempotency-Key is still in progress");
-    }
-    return submit_and_wait(*m.network, *term, m, options, request.id);
+    return request;
+}
+
+MintResult AbciService::repeat(const store::MintRequest& mint, const std::string& fingerprint) {
+    if (mint.fingerprint != fingerprint)
+        throw Error(ErrorKind::unprocessable, "this Idempotency-Key was used for a different request");
+    return replay(mint, "a request with this Idempotency-Key is still in progress");
 }
 
 MintResult AbciService::replay(const store::MintRequest& mint, const std::string& pending_message) {
@@ -156,29 +156,49 @@ Error node_silent(Network& network, const Error& raw) {
 
 MintResult AbciService::submit_and_wait(Network& network, Network::Term& term, const Mint& m,
                                         const MintOptions& options, const std::string& mint_id) {
-    std::optional<chain::PendingMint> pending;
     MintRecord record;
     try {
-        record = prepare(network, m, options, mint_id);
-        pending.emplace(term.submit_mint(record));
-    } catch (const rpc::Unreachable& e) {
-        const auto plain = node_silent(network, e);
-        release(mint_id, plain);
-        throw plain;
+        record = prepare(network, m, options, mint_id).record;
     } catch (const Error& e) {
-        release(mint_id, e);  // nothing was signed
-        throw;
+        throw released(network, mint_id, e);
     }
+    return send(network, term, record, false);
+}
+
+Error AbciService::released(Network& network, const std::string& mint_id, const Error& e) {
+    // Nothing was signed: the key is free for a retry.
+    const Error plain = dynamic_cast<const rpc::Unreachable*>(&e) ? node_silent(network, e) : Error(e);
+    release(mint_id, plain);
+    return plain;
+}
+
+MintResult AbciService::send(Network& network, Network::Term& term, const MintRecord& record, bool queued) {
+    const std::string& mint_id = record.mint_id;
+    const auto kind = token_kind(record.token_id);
+    if (!kind) throw released(network, mint_id, Error(ErrorKind::internal, "a mint record names an unknown token id"));
+    std::optional<chain::PendingMint> pending;
+    try {
+        pending.emplace(term.submit_mint(record));
+    } catch (const Error& e) {
+        throw released(network, mint_id, e);
+    }
+    const bool role = kind->family == TokenFamily::role;
     chain::Receipt receipt;
     try {
         receipt = pending->wait();
+    } catch (const chain::SenderClosed& e) {
+        // This server lost the lane before the mint was journaled: a queued
+        // mint stays queued for the next owner; one taken here is released
+        // for a retry, which the next owner gets.
+        if (queued) throw;
+        throw released(network, mint_id, e);
     } catch (const chain::NeverMined& e) {
         // The contract is the final guard (DESIGN.md §4): a refused role mint
         // for a wallet that holds the role is the same conflict as the pre-flight's.
-        const bool held = m.kind.family == TokenFamily::role &&
-                          (e.kind() == ErrorKind::conflict ||
-                           (e.kind() == ErrorKind::chain_rejected && network.contract().balance_of(m.to, m.kind.id) != eth::U256(0)));
-        const Error refusal = held                ? m.role_held()
+        const bool held = role && (e.kind() == ErrorKind::conflict ||
+                                   (e.kind() == ErrorKind::chain_rejected &&
+                                    network.contract().balance_of(record.to, kind->id) != eth::U256(0)));
+        const Error refusal = held                ? role_held(record.to, *kind)
                               : silent_node(e) ? node_silent(network, e)
                                                : Error(e.kind(), e.what(), e.details());
         release(mint_id, refusal);
@@ -190,9 +210,8 @@ MintResult AbciService::submit_and_wait(Network& network, Network::Term& term, c
     if (!receipt.success) {
         // Estimated on the latest block, a role mint can still meet the same
         // role minted by a transaction that was pending then: same conflict.
-        const Error failure = m.kind.family == TokenFamily::role &&
-                                      network.contract().balance_of(m.to, m.kind.id) != eth::U256(0)
-                                  ? m.role_held()
+        const Error failure = role && network.contract().balance_of(record.to, kind->id) != eth::U256(0)
+                                  ? role_held(record.to, *kind)
                                   : reverted(receipt);
         store_.mints().finish(mint_id, store::MintState::failed, failure_answer(failure));
         throw failure;
@@ -200,7 +219,8 @@ MintResult AbciService::submit_and_wait(Network& network, Network::Term& term, c
     return finish(network, mint_id, record, receipt);
 }
 
-MintRecord AbciService::prepare(Network& network, const Mint& m, const MintOptions& options, const std::string& mint_id) {
+AbciService::PreparedMint AbciService::prepare(Network& network, const Mint& m, const MintOptions& options,
+                                              const std::string& mint_id) {
     const auto& config = network.config();
     // Pre-flight (spec 4.1 rule 5; statuses per DESIGN.md §4).
     if (config.status == NetworkStatus::disabled)
@@ -212,7 +232,7 @@ MintRecord AbciService::prepare(Network& network, const Mint& m, const MintOptio
                                                       ": a role token goes to a user's wallet; link it with " +
                                                       util::link_wallet_command("EMAIL", m.to.checksummed()));
         const auto held = store_.tokens().find_balance(config.id, to, m.kind.id);
-        if (held && held->balance != "0") throw m.role_held();
+        if (held && held->balance != "0") throw role_held(m.to, m.kind);
     }
     const auto issuer = network.signer_address();
     network.require_deployed();
@@ -220,9 +240,10 @@ MintRecord AbciService::prepare(Network& network, const Mint& m, const MintOptio
     // role mint names it, and finish() must not depend on the node then.
     if (m.kind.family == TokenFamily::role) (void)network.contract_version();
 
-    const std::string metadata = metadata_record(m.kind, m.details, issuer, m.to, now_iso()).dump();
-    const auto cid = content_.put(eth::as_bytes(metadata));
-    MintRecord record;
+    PreparedMint prepared;
+    prepared.metadata = metadata_record(m.kind, m.details, issuer, m.to, now_iso()).dump();
+    const auto cid = content_.put(eth::as_bytes(prepared.metadata));
+    MintRecord& record = prepared.record;
     record.mint_id = mint_id;
     record.route = m.route;
     record.to = m.to;
@@ -234,7 +255,7 @@ MintRecord AbciService::prepare(Network& network, const Mint& m, const MintOptio
     record.actor = options.actor;
     record.key = options.idempotency_key.value_or("");
     record.role_request_id = options.role_request_id;
-    return record;
+    return prepared;
 }
 
 Error AbciService::reverted(const chain::Receipt& receipt) {

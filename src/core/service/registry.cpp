@@ -43,7 +43,11 @@ public:
                 if (!mint.mint_id.empty()) e.mint_ids.push_back(std::move(mint.mint_id));
             entries.push_back(std::move(e));
         }
-        store_.journal().add(entries, fence_);
+        try {
+            store_.journal().add(entries, fence_);
+        } catch (const store::FencedOut& e) {
+            throw chain::JournalClosed(e.kind(), e.what());
+        }
     }
 
     void settle(const std::vector<chain::Settlement>& settlements) noexcept override {

@@ -143,18 +143,47 @@ public:
 
 private:
     struct Mint;
+    // What prepare() made of a mint: the record to journal and the metadata its CID names.
+    struct PreparedMint {
+        MintRecord record;
+        std::string metadata;
+    };
     [[nodiscard]] MintResult mint(Mint mint, const MintOptions& options, const std::string& fingerprint);
+    [[nodiscard]] static store::MintRequest new_request(const Mint& mint, const MintOptions& options,
+                                                        const std::string& fingerprint);
+    // A claim that found its key taken: the first mint's answer (replay()), or
+    // Error(unprocessable) when the key was used for another request.
+    [[nodiscard]] MintResult repeat(const store::MintRequest& mint, const std::string& fingerprint);
     // A repeat of an Idempotency-Key: the first answer, or its error, or
     // MintUnsettled(conflict) while the first is still running.
     [[nodiscard]] MintResult replay(const store::MintRequest& mint, const std::string& pending_message);
     [[nodiscard]] MintUnsettled unsettled(ErrorKind kind, const std::string& message, const std::string& mint_id);
     // Fails a mint of which nothing can be mined, freeing its Idempotency-Key.
     void release(const std::string& mint_id, const Error& why);
+    // release() for a mint of which nothing was signed because of `e`; the
+    // error to answer (a silent node in plain words).
+    [[nodiscard]] Error released(Network& network, const std::string& mint_id, const Error& e);
     [[nodiscard]] MintResult submit_and_wait(Network& network, Network::Term& term, const Mint& mint,
                                              const MintOptions& options, const std::string& mint_id);
-    // The pre-flight checks and the metadata record; returns the record to journal.
-    [[nodiscard]] MintRecord prepare(Network& network, const Mint& mint, const MintOptions& options,
-                                         const std::string& mint_id);
+    // Sends the mint `record` describes under `term` and waits for its
+    // outcome, which it stores for the mint's id and returns or throws;
+    // `queued`: another server took it (forwarding.cpp).
+    MintResult send(Network& network, Network::Term& term, const MintRecord& record, bool queued);
+    // The pre-flight checks and the metadata record.
+    [[nodiscard]] PreparedMint prepare(Network& network, const Mint& mint, const MintOptions& options,
+                                       const std::string& mint_id);
+    // Forwarding (forwarding.cpp): a mint for a network whose lane another
+    // server owns is checked and claimed here, queued for the owner with its
+    // claim, and answered once the owner settled it.
+    [[nodiscard]] MintResult forward(const Mint& mint, const MintOptions& options, const std::string& fingerprint);
+    [[nodiscard]] MintResult await_forwarded(Network& network, const std::string& mint_id);
+    // The listener's thread: wakes the requests waiting for a settled mint
+    // and takes the jobs queued for the lanes this server owns.
+    void start_forwarding();
+    void stop_forwarding();
+    void listen_for_other_servers();
+    void take_queued_jobs();
+    void send_queued(Network& network, const std::shared_ptr<Network::Term>& term, const store::MintJob& job);
     [[nodiscard]] static Error reverted(const chain::Receipt& receipt);
     // A mint whose transaction reverted with nobody waiting: final when it
     // went alone; `batched`, nothing of it was minted and the revert may be
@@ -185,7 +214,9 @@ private:
     std::mutex lanes_mutex_;                        // guards stopping_
     std::condition_variable lanes_wake_;
     bool stopping_ = false;
-    std::thread lanes_thread_;  // last: stopped first
+    std::thread lanes_thread_;  // stopped first
+    struct Forwarding;
+    std::unique_ptr<Forwarding> forwarding_;  // set by start() when other servers share the store
 };
 
 }  // namespace abci::service

@@ -1,19 +1,74 @@
 #pragma once
-// What the files of AbciService share (service.cpp defines it): the mint
-// routes' names, the metadata record of a mint, and how a mint's failure is
-// stored for its Idempotency-Key. Not for use outside
+// What the files of AbciService share (service.cpp defines it): a mint
+// request, the mint routes' names, the metadata record of a mint, and how a
+// mint's failure is stored for its Idempotency-Key. Not for use outside
 // core/service.
 
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <set>
 #include <string>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "core/service/network_config.hpp"
+#include "core/service/service.hpp"
 #include "core/service/tokens.hpp"
 #include "core/error.hpp"
 #include "core/eth/address.hpp"
 
 namespace abci::service {
+
+/// One mint request as the mint routes take it.
+struct AbciService::Mint {
+    std::string route;
+    Network* network = nullptr;
+    eth::Address to;
+    TokenKind kind;
+    std::uint64_t amount = 1;
+    std::string entity_type;
+    std::string entity_id;
+    nlohmann::json details;  // metadata given by the caller (entity) or built (role attributes)
+};
+
+/// What forwarding.cpp keeps: the listener, the requests of this server
+/// waiting for mints another sends, and the queued mints this server sends.
+struct AbciService::Forwarding {
+    std::unique_ptr<store::Listener> listener;
+    std::thread thread;
+    std::atomic<bool> stopping = false;
+
+    std::mutex mutex;  // guards what follows
+    std::condition_variable woken;
+    // Mints requested here and sent elsewhere: whether each may have settled.
+    std::map<std::string, bool> awaited;
+    // Jobs this server sends, by mint id, each on its thread; `finished` ones are joined.
+    std::map<std::string, std::thread> sending;
+    std::set<std::string> finished;
+
+    void wake(const std::string& mint_id) {
+        std::lock_guard lock(mutex);
+        if (auto it = awaited.find(mint_id); it != awaited.end()) {
+            it->second = true;
+            woken.notify_all();
+        }
+    }
+
+    void join_finished() {
+        std::set<std::string> done;
+        std::map<std::string, std::thread> threads;
+        {
+            std::lock_guard lock(mutex);
+            for (const auto& id : finished) threads.emplace(id, std::move(sending.at(id)));
+            for (const auto& id : finished) sending.erase(id);
+            finished.clear();
+        }
+        for (auto& [id, thread] : threads) thread.join();
+    }
+};
 
 inline constexpr const char* kMintRoleRoute = "POST /abci/contracts/mint-role-token";
 inline constexpr const char* kMintEntityRoute = "POST /abci/contracts/mint-entity-token";

@@ -114,6 +114,7 @@ MintResult AbciService::finish(Network& network, const std::string& mint_id, con
 void AbciService::start(const std::string& owner) {
     owner_ = owner;
     reconcile();
+    start_forwarding();
     lanes_thread_ = std::thread([this] {
         std::unique_lock lock(lanes_mutex_);
         while (!lanes_wake_.wait_for(lock, kLaneRound, [this] { return stopping_; })) {
@@ -131,6 +132,7 @@ AbciService::~AbciService() {
     }
     lanes_wake_.notify_all();
     if (lanes_thread_.joinable()) lanes_thread_.join();
+    stop_forwarding();
     for (const auto& network : registry_.networks()) network->end_term();
     // election_ goes last: it gives the lanes up as it is destroyed.
 }
@@ -209,8 +211,11 @@ void AbciService::reconcile(const store::MintRequest& mint) {
     const auto txs = store_.journal().of_mint(mint.id);
     // Transactions are linked to their mint when journaled, before broadcast:
     // none linked means the request ended before anything reached the node.
-    if (txs.empty())
+    if (txs.empty()) {
+        // Queued by another server (forwarding.cpp): this lane's owner sends it.
+        if (store_.mint_jobs().is_queued(mint.id)) return;
         return release(mint.id, Error(ErrorKind::unavailable, "the server stopped before the mint was sent; send it again"));
+    }
     const auto pending = std::any_of(txs.begin(), txs.end(), [](const auto& tx) { return tx.status == chain::TxStatus::pending; });
     if (pending) return;  // adopted by its sender: settle_unwaited() finishes it
     // A mined one first: a mint whose batch reverted may have been mined alone after it.

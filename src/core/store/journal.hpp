@@ -42,7 +42,7 @@ public:
     /// each linked to its mints. Error(conflict) when a hash is already
     /// journaled, unless as refused: the same bytes signed again (the nonce was
     /// given back) are pending again. With `fence`, only while the lane is at
-    /// that epoch (its owner's), else Error(unavailable) and nothing written.
+    /// that epoch (its owner's), else FencedOut (kind unavailable) and nothing written.
     virtual void add(const std::vector<JournalEntry>& entries, const std::optional<LaneFence>& fence = std::nullopt) = 0;
     /// Sets each pending entry's status and block number, all in one
     /// transaction (a block's worth of mined mints costs one commit); a final

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/store/records.hpp"
 
 namespace abci::store {
@@ -28,6 +29,14 @@ struct LaneStatus {
 struct LaneFence {
     std::string lane;
     std::int64_t epoch = 0;
+};
+
+/// A write refused because the lane moved on to a newer epoch (another
+/// server owns it now): final for that fence, unlike a database that is
+/// only unreachable.
+class FencedOut : public Error {
+public:
+    using Error::Error;
 };
 
 class Lanes {

@@ -324,8 +324,20 @@ CREATE TABLE lanes (
 ) STRICT;
 )sql";
 
-constexpr std::array<const char*, 7> kMigrations = {kInitialSchema, kChainState,       kEntityPerTransaction, kMintRecords,
-                                                    kAuditByActor,  kRefusedAuditRows, kSharedState};
+// Mints queued for the server that sends for their chain (mint_jobs.hpp).
+constexpr const char* kMintJobs = R"sql(
+CREATE TABLE mint_jobs (
+    mint_id       TEXT PRIMARY KEY NOT NULL,
+    blockchain_id TEXT NOT NULL,
+    record        TEXT NOT NULL,
+    content       TEXT NOT NULL,
+    created_at    INTEGER NOT NULL
+) STRICT;
+CREATE INDEX mint_jobs_by_chain ON mint_jobs(blockchain_id);
+)sql";
+
+constexpr std::array<const char*, 8> kMigrations = {kInitialSchema, kChainState,       kEntityPerTransaction, kMintRecords,
+                                                    kAuditByActor,  kRefusedAuditRows, kSharedState,          kMintJobs};
 
 }  // namespace
 

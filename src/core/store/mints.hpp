@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/store/mint_jobs.hpp"
 #include "core/store/records.hpp"
 
 namespace abci::store {
@@ -44,9 +45,12 @@ public:
     /// claims (actor, route, key) for it. Returns nothing, or, when the key
     /// is claimed already, that key's mint unchanged (pending or final) and
     /// records nothing. Atomic: of two concurrent claims exactly one wins.
-    [[nodiscard]] virtual std::optional<MintRequest> begin(const MintRequest& mint) = 0;
-    /// Makes a pending mint final (done or failed, with its answer); a final
-    /// mint is left as it is. Error(not_found) for an unknown id.
+    /// With `job`, the mint is queued for the server that sends for its
+    /// chain (mint_jobs.hpp) in the same transaction.
+    [[nodiscard]] virtual std::optional<MintRequest> begin(const MintRequest& mint,
+                                                           const std::optional<MintJob>& job = std::nullopt) = 0;
+    /// Makes a pending mint final (done or failed, with its answer), its job
+    /// gone; a final mint is left as it is. Error(not_found) for an unknown id.
     virtual void finish(const std::string& id, MintState state, const std::string& answer) = 0;
     /// Makes a pending mint failed and frees its idempotency key, so that a
     /// retry with the key runs again: for a mint of which nothing was

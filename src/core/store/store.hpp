@@ -21,7 +21,9 @@
 #include "core/store/certificates.hpp"
 #include "core/store/journal.hpp"
 #include "core/store/lanes.hpp"
+#include "core/store/mint_jobs.hpp"
 #include "core/store/mints.hpp"
+#include "core/store/notifications.hpp"
 #include "core/store/practices.hpp"
 #include "core/store/rate_windows.hpp"
 #include "core/store/shared_secrets.hpp"
@@ -46,6 +48,7 @@ public:
     [[nodiscard]] virtual Entities& entities() = 0;
     [[nodiscard]] virtual Journal& journal() = 0;
     [[nodiscard]] virtual Mints& mints() = 0;
+    [[nodiscard]] virtual MintJobs& mint_jobs() = 0;
     [[nodiscard]] virtual Certificates& certificates() = 0;
     [[nodiscard]] virtual Practices& practices() = 0;
     [[nodiscard]] virtual RateWindows& rate_windows() = 0;
@@ -53,6 +56,10 @@ public:
     [[nodiscard]] virtual Lanes& lanes() = 0;
     /// This server's bids for lanes, as `owner` (its name in LaneStatus).
     [[nodiscard]] virtual std::unique_ptr<LaneElection> open_lane_election(std::string owner) = 0;
+    /// A listener on `channels` (notifications.hpp), or none when no other
+    /// server can share this database (SQLite: the data directory's lock
+    /// keeps it to one).
+    [[nodiscard]] virtual std::unique_ptr<Listener> listen(const std::vector<std::string>& channels) = 0;
 };
 
 /// Opens (creating when missing, mode 0600) the SQLite database at `path`,

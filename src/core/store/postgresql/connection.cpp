@@ -2,6 +2,8 @@
 
 #include <libpq-fe.h>
 
+#include <poll.h>
+
 #include <charconv>
 #include <string_view>
 
@@ -129,6 +131,25 @@ bool Connection::alive() noexcept {
 }
 
 int Connection::backend_pid() const noexcept { return PQbackendPID(conn_); }
+
+std::vector<Notification> Connection::notifications(std::chrono::milliseconds timeout) {
+    const auto lost = [&] {
+        return Error(ErrorKind::unavailable, fmt::format("the connection to PostgreSQL at {} was lost", where_));
+    };
+    const auto take = [&] {
+        std::vector<Notification> arrived;
+        while (PGnotify* n = PQnotifies(conn_)) {
+            arrived.push_back({n->relname, n->extra});
+            PQfreemem(n);
+        }
+        return arrived;
+    };
+    if (!alive()) throw lost();
+    if (auto arrived = take(); !arrived.empty()) return arrived;
+    pollfd socket{.fd = PQsocket(conn_), .events = POLLIN, .revents = 0};
+    if (::poll(&socket, 1, static_cast<int>(timeout.count())) > 0 && !alive()) throw lost();
+    return take();
+}
 
 Result Connection::exec(const std::string& sql, const std::vector<Param>& params) {
     if (broken())

@@ -15,6 +15,7 @@
 // Error(unavailable), anything else Error(internal) with the server's message.
 // A connection URL's password never appears in a message.
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/store/notifications.hpp"
 
 struct pg_conn;
 struct pg_result;
@@ -87,6 +89,9 @@ public:
     /// it sent meanwhile, so a server that restarted or ended the session is
     /// noticed before a statement is sent on an idle connection.
     [[nodiscard]] bool alive() noexcept;
+    /// What the server sent to this connection's LISTENs, waiting up to
+    /// `timeout` for the first. Error(unavailable) once the connection is lost.
+    [[nodiscard]] std::vector<Notification> notifications(std::chrono::milliseconds timeout);
     /// The server process serving this connection (for pg_terminate_backend).
     [[nodiscard]] int backend_pid() const noexcept;
 

@@ -60,6 +60,11 @@ std::int64_t execute(Connection& c, const std::string& sql, const Args&... args)
     return static_cast<std::int64_t>(run_statement(c, sql, args...).affected());
 }
 
+/// NOTIFY `channel` with `payload` when the transaction commits (notifications.hpp).
+inline void notify(Connection& c, const char* channel, const std::string& payload) {
+    (void)run_statement(c, "SELECT pg_notify(?, ?)", channel, payload);
+}
+
 /// A result row, read by column name.
 class Row : public sql::RowReader<Row> {
 public:

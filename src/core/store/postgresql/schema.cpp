@@ -242,6 +242,18 @@ const std::array kSchema{
     lease_until BIGINT NOT NULL,
     halted      TEXT NOT NULL))sql",
               }},
+    // Mints queued for the server that sends for their chain (mint_jobs.hpp).
+    Migration{3,
+              {
+                  R"sql(CREATE TABLE mint_jobs (
+    rowid         BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    mint_id       TEXT PRIMARY KEY,
+    blockchain_id TEXT NOT NULL,
+    record        TEXT NOT NULL,
+    content       TEXT NOT NULL,
+    created_at    BIGINT NOT NULL))sql",
+                  "CREATE INDEX mint_jobs_by_chain ON mint_jobs(blockchain_id, rowid)",
+              }},
 };
 
 }  // namespace

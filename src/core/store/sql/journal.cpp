@@ -40,7 +40,7 @@ public:
             // Read in the same transaction as the writes: a takeover that
             // bumps the epoch meanwhile makes one of the two fail.
             if (fence && !exists(c, "SELECT 1 FROM lanes WHERE lane = ? AND epoch = ?", fence->lane, fence->epoch))
-                throw Error(ErrorKind::unavailable, "this server no longer sends for " + fence->lane +
+                throw FencedOut(ErrorKind::unavailable, "this server no longer sends for " + fence->lane +
                                                         ": another took the lane over (epoch " +
                                                         std::to_string(fence->epoch) + " ended)");
             for (const JournalEntry& e : entries) {
@@ -53,9 +53,12 @@ public:
                             "WHERE tx_journal.status = 'refused'",
                             e.hash, e.blockchain_id, e.sender, e.nonce, e.raw, e.purpose, now) == 0)
                     throw Error(ErrorKind::conflict, "transaction already journaled");
-                for (const auto& mint_id : e.mint_ids)
+                for (const auto& mint_id : e.mint_ids) {
                     execute(c, "INSERT INTO mint_transactions (mint_id, hash) VALUES (?, ?) ON CONFLICT DO NOTHING", mint_id,
                             e.hash);
+                    // Journaled: the job is done; a next owner adopts the transaction instead.
+                    execute(c, "DELETE FROM mint_jobs WHERE mint_id = ?", mint_id);
+                }
             }
         });
     }

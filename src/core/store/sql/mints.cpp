@@ -30,6 +30,13 @@ std::optional<MintRequest> mint_by_key(Connection& c, const IdempotencyKey& key)
                      read_mint, key.actor, key.route, key.key);
 }
 
+/// A mint just made final: its job, if any, is void, and a server waiting for it is woken.
+template <class Connection>
+void settled(Connection& c, const std::string& id) {
+    execute(c, "DELETE FROM mint_jobs WHERE mint_id = ?", id);
+    notify(c, kMintSettledChannel, id);
+}
+
 template <class Connection>
 void require_mint(Connection& c, const std::string& id) {
     require_row(c, "SELECT 1 FROM mint_requests WHERE id = ?", id, "no mint " + id);
@@ -40,7 +47,7 @@ class SqlMints final : public Mints {
 public:
     explicit SqlMints(Db& db) : db_(db) {}
 
-    std::optional<MintRequest> begin(const MintRequest& mint) override {
+    std::optional<MintRequest> begin(const MintRequest& mint, const std::optional<MintJob>& job) override {
         const std::int64_t now = to_millis(now_millis());
         return db_.transaction({}, [&](auto& c) {
             // The claim, the read of the winner's mint and the new mint in one
@@ -59,6 +66,13 @@ public:
                         "state, answer, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', '', ?7, ?7)",
                         mint.id, mint.actor, mint.route, mint.blockchain_id, mint.idempotency_key, mint.fingerprint,
                         now);
+                if (job) {
+                    execute(c,
+                            "INSERT INTO mint_jobs (mint_id, blockchain_id, record, content, created_at) "
+                            "VALUES (?, ?, ?, ?, ?)",
+                            mint.id, job->blockchain_id, job->record, job->content, now);
+                    notify(c, kMintQueuedChannel, job->blockchain_id);
+                }
             }
             return existing;
         });
@@ -67,9 +81,10 @@ public:
     void finish(const std::string& id, MintState state, const std::string& answer) override {
         db_.transaction({}, [&](auto& c) {
             require_mint(c, id);
-            execute(c,
-                    "UPDATE mint_requests SET state = ?, answer = ?, updated_at = ? WHERE id = ? AND state = 'pending'",
-                    state, answer, to_millis(now_millis()), id);
+            if (execute(c,
+                        "UPDATE mint_requests SET state = ?, answer = ?, updated_at = ? WHERE id = ? AND state = 'pending'",
+                        state, answer, to_millis(now_millis()), id) == 1)
+                settled(c, id);
         });
     }
 
@@ -79,8 +94,10 @@ public:
             if (execute(c,
                         "UPDATE mint_requests SET state = 'failed', answer = ?, updated_at = ? "
                         "WHERE id = ? AND state = 'pending'",
-                        answer, to_millis(now_millis()), id) == 1)
+                        answer, to_millis(now_millis()), id) == 1) {
                 execute(c, "DELETE FROM idempotency_keys WHERE mint_id = ?", id);
+                settled(c, id);
+            }
         });
     }
 

@@ -18,6 +18,8 @@
 //   Db::json_array_values(param)    "SELECT … FROM …(param)": the values of a
 //                                   JSON array bound as one parameter
 //   Db::clock_millis()              the time now in stored milliseconds, as SQL
+//   notify(c, channel, payload)     a wake-up for the other servers when the
+//                                   transaction commits (notifications.hpp)
 //   execute(c, sql, args...)        rows changed
 //   query_one(c, sql, read, args...) / query_all(...) / exists(...)
 //   savepoint(c, work)              work in a savepoint: its error (undone
@@ -142,6 +144,7 @@ template <class Db> std::unique_ptr<TokenLedger> make_token_ledger(Db& db);
 template <class Db> std::unique_ptr<Entities> make_entities(Db& db);
 template <class Db> std::unique_ptr<Journal> make_journal(Db& db);
 template <class Db> std::unique_ptr<Mints> make_mints(Db& db);
+template <class Db> std::unique_ptr<MintJobs> make_mint_jobs(Db& db);
 template <class Db> std::unique_ptr<Certificates> make_certificates(Db& db);
 template <class Db> std::unique_ptr<Practices> make_practices(Db& db);
 template <class Db> std::unique_ptr<RateWindows> make_rate_windows(Db& db);
@@ -151,6 +154,10 @@ template <class Db> std::unique_ptr<Lanes> make_lanes(Db& db);
 /// The backend's election of lane owners (lanes.cpp), found by overload.
 template <class Db>
 std::unique_ptr<LaneElection> make_lane_election(Db& db, std::string owner);
+
+/// The backend's listener (notifications.hpp), or none (listener.cpp).
+template <class Db>
+std::unique_ptr<Listener> make_listener(Db& db, const std::vector<std::string>& channels);
 
 /// The store of a backend's Db: every repository over the same database.
 template <class Db>
@@ -170,6 +177,7 @@ public:
     Entities& entities() override { return *entities_; }
     Journal& journal() override { return *journal_; }
     Mints& mints() override { return *mints_; }
+    MintJobs& mint_jobs() override { return *mint_jobs_; }
     Certificates& certificates() override { return *certificates_; }
     Practices& practices() override { return *practices_; }
     RateWindows& rate_windows() override { return *rate_windows_; }
@@ -177,6 +185,9 @@ public:
     Lanes& lanes() override { return *lanes_; }
     std::unique_ptr<LaneElection> open_lane_election(std::string owner) override {
         return make_lane_election(db_, std::move(owner));
+    }
+    std::unique_ptr<Listener> listen(const std::vector<std::string>& channels) override {
+        return make_listener(db_, channels);
     }
 
 private:
@@ -194,6 +205,7 @@ private:
     std::unique_ptr<Entities> entities_ = make_entities(db_);
     std::unique_ptr<Journal> journal_ = make_journal(db_);
     std::unique_ptr<Mints> mints_ = make_mints(db_);
+    std::unique_ptr<MintJobs> mint_jobs_ = make_mint_jobs(db_);
     std::unique_ptr<Certificates> certificates_ = make_certificates(db_);
     std::unique_ptr<Practices> practices_ = make_practices(db_);
     std::unique_ptr<RateWindows> rate_windows_ = make_rate_windows(db_);

@@ -67,6 +67,10 @@ int execute(Database& db, const std::string& sql, const Args&... args) {
     return prepare(db, sql, args...)->exec();
 }
 
+/// No other server shares an SQLite database (the data directory's lock):
+/// nobody to wake.
+inline void notify(Database&, const char* /*channel*/, const std::string& /*payload*/) {}
+
 /// A result row, read by column name.
 class Row : public sql::RowReader<Row> {
 public:

@@ -1,0 +1,197 @@
+// Mints for a network whose lane another server owns (DESIGN.md §9): the
+// server that took the request checks it, stores its metadata and claims its
+// key as for a mint of its own, and queues it in the same transaction
+// (store/mint_jobs.hpp); the lane's owner sends it and stores its outcome,
+// which the first server reads back and answers. Both learn of the other's
+// step by the database's notifications, and look again every second in case
+// one was lost.
+#include <chrono>
+
+#include "core/content/content_store.hpp"
+#include "core/error.hpp"
+#include "core/service/service.hpp"
+#include "core/service/service_parts.hpp"
+#include "core/store/store.hpp"
+#include "core/util/log.hpp"
+
+namespace abci::service {
+
+namespace {
+
+// How often the listener's thread looks at the database when nothing was
+// heard: the outcome of a mint whose notification was lost, the jobs queued
+// meanwhile (the listener's connection down, a new owner).
+constexpr std::chrono::milliseconds kLookAgain{1000};
+// How long one wait for a notification lasts, so that a stopping server's
+// thread ends soon.
+constexpr std::chrono::milliseconds kListenSlice{250};
+// Queued jobs one owner sends at once, each waiting for its receipt on a
+// thread of its own; more wait in the table.
+constexpr std::size_t kMaxSending = 256;
+// How much longer than the owner's receipt timeout a request waits for a
+// queued mint: the lane's owner may be changing hands when it is queued.
+constexpr std::chrono::seconds kQueueAllowance{15};
+
+}  // namespace
+
+
+MintResult AbciService::forward(const Mint& m, const MintOptions& options, const std::string& fingerprint) {
+    // A repeat is answered before the pre-flight checks, which a first mint
+    // that went through would fail (a role held).
+    if (options.idempotency_key)
+        if (const auto existing = store_.mints().find_by_key({options.actor, m.route, *options.idempotency_key}))
+            return repeat(*existing, fingerprint);
+    Network& network = *m.network;
+    const auto request = new_request(m, options, fingerprint);
+    // Nothing is claimed yet when these fail: nothing to release.
+    const PreparedMint prepared = prepare(network, m, options, request.id);
+    const store::MintJob job{.mint_id = request.id,
+                             .blockchain_id = request.blockchain_id,
+                             .record = prepared.record.to_json().dump(),
+                             .content = prepared.metadata,
+                             .created_at = {}};
+    if (const auto existing = store_.mints().begin(request, job)) return repeat(*existing, fingerprint);
+    return await_forwarded(network, request.id);
+}
+
+MintResult AbciService::await_forwarded(Network& network, const std::string& mint_id) {
+    Forwarding& f = *forwarding_;
+    {
+        std::lock_guard lock(f.mutex);
+        f.awaited[mint_id] = true;  // look once before the first wait
+    }
+    struct Unregister {
+        Forwarding& f;
+        const std::string& id;
+        ~Unregister() {
+            std::lock_guard lock(f.mutex);
+            f.awaited.erase(id);
+        }
+    } unregister{f, mint_id};
+    const auto deadline = std::chrono::steady_clock::now() + network.config().receipt_timeout + kQueueAllowance;
+    for (;;) {
+        {
+            std::unique_lock lock(f.mutex);
+            if (!f.woken.wait_until(lock, deadline, [&] { return f.awaited.at(mint_id); })) break;
+            f.awaited.at(mint_id) = false;
+        }
+        const auto mint = store_.mints().find(mint_id);
+        if (!mint) throw Error(ErrorKind::internal, "a queued mint is gone from the store");
+        if (mint->state != store::MintState::pending) return replay(*mint, "");
+    }
+    throw unsettled(ErrorKind::timeout,
+                    "the server that sends for blockchain " + network.config().id +
+                        " has not settled the mint yet; ask for its outcome with the mint id",
+                    mint_id);
+}
+
+void AbciService::listen_for_other_servers() {
+    Forwarding& f = *forwarding_;
+    auto looked = std::chrono::steady_clock::now();
+    while (!f.stopping) {
+        bool queued = false;
+        for (const auto& heard : f.listener->wait(kListenSlice)) {
+            if (heard.channel == store::kMintSettledChannel) f.wake(heard.payload);
+            if (heard.channel == store::kMintQueuedChannel) queued = true;
+        }
+        const bool look = std::chrono::steady_clock::now() - looked >= kLookAgain;
+        try {
+            if (look) {
+                looked = std::chrono::steady_clock::now();
+                std::vector<std::string> awaited;
+                {
+                    std::lock_guard lock(f.mutex);
+                    for (const auto& [id, woken] : f.awaited)
+                        if (!woken) awaited.push_back(id);
+                }
+                for (const auto& id : awaited) {
+                    const auto mint = store_.mints().find(id);
+                    if (mint && mint->state != store::MintState::pending) f.wake(id);
+                }
+            }
+            if (queued || look) take_queued_jobs();
+        } catch (const Error& e) {
+            util::log(util::LogLevel::warning, "looking for mints queued or settled by other servers failed",
+                      {{"error", e.what()}});
+        }
+        f.join_finished();
+    }
+}
+
+void AbciService::take_queued_jobs() {
+    Forwarding& f = *forwarding_;
+    for (const auto& n : registry_.networks()) {
+        Network& network = *n;
+        const auto term = network.current_term();
+        if (!term) continue;
+        std::size_t sending = 0;
+        {
+            std::lock_guard lock(f.mutex);
+            sending = f.sending.size();
+        }
+        if (sending >= kMaxSending) return;
+        // Jobs being sent stay queued until journaled: ask for enough to find new ones.
+        for (const auto& job : store_.mint_jobs().queued(network.config().id, kMaxSending)) {
+            std::lock_guard lock(f.mutex);
+            if (f.sending.contains(job.mint_id) || f.sending.size() >= kMaxSending) continue;
+            f.sending.emplace(job.mint_id, std::thread([this, &network, term, job] {
+                                  send_queued(network, term, job);
+                                  std::lock_guard done(forwarding_->mutex);
+                                  forwarding_->finished.insert(job.mint_id);
+                              }));
+        }
+    }
+}
+
+void AbciService::send_queued(Network& network, const std::shared_ptr<Network::Term>& term, const store::MintJob& job) {
+    try {
+        MintRecord record;
+        try {
+            const auto parsed = nlohmann::json::parse(job.record, nullptr, false);
+            if (parsed.is_discarded()) throw Error(ErrorKind::internal, "a queued mint's record is not JSON");
+            record = MintRecord::from_json(parsed);
+            // The metadata the requesting server stored, stored here too: the
+            // entity's record and its metadata route read it from this server.
+            if (content_.put(eth::as_bytes(job.content)).to_string() != record.cid)
+                throw Error(ErrorKind::internal, "a queued mint's metadata does not match its content id");
+            if (record.mint_id != job.mint_id) throw Error(ErrorKind::internal, "a queued mint's record names another mint");
+        } catch (const Error& e) {
+            throw released(network, job.mint_id, e);
+        }
+        (void)send(network, *term, record, true);
+    } catch (const chain::SenderClosed& e) {
+        util::log(util::LogLevel::info, "a queued mint stays queued for the lane's next owner",
+                  {{"mintId", job.mint_id}, {"error", e.what()}});
+    } catch (const MintUnsettled& e) {
+        // Signed and not settled in time: the sender settles it (settle_unwaited()).
+        util::log(util::LogLevel::info, "a queued mint is not settled yet", {{"mintId", job.mint_id}, {"error", e.what()}});
+    } catch (const Error& e) {
+        // Its outcome is stored for the requesting server to answer.
+        util::log(util::LogLevel::info, "a queued mint failed", {{"mintId", job.mint_id}, {"error", e.what()}});
+    }
+}
+
+}  // namespace abci::service
+
+namespace abci::service {
+
+void AbciService::start_forwarding() {
+    auto listener = store_.listen({store::kMintQueuedChannel, store::kMintSettledChannel});
+    if (!listener) return;  // no other server shares the store
+    (void)listener->wait(std::chrono::milliseconds(0));  // listening before the first request is taken
+    forwarding_ = std::make_unique<Forwarding>();
+    forwarding_->listener = std::move(listener);
+    forwarding_->thread = std::thread([this] { listen_for_other_servers(); });
+}
+
+void AbciService::stop_forwarding() {
+    if (!forwarding_) return;
+    forwarding_->stopping = true;
+    forwarding_->thread.join();
+    // Each ends when its mint settles or its receipt times out; what is then
+    // unsettled is the next owner's, from the journal.
+    std::lock_guard lock(forwarding_->mutex);
+    for (auto& [id, thread] : forwarding_->sending) thread.join();
+}
+
+}  // namespace abci::service
