@@ -81,6 +81,9 @@ set -g __abcictl_valued \
     'abcictl admin lanes --data-dir' \
     'abcictl admin lanes --database-url' \
     'abcictl admin lanes --database-password-file' \
+    'abcictl admin lanes resume --data-dir' \
+    'abcictl admin lanes resume --database-url' \
+    'abcictl admin lanes resume --database-password-file' \
     'abcictl serve --config' \
     'abcictl serve --listen' \
     'abcictl serve --data-dir' \
@@ -140,6 +143,8 @@ function __abcictl_subcommands
             printf '%s\n' list show abandon
         case 'abcictl admin store'
             printf '%s\n' copy
+        case 'abcictl admin lanes'
+            printf '%s\n' resume
         case 'abcictl mint'
             printf '%s\n' status
         case 'abcictl chains'
@@ -419,10 +424,18 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin store copy\'' -l to -x -
 complete -c abcictl -n '__abcictl_under \'abcictl admin store copy\'' -l password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
 
 # abcictl admin lanes
+complete -c abcictl -n '__abcictl_at \'abcictl admin lanes\'' -a resume -d 'Let a halted lane send again, once whatever else used its signer\'s key is stopped'
 complete -c abcictl -n '__abcictl_under \'abcictl admin lanes\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin lanes\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin lanes\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
 complete -c abcictl -n '__abcictl_under \'abcictl admin lanes\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
+
+# abcictl admin lanes resume
+complete -c abcictl -n '__abcictl_at \'abcictl admin lanes resume\'' -x -d 'The lane, as `abcictl admin lanes` names it (<blockchain id>/<signer address>)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin lanes resume\'' -s h -l help -d 'Show this help'
+complete -c abcictl -n '__abcictl_under \'abcictl admin lanes resume\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin lanes resume\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
+complete -c abcictl -n '__abcictl_under \'abcictl admin lanes resume\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
 
 # abcictl serve
 complete -c abcictl -n '__abcictl_under \'abcictl serve\'' -s h -l help -d 'Show this help'

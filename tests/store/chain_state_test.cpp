@@ -365,13 +365,13 @@ TEST_CASE("mints: begin with a key, replay, finish, release and reclaim", "[stor
     REQUIRE(f.store->journal().of_mint(first.id).size() == 1);
     CHECK(f.store->journal().of_mint(first.id)[0].nonce == 4);
 
-    f.store->mints().finish(first.id, store::MintState::done, R"({"success":true})");
+    CHECK(f.store->mints().finish(first.id, store::MintState::done, R"({"success":true})"));
     const auto done = f.store->mints().begin(test_mint("k1"));
     REQUIRE(done);
     CHECK(done->state == store::MintState::done);
     CHECK(done->answer == R"({"success":true})");
     f.store->mints().release(first.id, "{}");  // a final mint stays as it is, key included
-    f.store->mints().finish(first.id, store::MintState::failed, "{}");
+    CHECK_FALSE(f.store->mints().finish(first.id, store::MintState::failed, "{}"));
     CHECK(f.store->mints().begin(test_mint("k1"))->state == store::MintState::done);
     CHECK(f.store->mints().find_by_key({"user-1", first.route, "k1"})->id == first.id);
 

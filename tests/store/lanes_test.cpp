@@ -67,3 +67,32 @@ TEST_CASE("a lane is taken with a new epoch, renewed under it, and journal write
     CHECK(f.store->lanes().find(lane)->halted == "the signer's nonce moved on without us");
     CHECK(f.store->lanes().list().size() == 1);
 }
+
+TEST_CASE("a lane's accepted nonce is set under its fence, a halt is cleared by resume, and the journal names its next nonce",
+          "[store][lanes]") {
+    FreshStore f;
+    const std::string lane = "chain/0xabc";
+    const auto election = f.store->open_lane_election("server-a");
+    const auto fence = election->hold(lane);
+    REQUIRE(fence);
+    CHECK_FALSE(f.store->lanes().find(lane)->accepted_nonce);
+    f.store->lanes().accept_nonce({lane, fence->epoch + 1}, 3);  // a stale fence writes nothing
+    CHECK_FALSE(f.store->lanes().find(lane)->accepted_nonce);
+    f.store->lanes().accept_nonce(*fence, 7);
+    CHECK(f.store->lanes().find(lane)->accepted_nonce == 7u);
+
+    CHECK_FALSE(f.store->lanes().resume(lane));  // not halted
+    f.store->lanes().halt(*fence, "the key is used elsewhere");
+    CHECK(f.store->lanes().find(lane)->halted == "the key is used elsewhere");
+    CHECK(f.store->lanes().resume(lane));
+    const auto resumed = f.store->lanes().find(lane);
+    CHECK(resumed->halted.empty());
+    CHECK_FALSE(resumed->accepted_nonce);  // the next owner takes the chain's
+    CHECK_FALSE(f.store->lanes().resume("other/0xabc"));
+
+    CHECK_FALSE(f.store->journal().next_nonce("chain", "0xabc"));
+    f.store->journal().add({lane_entry("0x" + std::string(64, '1'), 4), lane_entry("0x" + std::string(64, '2'), 9)});
+    CHECK(f.store->journal().next_nonce("chain", "0xabc") == 10u);
+    CHECK_FALSE(f.store->journal().next_nonce("chain", "0xdef"));
+    CHECK_FALSE(f.store->journal().next_nonce("other", "0xabc"));
+}

@@ -101,8 +101,8 @@ TEST_CASE("other servers hear of a queued mint and of a settled one, where there
     (void)listener->wait(0ms);  // listening from here on
     const auto mint = job_mint("k1");
     REQUIRE_FALSE(f.store->mints().begin(mint, job_of(mint)));
-    f.store->mints().finish(mint.id, MintState::done, "{}");
-    f.store->mints().finish(mint.id, MintState::done, "{}");  // final already: nobody woken again
+    CHECK(f.store->mints().finish(mint.id, MintState::done, "{}"));
+    CHECK_FALSE(f.store->mints().finish(mint.id, MintState::failed, "{}"));  // final already: nobody woken again
 
     std::vector<std::pair<std::string, std::string>> heard;
     for (int round = 0; round < 20 && heard.size() < 2; ++round)

@@ -42,6 +42,7 @@ MintResult AbciService::forward(const Mint& m, const MintOptions& options, const
         if (const auto existing = store_.mints().find_by_key({options.actor, m.route, *options.idempotency_key}))
             return repeat(*existing, fingerprint);
     Network& network = *m.network;
+    refuse_if_halted(network);
     const auto request = new_request(m, options, fingerprint);
     // Nothing is claimed yet when these fail: nothing to release.
     const PreparedMint prepared = prepare(network, m, options, request.id);

@@ -76,12 +76,19 @@ MintResult AbciService::mint(Mint m, const MintOptions& options, const std::stri
         // A repeat of a key is still answered here.
         const auto existing = options.idempotency_key ? store_.mints().find_by_key({options.actor, m.route, *options.idempotency_key})
                                                       : std::nullopt;
-        if (!existing) throw;
-        return repeat(*existing, fingerprint);
+        if (existing) return repeat(*existing, fingerprint);
+        if (m.network->has_signer()) refuse_if_halted(*m.network);
+        throw;
     }
     const auto request = new_request(m, options, fingerprint);
     if (auto existing = store_.mints().begin(request)) return repeat(*existing, fingerprint);
     return submit_and_wait(*m.network, *term, m, options, request.id);
+}
+
+void AbciService::refuse_if_halted(Network& network) {
+    if (const auto lane = store_.lanes().find(network.lane()); lane && !lane->halted.empty())
+        throw Error(ErrorKind::unavailable,
+                    "no server sends for blockchain " + network.config().id + ": its lane is halted: " + lane->halted);
 }
 
 store::MintRequest AbciService::new_request(const Mint& m, const MintOptions& options, const std::string& fingerprint) {
@@ -213,7 +220,8 @@ MintResult AbciService::send(Network& network, Network::Term& term, const MintRe
         const Error failure = role && network.contract().balance_of(record.to, kind->id) != eth::U256(0)
                                   ? role_held(record.to, *kind)
                                   : reverted(receipt);
-        store_.mints().finish(mint_id, store::MintState::failed, failure_answer(failure));
+        if (!store_.mints().finish(mint_id, store::MintState::failed, failure_answer(failure)))
+            if (const auto stored = store_.mints().find(mint_id)) return replay(*stored, "");  // as in finish()
         throw failure;
     }
     return finish(network, mint_id, record, receipt);

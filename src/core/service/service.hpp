@@ -16,6 +16,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -149,6 +150,8 @@ private:
         std::string metadata;
     };
     [[nodiscard]] MintResult mint(Mint mint, const MintOptions& options, const std::string& fingerprint);
+    // Error(unavailable) naming the halt when the network's lane is halted (store/lanes.hpp).
+    void refuse_if_halted(Network& network);
     [[nodiscard]] static store::MintRequest new_request(const Mint& mint, const MintOptions& options,
                                                         const std::string& fingerprint);
     // A claim that found its key taken: the first mint's answer (replay()), or
@@ -203,6 +206,10 @@ private:
     // transactions and whose mints left pending are settled, made current
     // only then, so that no request's mint can be taken for a leftover.
     void take_over(Network& network, const store::LaneFence& fence);
+    // Whether this server may send for a lane just taken: not halted, and
+    // the signer's chain nonce not ahead of what the journal and the lane's
+    // accepted start account for (else the lane is halted now, saying why).
+    [[nodiscard]] bool signer_nonce_agrees(Network& network, const store::LaneFence& fence);
     void settle_pending_mints(const std::function<bool(const std::string& blockchain_id)>& ours);
 
     store::Store& store_;
@@ -214,6 +221,7 @@ private:
     std::mutex lanes_mutex_;                        // guards stopping_
     std::condition_variable lanes_wake_;
     bool stopping_ = false;
+    std::set<std::string> reported_halts_;  // lanes whose halt was logged (the lanes' thread only)
     std::thread lanes_thread_;  // stopped first
     struct Forwarding;
     std::unique_ptr<Forwarding> forwarding_;  // set by start() when other servers share the store

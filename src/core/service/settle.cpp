@@ -27,7 +27,10 @@ constexpr std::chrono::milliseconds kLaneRound{500};
 }  // namespace
 
 void AbciService::settle_reverted(const std::string& mint_id, const chain::Receipt& receipt, bool batched) {
-    if (!batched) return store_.mints().finish(mint_id, store::MintState::failed, failure_answer(reverted(receipt)));
+    if (!batched) {
+        (void)store_.mints().finish(mint_id, store::MintState::failed, failure_answer(reverted(receipt)));
+        return;
+    }
     store_.mints().release(mint_id, failure_answer(Error(ErrorKind::unavailable,
                                                       "the mint was not made: the batch carrying it reverted in block " +
                                                           std::to_string(receipt.block_number) + "; send it again")));
@@ -107,7 +110,10 @@ MintResult AbciService::finish(Network& network, const std::string& mint_id, con
         result.entity_type = entity.entity_type;
         result.entity_id = entity.entity_id;
     }
-    store_.mints().finish(mint_id, store::MintState::done, result.serialize());
+    if (!store_.mints().finish(mint_id, store::MintState::done, result.serialize()))
+        // Settled first by another path (a new owner of the lane, the
+        // sender's report): its answer is the one every repeat of the key gets.
+        if (const auto stored = store_.mints().find(mint_id)) return replay(*stored, "");
     return result;
 }
 
@@ -172,8 +178,49 @@ void AbciService::keep_lanes() {
     }
 }
 
+bool AbciService::signer_nonce_agrees(Network& network, const store::LaneFence& fence) {
+    const auto status = store_.lanes().find(fence.lane);
+    if (status && !status->halted.empty()) {
+        if (reported_halts_.insert(fence.lane).second)
+            util::log(util::LogLevel::error, "not sending: the lane is halted",
+                      {{"lane", fence.lane}, {"reason", status->halted}});
+        return false;
+    }
+    reported_halts_.erase(fence.lane);
+    const auto& signer = network.signer_address();
+    std::uint64_t chain_next = 0;
+    try {
+        chain_next = network.client().pending_nonce(signer);
+    } catch (const Error& e) {
+        // Nothing can be sent while the node is silent anyway; the sender
+        // starts from the chain's nonce once it answers.
+        util::log(util::LogLevel::warning, "taking a lane without comparing the signer's nonce: the node did not answer",
+                  {{"lane", fence.lane}, {"error", e.what()}});
+        return true;
+    }
+    if (!status || !status->accepted_nonce) {
+        store_.lanes().accept_nonce(fence, chain_next);  // first taken, or resumed: the chain's nonce is the start
+        return true;
+    }
+    const auto journal_next = store_.journal().next_nonce(network.config().id, signer.lower());
+    const auto expected = std::max(journal_next.value_or(0), *status->accepted_nonce);
+    if (chain_next <= expected) return true;
+    // Every transaction of ours is journaled before it is broadcast: these are not ours.
+    store_.lanes().halt(fence, "the signer " + signer.checksummed() + " has sent " + std::to_string(chain_next - expected) +
+                                   " transaction(s) on blockchain " + network.config().id +
+                                   " that no server of this database journaled (its nonce is " +
+                                   std::to_string(chain_next) + ", the journal ends at " + std::to_string(expected) +
+                                   "): another program or server uses its key. Stop it, then run `abcictl admin lanes "
+                                   "resume " + fence.lane + "`");
+    reported_halts_.insert(fence.lane);
+    util::log(util::LogLevel::error, "not sending: the lane is halted",
+              {{"lane", fence.lane}, {"reason", store_.lanes().find(fence.lane).value_or(store::LaneStatus{}).halted}});
+    return false;
+}
+
 void AbciService::take_over(Network& network, const store::LaneFence& fence) {
     network.end_term();
+    if (!signer_nonce_agrees(network, fence)) return;
     auto term = network.new_term(fence);
     term->sender().on_unwaited([this, &network](const chain::Unwaited& fate) { settle_unwaited(network, fate); });
     // What was journaled and is unsettled goes back to the sender, which

@@ -65,6 +65,10 @@ public:
     /// was pending; false, and nothing changed, when it is final already.
     /// Error(not_found) when the hash is not journaled.
     [[nodiscard]] virtual bool abandon(const std::string& hash) = 0;
+    /// One past the highest nonce journaled for `sender` on that network,
+    /// whatever became of it; nothing when none is.
+    [[nodiscard]] virtual std::optional<std::uint64_t> next_nonce(const std::string& blockchain_id,
+                                                                  const std::string& sender) = 0;
     /// The transactions journaled for a mint (Mints), oldest first.
     [[nodiscard]] virtual std::vector<JournalEntry> of_mint(const std::string& mint_id) = 0;
 };

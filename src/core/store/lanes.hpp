@@ -23,6 +23,9 @@ struct LaneStatus {
     std::string owner;  // the owning server's name (host:port and pid)
     TimePoint lease_until;
     std::string halted;  // why the lane stopped, or "" while it runs
+    /// The signer's chain nonce the lane took as its start when first taken
+    /// or resumed; nothing until then (the next owner takes the chain's).
+    std::optional<std::uint64_t> accepted_nonce;
 };
 
 /// A server's claim on a lane: the epoch it writes under.
@@ -48,6 +51,12 @@ public:
     /// sends for it until an operator clears it. Under `fence`: a no-op for a
     /// server that no longer owns it.
     virtual void halt(const LaneFence& fence, const std::string& why) = 0;
+    /// Clears a halt (an operator checked the signer's transactions): the
+    /// next owner takes the chain's nonce as the lane's start. False, and
+    /// nothing changed, when the lane is not halted.
+    [[nodiscard]] virtual bool resume(const std::string& lane) = 0;
+    /// Records the chain nonce the lane starts from, under `fence`.
+    virtual void accept_nonce(const LaneFence& fence, std::uint64_t nonce) = 0;
 };
 
 /// One server's bids for lanes. Not thread-safe: one thread of the server

@@ -324,8 +324,10 @@ CREATE TABLE lanes (
 ) STRICT;
 )sql";
 
-// Mints queued for the server that sends for their chain (mint_jobs.hpp).
+// Mints queued for the server that sends for their chain (mint_jobs.hpp),
+// and the chain nonce each lane accepted as its start (lanes.hpp).
 constexpr const char* kMintJobs = R"sql(
+ALTER TABLE lanes ADD COLUMN accepted_nonce INTEGER;
 CREATE TABLE mint_jobs (
     mint_id       TEXT PRIMARY KEY NOT NULL,
     blockchain_id TEXT NOT NULL,

@@ -50,8 +50,9 @@ public:
     [[nodiscard]] virtual std::optional<MintRequest> begin(const MintRequest& mint,
                                                            const std::optional<MintJob>& job = std::nullopt) = 0;
     /// Makes a pending mint final (done or failed, with its answer), its job
-    /// gone; a final mint is left as it is. Error(not_found) for an unknown id.
-    virtual void finish(const std::string& id, MintState state, const std::string& answer) = 0;
+    /// gone; a final mint is left as it is. True when this call made it
+    /// final. Error(not_found) for an unknown id.
+    virtual bool finish(const std::string& id, MintState state, const std::string& answer) = 0;
     /// Makes a pending mint failed and frees its idempotency key, so that a
     /// retry with the key runs again: for a mint of which nothing was
     /// signed, or nothing can be mined any more. A final mint is left as it is.

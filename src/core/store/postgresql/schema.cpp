@@ -242,9 +242,11 @@ const std::array kSchema{
     lease_until BIGINT NOT NULL,
     halted      TEXT NOT NULL))sql",
               }},
-    // Mints queued for the server that sends for their chain (mint_jobs.hpp).
+    // Mints queued for the server that sends for their chain (mint_jobs.hpp),
+    // and the chain nonce each lane accepted as its start (lanes.hpp).
     Migration{3,
               {
+                  "ALTER TABLE lanes ADD COLUMN accepted_nonce BIGINT",
                   R"sql(CREATE TABLE mint_jobs (
     rowid         BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
     mint_id       TEXT PRIMARY KEY,

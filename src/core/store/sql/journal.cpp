@@ -129,6 +129,16 @@ public:
         });
     }
 
+    std::optional<std::uint64_t> next_nonce(const std::string& blockchain_id, const std::string& sender) override {
+        return db_.run({}, [&](auto& c) {
+            // Nonces are stored as their two's-complement; ours stay far below 2^63.
+            return query_one(c,
+                             "SELECT max(nonce) + 1 AS next FROM tx_journal WHERE blockchain_id = ? AND sender = ? "
+                             "HAVING count(*) > 0",
+                             [](const auto& row) { return row.unsigned_integer("next"); }, blockchain_id, sender);
+        });
+    }
+
     std::vector<JournalEntry> of_mint(const std::string& mint_id) override {
         return db_.run({}, [&](auto& c) {
             return query_all(c,

@@ -10,13 +10,16 @@
 namespace abci::store::sql {
 namespace {
 
-constexpr const char* kLaneColumns = "lane, epoch, owner, lease_until, halted";
+constexpr const char* kLaneColumns = "lane, epoch, owner, lease_until, halted, accepted_nonce";
 constexpr auto read_lane = [](const auto& row) {
     return LaneStatus{.lane = row.text("lane"),
                       .epoch = row.integer("epoch"),
                       .owner = row.text("owner"),
                       .lease_until = row.time_at("lease_until"),
-                      .halted = row.text("halted")};
+                      .halted = row.text("halted"),
+                      .accepted_nonce = row.is_null("accepted_nonce")
+                                            ? std::nullopt
+                                            : std::optional(row.unsigned_integer("accepted_nonce"))};
 };
 
 template <class Db>
@@ -37,6 +40,18 @@ public:
     void halt(const LaneFence& fence, const std::string& why) override {
         db_.run({}, [&](auto& c) {
             execute(c, "UPDATE lanes SET halted = ? WHERE lane = ? AND epoch = ?", why, fence.lane, fence.epoch);
+        });
+    }
+
+    bool resume(const std::string& lane) override {
+        return db_.run({}, [&](auto& c) {
+            return execute(c, "UPDATE lanes SET halted = '', accepted_nonce = NULL WHERE lane = ? AND halted != ''", lane) == 1;
+        });
+    }
+
+    void accept_nonce(const LaneFence& fence, std::uint64_t nonce) override {
+        db_.run({}, [&](auto& c) {
+            execute(c, "UPDATE lanes SET accepted_nonce = ? WHERE lane = ? AND epoch = ?", nonce, fence.lane, fence.epoch);
         });
     }
 

@@ -78,13 +78,14 @@ public:
         });
     }
 
-    void finish(const std::string& id, MintState state, const std::string& answer) override {
-        db_.transaction({}, [&](auto& c) {
+    bool finish(const std::string& id, MintState state, const std::string& answer) override {
+        return db_.transaction({}, [&](auto& c) {
             require_mint(c, id);
-            if (execute(c,
-                        "UPDATE mint_requests SET state = ?, answer = ?, updated_at = ? WHERE id = ? AND state = 'pending'",
-                        state, answer, to_millis(now_millis()), id) == 1)
-                settled(c, id);
+            const bool made_final =
+                execute(c, "UPDATE mint_requests SET state = ?, answer = ?, updated_at = ? WHERE id = ? AND state = 'pending'",
+                        state, answer, to_millis(now_millis()), id) == 1;
+            if (made_final) settled(c, id);
+            return made_final;
         });
     }
 
