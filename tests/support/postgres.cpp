@@ -1,5 +1,7 @@
 #include "support/postgres.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -30,20 +32,70 @@ os::CommandResult run_checked(const std::vector<std::string>& argv, const std::s
     return r;
 }
 
+// argv run as the cluster's owner (through setpriv when this process is root).
+std::vector<std::string> owned(std::vector<std::string> argv) {
+    if (::geteuid() != 0) return argv;
+    std::vector<std::string> wrapped{"setpriv", "--reuid=" + std::to_string(kNobody),
+                                     "--regid=" + std::to_string(kNobody), "--clear-groups", "--"};
+    wrapped.insert(wrapped.end(), argv.begin(), argv.end());
+    return wrapped;
+}
+
+// An empty directory `cluster` in `parent` for initdb, its owner's (the
+// parent opened for traversal when the owner is nobody).
+void prepare_cluster_dir(const fs::path& parent, const std::string& cluster) {
+    if (::geteuid() != 0) return;
+    // The cluster's owner must reach it: the parent opens for traversal, the
+    // cluster itself stays the owner's alone (initdb's 0700).
+    fs::permissions(parent, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+    fs::create_directory(cluster);
+    REQUIRE(::chown(cluster.c_str(), kNobody, kNobody) == 0);
+}
+
+void initdb(const std::string& cluster) {
+    run_checked(owned({program("initdb"), "-D", cluster, "-U", Postgres::user, "--auth=trust", "-E", "UTF8",
+                       "--locale=C", "--no-sync", "--no-instructions"}),
+                "initdb");
+}
+
+// initdb costs about a second of a core per cluster and every cluster it
+// makes is the same: it runs once per build tree (under a lock shared by the
+// suites' processes), into a template each fixture copies with `cp -a`
+// (ownership and modes kept), which takes a few milliseconds. The copy is
+// never started before it is copied: no postmaster.pid, no port in it.
+fs::path template_cluster() {
+    const fs::path cache = ABCI_TEST_CACHE_DIR;
+    fs::create_directories(cache);
+    const auto cluster = cache / (std::string("postgres-15-") + (::geteuid() == 0 ? "nobody" : "self"));
+    const int lock = ::open((cache / "postgres-template.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    REQUIRE(lock >= 0);
+    ::flock(lock, LOCK_EX);  // released by close, also if this process dies
+    struct Unlock {
+        int fd;
+        ~Unlock() { ::close(fd); }
+    } unlock{lock};
+    if (fs::exists(cluster / "PG_VERSION")) return cluster;
+    // initdb in a scratch directory (as the tests' clusters, reachable by
+    // their owner), then into the cache by a rename: never seen half made.
+    const TempDir scratch;
+    const auto made = (scratch.path() / "cluster").string();
+    prepare_cluster_dir(scratch.path(), made);
+    initdb(made);
+    const auto staged = cache / ("postgres-staging-" + std::to_string(::getpid()));
+    fs::remove_all(staged);
+    run_checked({"cp", "-a", made, staged.string()}, "cp -a of the new cluster");
+    fs::rename(staged, cluster);
+    return cluster;
+}
+
 }  // namespace
 
 Postgres::Postgres() : cluster_((dir_.path() / "cluster").string()) {
     REQUIRE(fs::exists(program("initdb")));  // scripts/setup installs postgresql-15
-    if (::geteuid() == 0) {
-        // The cluster's owner must reach it: the temp directory opens for
-        // traversal, the cluster itself stays the owner's alone (initdb's 0700).
+    const auto made = template_cluster();
+    if (::geteuid() == 0)
         fs::permissions(dir_.path(), fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
-        fs::create_directory(cluster_);
-        REQUIRE(::chown(cluster_.c_str(), kNobody, kNobody) == 0);
-    }
-    run_checked(as_owner({program("initdb"), "-D", cluster_, "-U", user, "--auth=trust", "-E", "UTF8",
-                          "--locale=C", "--no-sync", "--no-instructions"}),
-                "initdb");
+    run_checked({"cp", "-a", made.string(), cluster_}, "cp -a of the template cluster");
     start();
 }
 
@@ -56,13 +108,7 @@ Postgres::~Postgres() {
     }
 }
 
-std::vector<std::string> Postgres::as_owner(std::vector<std::string> argv) const {
-    if (::geteuid() != 0) return argv;
-    std::vector<std::string> wrapped{"setpriv", "--reuid=" + std::to_string(kNobody),
-                                     "--regid=" + std::to_string(kNobody), "--clear-groups", "--"};
-    wrapped.insert(wrapped.end(), argv.begin(), argv.end());
-    return wrapped;
-}
+std::vector<std::string> Postgres::as_owner(std::vector<std::string> argv) const { return owned(std::move(argv)); }
 
 os::CommandResult Postgres::pg_ctl_stop() const {
     return os::run_command(as_owner({program("pg_ctl"), "stop", "-D", cluster_, "-m", "immediate", "-w"}), {},

@@ -1,12 +1,17 @@
 #include "support/serve.hpp"
 
+#include <fcntl.h>
 #include <httplib.h>
 #include <strings.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <cctype>
 #include <chrono>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <future>
 #include <iostream>
@@ -35,6 +40,80 @@ std::string replace_all(std::string text, const std::string& what, const std::st
 }
 
 bool test_failing() { return std::uncaught_exceptions() > 0 || !Catch::getResultCapture().lastAssertionPassed(); }
+
+namespace fs = std::filesystem;
+
+// A server's first start hashes the first admin's password (scrypt at
+// N = 2^17: about a second of a core and 128 MiB, several seconds when the
+// suites run in parallel), and nearly every test starts at least one. So the
+// database the real binary leaves after its first start with the fixture's
+// admin (users: that admin; its password credential) is made once per build
+// of abcictl, under a lock shared by the suites' processes, and each server
+// with the fixture's admin and a fresh SQLite data directory starts from a
+// copy of it: a server restarted on its data, the admin already there. Only
+// abci.db is copied: each server still makes its own JWT secret. Servers on
+// PostgreSQL, with another admin or none, and every test of the bootstrap
+// itself start empty as before.
+class AdminTemplate {
+public:
+    // The template's abci.db, made now if this build has none; nullopt when it
+    // cannot be made (then servers start empty and show why themselves).
+    static std::optional<fs::path> database() {
+        static const std::optional<fs::path> made = make();
+        return made;
+    }
+
+private:
+    static std::optional<fs::path> make() {
+        struct stat binary {};
+        if (::stat(abcictl_binary().c_str(), &binary) != 0) return std::nullopt;
+        const fs::path cache = ABCI_TEST_CACHE_DIR;
+        std::error_code ec;
+        fs::create_directories(cache, ec);
+        // One per build of the binary: a rebuilt abcictl (maybe a new schema) makes its own.
+        const auto database = cache / ("admin-" + std::to_string(binary.st_size) + "-" +
+                                       std::to_string(binary.st_mtim.tv_sec) + "." +
+                                       std::to_string(binary.st_mtim.tv_nsec) + ".db");
+        const int lock = ::open((cache / "admin-template.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (lock < 0) return std::nullopt;
+        ::flock(lock, LOCK_EX);  // released by close, also if this process dies
+        std::optional<fs::path> result;
+        if (fs::exists(database, ec) || first_start(cache, database)) result = database;
+        ::close(lock);
+        return result;
+    }
+
+    // The real server started once on an empty data directory with the
+    // fixture's admin in its environment, stopped by SIGTERM; its abci.db
+    // becomes `database` (by rename: never seen half written).
+    static bool first_start(const fs::path& cache, const fs::path& database) {
+        auto pattern = (cache / "first-start-XXXXXX").string();
+        if (!::mkdtemp(pattern.data())) return false;
+        const fs::path dir = pattern;
+        const Env env{{"ABCI_ADMIN_EMAIL", Server::admin_email}, {"ABCI_ADMIN_PASSWORD", Server::admin_password}};
+        bool made = false;
+        for (int attempt = 0; attempt < 3 && !made; ++attempt) {
+            const auto port = os::free_loopback_port();
+            os::Process server(abcictl_argv({"serve", "--listen", "127.0.0.1:" + std::to_string(port), "--data-dir",
+                                             (dir / "data").string()},
+                                            env),
+                               (dir / "server.log").string(), env);
+            bool up = false;
+            const auto deadline = Clock::now() + std::chrono::seconds(120);
+            while (!up && server.running() && Clock::now() < deadline)
+                up = os::wait_for_port(port, std::chrono::milliseconds(100));
+            made = server.stop(std::chrono::seconds(10)) == 0 && up &&
+                   file_tail((dir / "server.log").string(), 100).find("created the first admin") != std::string::npos;
+        }
+        std::error_code ec;
+        if (made) {
+            fs::rename(dir / "data" / "abci.db", database, ec);
+            made = !ec;
+        }
+        fs::remove_all(dir, ec);
+        return made;
+    }
+};
 
 }  // namespace
 
@@ -111,6 +190,13 @@ HttpResponse Http::send(const std::string& method, const std::string& path, cons
 Server::Server(Options options) : options_(std::move(options)) {
     options_.env.emplace("ABCI_ADMIN_EMAIL", admin_email);
     options_.env.emplace("ABCI_ADMIN_PASSWORD", admin_password);
+    if (starts_from_admin_template()) {
+        if (const auto database = AdminTemplate::database()) {
+            fs::create_directories(data_dir());
+            fs::permissions(data_dir(), fs::perms::owner_all);
+            fs::copy_file(*database, fs::path(data_dir()) / "abci.db");
+        }
+    }
     // A free port may be taken before the server binds it: then another one,
     // unless the test chose it. A server that died of anything else is a
     // failure at once: launching it again would hide an intermittent crash.
@@ -127,6 +213,16 @@ Server::~Server() {
         std::cerr << "---- abcictl serve on port " << port_ << ", last lines of its log ----\n"
                   << log_tail() << "---- end of server log ----\n";
     stop();
+}
+
+bool Server::starts_from_admin_template() const {
+    // The fixture's own admin on a SQLite store in a data directory of its own, as
+    // AdminTemplate's first start; anything else (another admin, none, a database
+    // URL in the environment or the config) starts empty.
+    const auto& env = options_.env;
+    return env.at("ABCI_ADMIN_EMAIL") == admin_email && env.at("ABCI_ADMIN_PASSWORD") == admin_password &&
+           !env.contains("ABCI_DATABASE_URL") && !env.contains("ABCI_DATA_DIR") &&
+           options_.config.find("database") == std::string::npos;
 }
 
 bool Server::launch() {

@@ -134,6 +134,9 @@ public:
 
 private:
     [[nodiscard]] bool launch();
+    // Whether the data directory starts as a copy of the one the binary leaves
+    // after its first start with the fixture's admin (serve.cpp, AdminTemplate).
+    [[nodiscard]] bool starts_from_admin_template() const;
     [[nodiscard]] std::string log_tail(std::size_t lines = 60) const;
 
     Options options_;
