@@ -39,8 +39,11 @@ test: test-fast test-asan
 # The chaos suite at full size (tests/chaos/figures.cpp: 66 runs, 19,800 mints
 # in bursts of 300: 25 kill -9 runs (5 of them with keyless mints), every
 # JSON-RPC fault kind, anvil restarts, reorgs, chain resets, an unfunded
-# signer; half as many again of each with [mint_batching] on), on the release
-# build; prints the table of figures. ABCI_CHAOS_SEED replays a run.
+# signer; half as many again of each with [mint_batching] on), and three
+# replicas on PostgreSQL behind haproxy under 1,000 mints while the lane owner
+# is killed 8 times, frozen once and the database restarted (replicas_test.cpp),
+# on the release build; prints the table of figures and the failover times.
+# ABCI_CHAOS_SEED replays a run.
 chaos: setup
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS) --target abcictl chaos_tests

@@ -162,10 +162,13 @@ export const minterRole = keccak256(toUtf8Bytes('MINTER_ROLE'));
 /**
  * A real `abcictl serve` on a free loopback port, for one chain (id "devnet")
  * signed by anvil's key 0, rate limit off, and admin@example.org as admin.
- * `extraToml` is appended to the config. Returns {url, dataDir, pid, stop()}.
+ * `extraToml` is appended to the config; `env` is added to its environment
+ * (ABCI_DATABASE_URL). Given the `dir` and `port` of one that was stopped or
+ * killed, starts it again there, with its data directory.
+ * Returns {url, port, dir, dataDir, pid, child, stop()}.
  */
-export async function startServe(abcictl, { anvilUrl, contract, extraToml = '' }) {
-  const dir = tempDir('abcictl-bench-serve-');
+export async function startServe(abcictl, { anvilUrl, contract, extraToml = '', env: extraEnv = {}, dir: reuse = null, port: fixedPort = null }) {
+  const dir = reuse ?? tempDir('abcictl-bench-serve-');
   const dataDir = join(dir, 'data');
   const config = join(dir, 'config.toml');
   writeFileSync(
@@ -187,17 +190,17 @@ ${extraToml}
 `,
     { mode: 0o600 },
   );
-  const env = { ABCI_ADMIN_EMAIL: adminEmail, ABCI_ADMIN_PASSWORD: adminPassword };
+  const env = { ABCI_ADMIN_EMAIL: adminEmail, ABCI_ADMIN_PASSWORD: adminPassword, ...extraEnv };
   for (let attempt = 0; ; ++attempt) {
-    const port = await freePort();
+    const port = fixedPort ?? (await freePort());
     const argv = [abcictl, 'serve', '--listen', `127.0.0.1:${port}`, '--data-dir', dataDir, '--config', config];
     const { child, stop } = startProcess(argv, { log: join(dir, 'serve.log'), env });
     try {
       await waitForPort(port, 30000, child);
-      return { url: `http://127.0.0.1:${port}`, dataDir, pid: child.pid, log: join(dir, 'serve.log'), stop };
+      return { url: `http://127.0.0.1:${port}`, port, dir, dataDir, pid: child.pid, child, log: join(dir, 'serve.log'), stop };
     } catch (e) {
       await stop();
-      if (attempt >= 2) throw new Error(`${e.message}; serve log:\n${readFileSync(join(dir, 'serve.log'), 'utf8')}`);
+      if (attempt >= 2 || fixedPort) throw new Error(`${e.message}; serve log:\n${readFileSync(join(dir, 'serve.log'), 'utf8')}`);
     }
   }
 }
@@ -213,10 +216,13 @@ export async function loginAdmin(serve) {
   return (await r.json()).token;
 }
 
-/** Creates a farmer user (no password) for each address, its wallet linked. */
-export function addWalletUsers(abcictl, dataDir, addresses) {
+/**
+ * Creates a farmer user (no password) for each address, its wallet linked;
+ * `env` added to abcictl's environment (ABCI_DATABASE_URL).
+ */
+export function addWalletUsers(abcictl, dataDir, addresses, env = {}) {
   const lines = addresses.map((a, i) => JSON.stringify({ email: `wallet-${i}-${a.slice(2, 10).toLowerCase()}@bench.example`, role: 'farmer', wallet: a }));
-  execFileSync(abcictl, ['admin', 'user', 'import', '--data-dir', dataDir, '-'], { input: lines.join('\n') + '\n', stdio: ['pipe', 'ignore', 'inherit'] });
+  execFileSync(abcictl, ['admin', 'user', 'import', '--data-dir', dataDir, '-'], { input: lines.join('\n') + '\n', stdio: ['pipe', 'ignore', 'inherit'], env: { ...process.env, ...env } });
 }
 
 /** `n` distinct checksummed addresses, the same for the same seed. */

@@ -79,7 +79,7 @@ Settled follow_keyless(const Http& http, const std::string& token, const Mint& m
 }  // namespace
 
 std::vector<Mint> make_mints(ChainServer& chain, Random& random, const std::string& tag, std::size_t n,
-                             bool keyed) {
+                             bool keyed, const Env& store_env) {
     std::vector<Mint> mints;
     std::string holders;  // `admin user import` lines for the role mints' wallets
     for (std::size_t i = 0; i < n; ++i) {
@@ -108,21 +108,27 @@ std::vector<Mint> make_mints(ChainServer& chain, Random& random, const std::stri
         mints.push_back(std::move(mint));
     }
     if (!holders.empty()) {
-        const auto r = chain.server().admin_cli({"admin", "user", "import", "-"}, holders);
+        const auto r =
+            run_abcictl({"admin", "user", "import", "-", "--data-dir", chain.server().data_dir()}, holders, store_env);
         INFO("admin user import: " << r.out << r.err);
         REQUIRE(r.exit_code == 0);
     }
     return mints;
 }
 
-Burst::Burst(const Http& http, const std::string& token, std::vector<Mint> mints, std::chrono::seconds deadline)
+Burst::Burst(const Http& http, const std::string& token, std::vector<Mint> mints, std::chrono::seconds deadline,
+             std::chrono::milliseconds spacing)
     : mints_(std::move(mints)) {
-    const auto until = Clock::now() + deadline;
-    for (const auto& mint : mints_)
-        running_.push_back(std::async(std::launch::async, [http, token, &mint, until] {
+    const auto start = Clock::now();
+    const auto until = start + spacing * static_cast<std::int64_t>(mints_.size()) + deadline;
+    for (std::size_t i = 0; i < mints_.size(); ++i) {
+        const auto at = start + spacing * static_cast<std::int64_t>(i);
+        running_.push_back(std::async(std::launch::async, [http, token, &mint = mints_[i], until, at] {
+            std::this_thread::sleep_until(at);
             return mint.key.empty() ? follow_keyless(http, token, mint, until)
                                     : send_until_settled(http, token, mint, until);
         }));
+    }
 }
 
 std::vector<Settled> Burst::wait() {

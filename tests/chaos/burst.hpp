@@ -33,9 +33,11 @@ struct Mint {
 /// `n` mints for run `tag`: one in ten a role mint (its wallet linked to a
 /// new user first, as the route requires), the others entity mints of 1..5
 /// tokens; every recipient a random address from `random`; each with its own
-/// Idempotency-Key unless `keyed` is false.
+/// Idempotency-Key unless `keyed` is false. `store_env` is the environment of
+/// the `admin user import` that links the wallets (ABCI_DATABASE_URL for a
+/// server on PostgreSQL, whose users are not in its data directory).
 [[nodiscard]] std::vector<Mint> make_mints(ChainServer& chain, Random& random, const std::string& tag,
-                                           std::size_t n, bool keyed = true);
+                                           std::size_t n, bool keyed = true, const Env& store_env = {});
 
 /// How one mint ended.
 struct Settled {
@@ -57,7 +59,9 @@ public:
     /// admin's: the server keeps its signing secret across restarts); a mint
     /// is re-sent with its key after 250 ms while there is no answer (the
     /// server is down or the connection broke), a 409 (the first attempt is
-    /// still running) or a 5xx, until `deadline` has passed.
+    /// still running) or a 5xx, until `deadline` has passed. With `spacing`,
+    /// the mints start one after another instead, mint i at i × `spacing`
+    /// (a steady load rather than a burst); `deadline` counts from the last.
     ///
     /// A keyless mint is sent as a client without a key must: again (after
     /// 250 ms) only when nothing reached the server (no connection) or the
@@ -66,7 +70,8 @@ public:
     /// mined (its `result` is the answer) or failed (then it is sent anew); a
     /// request sent and never answered leaves the outcome unknown, and it is
     /// not sent again.
-    Burst(const Http& http, const std::string& token, std::vector<Mint> mints, std::chrono::seconds deadline);
+    Burst(const Http& http, const std::string& token, std::vector<Mint> mints, std::chrono::seconds deadline,
+          std::chrono::milliseconds spacing = std::chrono::milliseconds(0));
     /// Waits for every mint to settle (or its deadline).
     [[nodiscard]] std::vector<Settled> wait();
 
