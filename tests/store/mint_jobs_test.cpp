@@ -28,9 +28,7 @@ MintJob job_of(const MintRequest& mint) {
 }
 
 std::vector<std::string> queued_ids(Store& store, const std::string& chain = "chain", std::size_t limit = 100) {
-    std::vector<std::string> ids;
-    for (const auto& job : store.mint_jobs().queued(chain, limit)) ids.push_back(job.mint_id);
-    return ids;
+    return store.mint_jobs().queued(chain, limit);
 }
 
 }  // namespace
@@ -47,13 +45,15 @@ TEST_CASE("a mint job is queued with its claim, oldest first per chain, and a re
     REQUIRE_FALSE(f.store->mints().begin(elsewhere, job_of(elsewhere)));
     REQUIRE_FALSE(f.store->mints().begin(job_mint("")));  // no job: sent by this server
 
-    const auto jobs = f.store->mint_jobs().queued("chain", 100);
-    REQUIRE(jobs.size() == 2);
-    CHECK(jobs[0].mint_id == first.id);
-    CHECK(jobs[0].blockchain_id == "chain");
-    CHECK(jobs[0].record == job_of(first).record);
-    CHECK(jobs[0].content == job_of(first).content);  // byte for byte
-    CHECK(jobs[0].created_at >= before);
+    CHECK(queued_ids(*f.store) == std::vector{first.id, second.id});
+    const auto job = f.store->mint_jobs().find(first.id);
+    REQUIRE(job);
+    CHECK(job->mint_id == first.id);
+    CHECK(job->blockchain_id == "chain");
+    CHECK(job->record == job_of(first).record);
+    CHECK(job->content == job_of(first).content);  // byte for byte
+    CHECK(job->created_at >= before);
+    CHECK_FALSE(f.store->mint_jobs().find("no such mint"));
     CHECK(queued_ids(*f.store, "chain", 1) == std::vector{first.id});
     CHECK(queued_ids(*f.store, "other-chain") == std::vector{elsewhere.id});
     CHECK(f.store->mint_jobs().is_queued(second.id));
@@ -81,6 +81,13 @@ TEST_CASE("a mint job ends with the journal write of its transaction, or with it
     f.store->mints().finish(finished.id, MintState::done, "{}");
     f.store->mints().release(released.id, "{}");
     CHECK(queued_ids(*f.store) == std::vector{refused.id});
+    const std::vector<std::string> asked{journaled.id, finished.id, released.id, refused.id, "no such mint"};
+    auto final_ids = f.store->mints().final_among(asked);
+    std::sort(final_ids.begin(), final_ids.end());
+    auto expected = std::vector{finished.id, released.id};
+    std::sort(expected.begin(), expected.end());
+    CHECK(final_ids == expected);
+    CHECK(f.store->mints().final_among({}).empty());
 
     // A fenced-out write journals nothing, and the job stays for the lane's owner.
     const auto election = f.store->open_lane_election("server-a");

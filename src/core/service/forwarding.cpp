@@ -27,7 +27,7 @@ constexpr std::chrono::milliseconds kLookAgain{1000};
 constexpr std::chrono::milliseconds kListenSlice{250};
 // Queued jobs one owner sends at once, each waiting for its receipt on a
 // thread of its own; more wait in the table.
-constexpr std::size_t kMaxSending = 256;
+constexpr std::size_t kMaxSending = 2048;
 // How much longer than the owner's receipt timeout a request waits for a
 // queued mint: the lane's owner may be changing hands when it is queued.
 constexpr std::chrono::seconds kQueueAllowance{15};
@@ -57,9 +57,10 @@ MintResult AbciService::forward(const Mint& m, const MintOptions& options, const
 
 MintResult AbciService::await_forwarded(Network& network, const std::string& mint_id) {
     Forwarding& f = *forwarding_;
+    Forwarding::Waiter* waiter = nullptr;
     {
         std::lock_guard lock(f.mutex);
-        f.awaited[mint_id] = true;  // look once before the first wait
+        waiter = &f.awaited[mint_id];  // a map's elements stay put
     }
     struct Unregister {
         Forwarding& f;
@@ -73,8 +74,8 @@ MintResult AbciService::await_forwarded(Network& network, const std::string& min
     for (;;) {
         {
             std::unique_lock lock(f.mutex);
-            if (!f.woken.wait_until(lock, deadline, [&] { return f.awaited.at(mint_id); })) break;
-            f.awaited.at(mint_id) = false;
+            if (!waiter->cv.wait_until(lock, deadline, [&] { return waiter->woken; })) break;
+            waiter->woken = false;
         }
         const auto mint = store_.mints().find(mint_id);
         if (!mint) throw Error(ErrorKind::internal, "a queued mint is gone from the store");
@@ -102,13 +103,11 @@ void AbciService::listen_for_other_servers() {
                 std::vector<std::string> awaited;
                 {
                     std::lock_guard lock(f.mutex);
-                    for (const auto& [id, woken] : f.awaited)
-                        if (!woken) awaited.push_back(id);
+                    for (const auto& [id, waiter] : f.awaited)
+                        if (!waiter.woken) awaited.push_back(id);
                 }
-                for (const auto& id : awaited) {
-                    const auto mint = store_.mints().find(id);
-                    if (mint && mint->state != store::MintState::pending) f.wake(id);
-                }
+                if (!awaited.empty())
+                    for (const auto& id : store_.mints().final_among(awaited)) f.wake(id);
             }
             if (queued || look) take_queued_jobs();
         } catch (const Error& e) {
@@ -132,10 +131,15 @@ void AbciService::take_queued_jobs() {
         }
         if (sending >= kMaxSending) return;
         // Jobs being sent stay queued until journaled: ask for enough to find new ones.
-        for (const auto& job : store_.mint_jobs().queued(network.config().id, kMaxSending)) {
+        for (const auto& mint_id : store_.mint_jobs().queued(network.config().id, kMaxSending)) {
+            {
+                std::lock_guard lock(f.mutex);
+                if (f.sending.contains(mint_id) || f.sending.size() >= kMaxSending) continue;
+            }
+            auto job = store_.mint_jobs().find(mint_id);
+            if (!job) continue;  // journaled or ended meanwhile
             std::lock_guard lock(f.mutex);
-            if (f.sending.contains(job.mint_id) || f.sending.size() >= kMaxSending) continue;
-            f.sending.emplace(job.mint_id, std::thread([this, &network, term, job] {
+            f.sending.emplace(mint_id, std::thread([this, &network, term, job = std::move(*job)] {
                                   send_queued(network, term, job);
                                   std::lock_guard done(forwarding_->mutex);
                                   forwarding_->finished.insert(job.mint_id);

@@ -41,10 +41,15 @@ struct AbciService::Forwarding {
     std::thread thread;
     std::atomic<bool> stopping = false;
 
+    // A request of this server waiting for a mint another sends: woken
+    // alone (a wake-up per settled mint must not stir every waiter).
+    struct Waiter {
+        bool woken = true;  // look once before the first wait
+        std::condition_variable cv;
+    };
+
     std::mutex mutex;  // guards what follows
-    std::condition_variable woken;
-    // Mints requested here and sent elsewhere: whether each may have settled.
-    std::map<std::string, bool> awaited;
+    std::map<std::string, Waiter> awaited;  // by mint id
     // Jobs this server sends, by mint id, each on its thread; `finished` ones are joined.
     std::map<std::string, std::thread> sending;
     std::set<std::string> finished;
@@ -52,8 +57,8 @@ struct AbciService::Forwarding {
     void wake(const std::string& mint_id) {
         std::lock_guard lock(mutex);
         if (auto it = awaited.find(mint_id); it != awaited.end()) {
-            it->second = true;
-            woken.notify_all();
+            it->second.woken = true;
+            it->second.cv.notify_one();
         }
     }
 

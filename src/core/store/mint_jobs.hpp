@@ -8,6 +8,7 @@
 // delete it, so an owner that dies between taking and journaling leaves it
 // to the next owner.
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,8 +27,10 @@ struct MintJob {
 class MintJobs {
 public:
     virtual ~MintJobs() = default;
-    /// Jobs queued for `blockchain_id`, oldest first, at most `limit`.
-    [[nodiscard]] virtual std::vector<MintJob> queued(const std::string& blockchain_id, std::size_t limit) = 0;
+    /// The mint ids of the jobs queued for `blockchain_id`, oldest first, at
+    /// most `limit`: cheap to ask again and again, while find() reads a job whole.
+    [[nodiscard]] virtual std::vector<std::string> queued(const std::string& blockchain_id, std::size_t limit) = 0;
+    [[nodiscard]] virtual std::optional<MintJob> find(const std::string& mint_id) = 0;
     /// Whether a job is queued for the mint.
     [[nodiscard]] virtual bool is_queued(const std::string& mint_id) = 0;
 };

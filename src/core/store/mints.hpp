@@ -61,6 +61,8 @@ public:
     [[nodiscard]] virtual std::optional<MintRequest> find(const std::string& id) = 0;
     /// The mint an idempotency key names.
     [[nodiscard]] virtual std::optional<MintRequest> find_by_key(const IdempotencyKey& key) = 0;
+    /// Those of `ids` that are final (done or failed): one query for many.
+    [[nodiscard]] virtual std::vector<std::string> final_among(const std::vector<std::string>& ids) = 0;
     /// Mints still pending (for reconciliation at start), oldest first.
     [[nodiscard]] virtual std::vector<MintRequest> pending() = 0;
 };

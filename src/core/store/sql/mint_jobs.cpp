@@ -10,11 +10,17 @@ class SqlMintJobs final : public MintJobs {
 public:
     explicit SqlMintJobs(Db& db) : db_(db) {}
 
-    std::vector<MintJob> queued(const std::string& blockchain_id, std::size_t limit) override {
+    std::vector<std::string> queued(const std::string& blockchain_id, std::size_t limit) override {
         return db_.run({}, [&](auto& c) {
-            return query_all(c,
-                             "SELECT mint_id, blockchain_id, record, content, created_at FROM mint_jobs "
-                             "WHERE blockchain_id = ? ORDER BY rowid LIMIT ?",
+            return query_all(c, "SELECT mint_id FROM mint_jobs WHERE blockchain_id = ? ORDER BY rowid LIMIT ?",
+                             [](const auto& row) { return row.text("mint_id"); }, blockchain_id,
+                             static_cast<std::int64_t>(limit));
+        });
+    }
+
+    std::optional<MintJob> find(const std::string& mint_id) override {
+        return db_.run({}, [&](auto& c) {
+            return query_one(c, "SELECT mint_id, blockchain_id, record, content, created_at FROM mint_jobs WHERE mint_id = ?",
                              [](const auto& row) {
                                  return MintJob{.mint_id = row.text("mint_id"),
                                                 .blockchain_id = row.text("blockchain_id"),
@@ -22,7 +28,7 @@ public:
                                                 .content = row.text("content"),
                                                 .created_at = row.time_at("created_at")};
                              },
-                             blockchain_id, static_cast<std::int64_t>(limit));
+                             mint_id);
         });
     }
 

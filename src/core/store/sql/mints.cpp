@@ -1,5 +1,7 @@
 // Mint requests and their idempotency keys.
 
+#include <nlohmann/json.hpp>
+
 #include "core/store/sql/backends.hpp"
 
 namespace abci::store::sql {
@@ -110,6 +112,17 @@ public:
 
     std::optional<MintRequest> find_by_key(const IdempotencyKey& key) override {
         return db_.run({}, [&](auto& c) { return mint_by_key(c, key); });
+    }
+
+    std::vector<std::string> final_among(const std::vector<std::string>& ids) override {
+        // The ids bound as one JSON parameter: the statement stays prepared, never spliced.
+        const std::string wanted = nlohmann::json(ids).dump();
+        return db_.run({}, [&](auto& c) {
+            return query_all(c,
+                             "SELECT id FROM mint_requests WHERE state != 'pending' AND id IN (" +
+                                 Db::json_array_values("?") + ")",
+                             [](const auto& row) { return row.text("id"); }, wanted);
+        });
     }
 
     std::vector<MintRequest> pending() override {
