@@ -116,3 +116,34 @@ TEST_CASE("replicas: the replica that took a mint killed while it is queued: the
 }
 
 }  // namespace abci::test::replica_forwarding_tests
+
+namespace abci::test::replica_forwarding_tests {
+
+TEST_CASE("replicas: the owner stopped while it sends a mint another replica took finishes it first and exits cleanly",
+          "[serve][postgres][anvil][lanes]") {
+    const Postgres pg;
+    const auto url = pg.create_database("stopping");
+    ChainServer a({.env = {{"ABCI_DATABASE_URL", url}}});
+    Server b({.config = a.config(), .env = {{"ABCI_DATABASE_URL", url}}});
+    const auto admin = a.server().login_admin();
+    const auto holder = Anvil::dev_accounts()[8].address;
+
+    // Nothing is mined until the test says so: the owner's sending thread waits for the receipt.
+    (void)a.node_rpc("evm_setAutomine", {"false"});
+    auto held = std::async(std::launch::async, [&] {
+        return b.http().post(kEntityRoute, entity_mint_body(holder, "report", "R-1"), admin.token,
+                             {{"Idempotency-Key", "held"}});
+    });
+    REQUIRE(eventually([&] { return pg.psql("stopping", "SELECT count(*) FROM tx_journal WHERE status = 'pending'") == "1\n"; }));
+
+    auto stopped = std::async(std::launch::async, [&] { return a.server().stop(); });
+    std::this_thread::sleep_for(std::chrono::seconds(1));  // SIGTERM is being handled: the sending thread is joined
+    (void)a.node_rpc("evm_mine");
+    CHECK(stopped.get() == 0);  // not killed after the stop's grace period
+    const auto answer = held.get();
+    INFO(answer.body);
+    CHECK(answer.status == 200);
+    CHECK(a.chain_balance(holder, 1000) == "1");
+}
+
+}  // namespace abci::test::replica_forwarding_tests

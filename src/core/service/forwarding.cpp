@@ -194,9 +194,14 @@ void AbciService::stop_forwarding() {
     forwarding_->stopping = true;
     forwarding_->thread.join();
     // Each ends when its mint settles or its receipt times out; what is then
-    // unsettled is the next owner's, from the journal.
-    std::lock_guard lock(forwarding_->mutex);
-    for (auto& [id, thread] : forwarding_->sending) thread.join();
+    // unsettled is the next owner's, from the journal. Joined unlocked: each
+    // takes the lock to say it finished.
+    std::map<std::string, std::thread> sending;
+    {
+        std::lock_guard lock(forwarding_->mutex);
+        sending.swap(forwarding_->sending);
+    }
+    for (auto& [id, thread] : sending) thread.join();
 }
 
 }  // namespace abci::service
