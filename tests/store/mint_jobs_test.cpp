@@ -115,6 +115,6 @@ TEST_CASE("other servers hear of a queued mint and of a settled one, where there
     for (int round = 0; round < 20 && heard.size() < 2; ++round)
         for (const auto& n : listener->wait(250ms)) heard.emplace_back(n.channel, n.payload);
     for (const auto& n : listener->wait(200ms)) heard.emplace_back(n.channel, n.payload);
-    CHECK(heard == std::vector<std::pair<std::string, std::string>>{{kMintQueuedChannel, "chain"},
+    CHECK(heard == std::vector<std::pair<std::string, std::string>>{{kMintQueuedChannel, mint.id},
                                                                     {kMintSettledChannel, mint.id}});
 }

@@ -91,10 +91,10 @@ void AbciService::listen_for_other_servers() {
     Forwarding& f = *forwarding_;
     auto looked = std::chrono::steady_clock::now();
     while (!f.stopping) {
-        bool queued = false;
-        for (const auto& heard : f.listener->wait(kListenSlice)) {
+        std::vector<std::string> queued;
+        for (auto& heard : f.listener->wait(kListenSlice)) {
             if (heard.channel == store::kMintSettledChannel) f.wake(heard.payload);
-            if (heard.channel == store::kMintQueuedChannel) queued = true;
+            if (heard.channel == store::kMintQueuedChannel) queued.push_back(std::move(heard.payload));
         }
         const bool look = std::chrono::steady_clock::now() - looked >= kLookAgain;
         try {
@@ -109,7 +109,11 @@ void AbciService::listen_for_other_servers() {
                 if (!awaited.empty())
                     for (const auto& id : store_.mints().final_among(awaited)) f.wake(id);
             }
-            if (queued || look) take_queued_jobs();
+            // What was heard, by id; everything queued once a second.
+            if (look)
+                for (const auto& n : registry_.networks())
+                    if (n->current_term()) take_jobs(store_.mint_jobs().queued(n->config().id, kMaxSending));
+            if (!queued.empty()) take_jobs(queued);
         } catch (const Error& e) {
             util::log(util::LogLevel::warning, "looking for mints queued or settled by other servers failed",
                       {{"error", e.what()}});
@@ -118,33 +122,31 @@ void AbciService::listen_for_other_servers() {
     }
 }
 
-void AbciService::take_queued_jobs() {
+void AbciService::take_jobs(const std::vector<std::string>& mint_ids) {
     Forwarding& f = *forwarding_;
-    for (const auto& n : registry_.networks()) {
-        Network& network = *n;
-        const auto term = network.current_term();
-        if (!term) continue;
-        std::size_t sending = 0;
+    for (const auto& mint_id : mint_ids) {
         {
+            // Jobs being sent stay queued until journaled.
             std::lock_guard lock(f.mutex);
-            sending = f.sending.size();
+            if (f.sending.contains(mint_id)) continue;
+            if (f.sending.size() >= kMaxSending) return;
         }
-        if (sending >= kMaxSending) return;
-        // Jobs being sent stay queued until journaled: ask for enough to find new ones.
-        for (const auto& mint_id : store_.mint_jobs().queued(network.config().id, kMaxSending)) {
-            {
-                std::lock_guard lock(f.mutex);
-                if (f.sending.contains(mint_id) || f.sending.size() >= kMaxSending) continue;
-            }
-            auto job = store_.mint_jobs().find(mint_id);
-            if (!job) continue;  // journaled or ended meanwhile
-            std::lock_guard lock(f.mutex);
-            f.sending.emplace(mint_id, std::thread([this, &network, term, job = std::move(*job)] {
-                                  send_queued(network, term, job);
-                                  std::lock_guard done(forwarding_->mutex);
-                                  forwarding_->finished.insert(job.mint_id);
-                              }));
+        auto job = store_.mint_jobs().find(mint_id);
+        if (!job) continue;  // journaled or ended meanwhile
+        Network* network = nullptr;
+        try {
+            network = &registry_.find(job->blockchain_id);
+        } catch (const Error&) {
+            continue;  // a chain this server is not configured for: for a replica that is
         }
+        auto term = network->current_term();
+        if (!term) continue;  // another server sends for it
+        std::lock_guard lock(f.mutex);
+        f.sending.emplace(mint_id, std::thread([this, network, term = std::move(term), job = std::move(*job)] {
+                              send_queued(*network, term, job);
+                              std::lock_guard done(forwarding_->mutex);
+                              forwarding_->finished.insert(job.mint_id);
+                          }));
     }
 }
 

@@ -185,7 +185,8 @@ private:
     void start_forwarding();
     void stop_forwarding();
     void listen_for_other_servers();
-    void take_queued_jobs();
+    // Sends each of these queued mints whose chain this server sends for now.
+    void take_jobs(const std::vector<std::string>& mint_ids);
     void send_queued(Network& network, const std::shared_ptr<Network::Term>& term, const store::MintJob& job);
     [[nodiscard]] static Error reverted(const chain::Receipt& receipt);
     // A mint whose transaction reverted with nobody waiting: final when it

@@ -10,7 +10,7 @@
 
 namespace abci::store {
 
-/// A mint job was queued (mint_jobs.hpp); the payload is its blockchain id.
+/// A mint job was queued (mint_jobs.hpp); the payload is its mint id.
 inline constexpr const char* kMintQueuedChannel = "abci_mint_queued";
 /// A mint became final (Mints::finish, release); the payload is its id.
 inline constexpr const char* kMintSettledChannel = "abci_mint_settled";

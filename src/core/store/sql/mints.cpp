@@ -73,7 +73,7 @@ public:
                             "INSERT INTO mint_jobs (mint_id, blockchain_id, record, content, created_at) "
                             "VALUES (?, ?, ?, ?, ?)",
                             mint.id, job->blockchain_id, job->record, job->content, now);
-                    notify(c, kMintQueuedChannel, job->blockchain_id);
+                    notify(c, kMintQueuedChannel, mint.id);
                 }
             }
             return existing;
