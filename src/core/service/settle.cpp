@@ -179,13 +179,13 @@ void AbciService::keep_lanes() {
 }
 
 bool AbciService::signer_nonce_agrees(Network& network, const store::LaneFence& fence) {
-    const auto status = store_.lanes().find(fence.lane);
-    if (status && !status->halted.empty()) {
+    const auto refuse = [&](const std::string& why) {
         if (reported_halts_.insert(fence.lane).second)
-            util::log(util::LogLevel::error, "not sending: the lane is halted",
-                      {{"lane", fence.lane}, {"reason", status->halted}});
+            util::log(util::LogLevel::error, "not sending: the lane is halted", {{"lane", fence.lane}, {"reason", why}});
         return false;
-    }
+    };
+    const auto status = store_.lanes().find(fence.lane);
+    if (status && !status->halted.empty()) return refuse(status->halted);
     reported_halts_.erase(fence.lane);
     const auto& signer = network.signer_address();
     std::uint64_t chain_next = 0;
@@ -206,16 +206,14 @@ bool AbciService::signer_nonce_agrees(Network& network, const store::LaneFence& 
     const auto expected = std::max(journal_next.value_or(0), *status->accepted_nonce);
     if (chain_next <= expected) return true;
     // Every transaction of ours is journaled before it is broadcast: these are not ours.
-    store_.lanes().halt(fence, "the signer " + signer.checksummed() + " has sent " + std::to_string(chain_next - expected) +
-                                   " transaction(s) on blockchain " + network.config().id +
-                                   " that no server of this database journaled (its nonce is " +
-                                   std::to_string(chain_next) + ", the journal ends at " + std::to_string(expected) +
-                                   "): another program or server uses its key. Stop it, then run `abcictl admin lanes "
-                                   "resume " + fence.lane + "`");
-    reported_halts_.insert(fence.lane);
-    util::log(util::LogLevel::error, "not sending: the lane is halted",
-              {{"lane", fence.lane}, {"reason", store_.lanes().find(fence.lane).value_or(store::LaneStatus{}).halted}});
-    return false;
+    const std::string why = "the signer " + signer.checksummed() + " has sent " + std::to_string(chain_next - expected) +
+                            " transaction(s) on blockchain " + network.config().id +
+                            " that no server of this database journaled (its nonce is " + std::to_string(chain_next) +
+                            ", the journal ends at " + std::to_string(expected) +
+                            "): another program or server uses its key. Stop it, then run `abcictl admin lanes resume " +
+                            fence.lane + "`";
+    store_.lanes().halt(fence, why);
+    return refuse(why);
 }
 
 void AbciService::take_over(Network& network, const store::LaneFence& fence) {
