@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include "core/crypto/encoding.hpp"
-#include "core/service/shared_rate_limiter.hpp"
 #include "core/util/strict_json.hpp"
 #include "serve/log.hpp"
 
@@ -108,11 +107,6 @@ Error missing_token() {
 }
 
 }  // namespace
-
-std::unique_ptr<limits::Limiter> Services::limiter(const limits::RateLimit& limit, const char* name) const {
-    if (settings.database.url.empty()) return std::make_unique<limits::RateLimiter>(limit);
-    return std::make_unique<service::SharedRateLimiter>(limit, store.rate_windows(), name);
-}
 
 RequestContext::RequestContext(const httplib::Request& request_, httplib::Response& response_, Services& services_)
     : request(request_), response(response_), services(services_) {

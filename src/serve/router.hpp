@@ -16,7 +16,7 @@
 
 #include "core/auth/auth_service.hpp"
 #include "core/content/content_store.hpp"
-#include "core/limits/rate_limiter.hpp"
+#include "core/limits/counters.hpp"
 #include "core/store/store.hpp"
 #include "serve/http_error.hpp"
 #include "serve/settings.hpp"
@@ -36,16 +36,16 @@ namespace abci::serve {
 
 /// What the routes share: settings, the store, authentication, limiters.
 struct Services {
-    Services(const Settings& settings_, store::Store& store_, auth::AuthService& auth_, content::ContentStore& content_,
-             service::Registry& registry_, service::AbciService& abci_)
+    Services(const Settings& settings_, const limits::Counters& counters, store::Store& store_, auth::AuthService& auth_,
+             content::ContentStore& content_, service::Registry& registry_, service::AbciService& abci_)
         : settings(settings_),
           store(store_),
           auth(auth_),
           content(content_),
           registry(registry_),
           abci(abci_),
-          abci_limiter(limiter(settings_.abci_rate, "abci")),
-          api_limiter(limiter(settings_.api_rate, "api")) {}
+          abci_limiter(counters.limiter(settings_.abci_rate, "abci")),
+          api_limiter(counters.limiter(settings_.api_rate, "api")) {}
 
     const Settings& settings;
     store::Store& store;
@@ -55,11 +55,6 @@ struct Services {
     service::AbciService& abci;
     std::unique_ptr<limits::Limiter> abci_limiter;
     std::unique_ptr<limits::Limiter> api_limiter;
-
-private:
-    // Counted in the database when replicas share one (settings.database),
-    // so that a caller's limit holds across them; else in this process.
-    [[nodiscard]] std::unique_ptr<limits::Limiter> limiter(const limits::RateLimit& limit, const char* name) const;
 };
 
 class RequestContext {

@@ -13,6 +13,7 @@
 
 #include "core/service/registry.hpp"
 #include "core/service/service.hpp"
+#include "core/service/shared_counters.hpp"
 #include "core/auth/accounts.hpp"
 #include "core/eth/bytes.hpp"
 #include "core/util/log.hpp"
@@ -97,6 +98,9 @@ void check_at_start(service::AbciService& abci, bool strict) {
 struct Server::State {
     Settings settings;
     std::unique_ptr<store::Store> store;
+    // In the database when replicas share one (settings.database), so that a
+    // caller's limits hold across them; else in this process.
+    std::unique_ptr<limits::Counters> counters;
     std::unique_ptr<auth::AuthService> auth;
     std::unique_ptr<content::ContentStore> content;
     // Destroyed in reverse: the service first, which stops keeping the lanes
@@ -120,12 +124,14 @@ Server::Server(Settings settings) : state_(std::make_unique<State>()) {
     s.store->audit().set_error_handler(
         [](const std::string& error) { log_line("error", "audit write failed (will retry)", {{"error", error}}); });
 
+    s.counters = s.settings.database.url.empty() ? std::make_unique<limits::Counters>()
+                                                 : std::make_unique<service::SharedCounters>(s.store->rate_windows());
     if (!s.settings.jwt_secret_file.empty()) warn_if_exposed(s.settings.jwt_secret_file);
     {
         const WipedBytes secret(s.settings.jwt_secret_file.empty()
                                     ? auth::load_or_create_shared_secret(s.store->shared_secrets())
                                     : auth::load_or_create_secret(s.settings.jwt_secret_file));
-        s.auth = std::make_unique<auth::AuthService>(*s.store, secret.view(), s.settings.auth);
+        s.auth = std::make_unique<auth::AuthService>(*s.store, secret.view(), s.settings.auth, *s.counters);
     }
     if (!s.settings.admin_email.empty() && !s.settings.admin_password.empty()) {
         if (const auto admin = auth::bootstrap_admin(*s.store, s.settings.admin_email, s.settings.admin_password))
@@ -153,7 +159,7 @@ Server::Server(Settings settings) : state_(std::make_unique<State>()) {
     // Named in the lanes' rows: where an operator finds the owner (and which process it is).
     s.abci->start(s.settings.listen_host + ":" + std::to_string(s.settings.listen_port) + " pid " +
                   std::to_string(::getpid()));
-    s.services = std::make_unique<Services>(s.settings, *s.store, *s.auth, *s.content, *s.registry, *s.abci);
+    s.services = std::make_unique<Services>(s.settings, *s.counters, *s.store, *s.auth, *s.content, *s.registry, *s.abci);
     auto listen_socket = std::make_shared<int>(-1);
     s.http = make_http_server(s.settings, listen_socket);
     // Which run of the server answered: a client's cache of it is stale once this changes (a restart).

@@ -96,3 +96,21 @@ TEST_CASE("a lane's accepted nonce is set under its fence, a halt is cleared by 
     CHECK_FALSE(f.store->journal().next_nonce("chain", "0xdef"));
     CHECK_FALSE(f.store->journal().next_nonce("other", "0xabc"));
 }
+
+TEST_CASE("a lane's stuck transactions are replaced under its fence and read back whole", "[store][lanes]") {
+    FreshStore f;
+    const std::string lane = "chain/0xabc";
+    const auto election = f.store->open_lane_election("server-a");
+    const auto fence = election->hold(lane);
+    REQUIRE(fence);
+    CHECK(f.store->lanes().find(lane)->stuck.empty());
+    const std::vector<StuckTransaction> stuck{{.nonce = 7, .hash = "0x" + std::string(64, 'a'), .since = millis_from_now(-40s)},
+                                              {.nonce = 8, .hash = "0x" + std::string(64, 'b'), .since = millis_from_now(-35s)}};
+    f.store->lanes().report_stuck({lane, fence->epoch + 1}, stuck);  // a stale fence writes nothing
+    CHECK(f.store->lanes().find(lane)->stuck.empty());
+    f.store->lanes().report_stuck(*fence, stuck);
+    CHECK(f.store->lanes().find(lane)->stuck == stuck);
+    CHECK(f.store->lanes().list().front().stuck == stuck);
+    f.store->lanes().report_stuck(*fence, {});
+    CHECK(f.store->lanes().find(lane)->stuck.empty());
+}

@@ -32,6 +32,21 @@ TEST_CASE("rate windows count a key's hits, per key, and start over once the win
     CHECK(windows.hit("abci:user-1", 60s, t0 + 62s).count == 2);
 }
 
+TEST_CASE("a rate window tells when it ends while it is open, and counts nothing for it", "[store][rate]") {
+    FreshStore f;
+    auto& windows = f.store->rate_windows();
+    const TimePoint t0 = millis_from_now(0ms);
+    CHECK_FALSE(windows.open_until("backoff:a", t0));
+    (void)windows.hit("backoff:a", 4s, t0);
+    CHECK(windows.open_until("backoff:a", t0 + 1s) == t0 + 4s);
+    CHECK(windows.open_until("backoff:a", t0 + 3999ms) == t0 + 4s);
+    CHECK_FALSE(windows.open_until("backoff:a", t0 + 4s));
+    CHECK_FALSE(windows.open_until("backoff:b", t0 + 1s));
+    // A hit with a longer length stretches the open window from where it opened.
+    CHECK(windows.hit("backoff:a", 8s, t0 + 2s).count == 2);
+    CHECK(windows.open_until("backoff:a", t0 + 5s) == t0 + 8s);
+}
+
 TEST_CASE("concurrent hits of one key each get a distinct count, none lost", "[store][rate]") {
     FreshStore f;
     constexpr int kThreads = 8;

@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 #include <cctype>
+#include <cstdlib>
 #include <chrono>
 #include <exception>
 #include <filesystem>
@@ -17,6 +18,9 @@
 #include <iostream>
 #include <sstream>
 
+#include <fmt/format.h>
+
+#include "support/postgres.hpp"
 #include "support/tools.hpp"
 
 namespace abci::test {
@@ -187,9 +191,53 @@ HttpResponse Http::send(const std::string& method, const std::string& path, cons
     return out;
 }
 
+bool replicas_topology() {
+    const char* topology = std::getenv("ABCI_TEST_TOPOLOGY");
+    return topology != nullptr && std::string_view(topology) == "replicas";
+}
+
+// The replicas topology's parts, in the order they are stopped in: haproxy,
+// the second replica, (the first replica: Server::process_), PostgreSQL.
+struct Server::Replicas {
+    std::optional<Postgres> postgres;
+    std::string database_url;
+    TempDir dir;  // haproxy.cfg, haproxy.log
+    std::uint16_t port = 0;  // haproxy's
+    // The content store both replicas share (README, "Running several
+    // servers": a shared Kubo node): tests/support/js/kubo_standin.mjs, and
+    // the [content] table appended to each replica's config for it; none
+    // when the test's config has content settings of its own.
+    std::optional<os::Process> kubo;
+    std::string content_config;
+    std::unique_ptr<Server> second;
+    std::optional<os::Process> haproxy;
+
+    [[nodiscard]] std::string host() const { return "127.0.0.1:" + std::to_string(port); }
+};
+
 Server::Server(Options options) : options_(std::move(options)) {
     options_.env.emplace("ABCI_ADMIN_EMAIL", admin_email);
     options_.env.emplace("ABCI_ADMIN_PASSWORD", admin_password);
+    if (replicas_topology() && replicas_eligible()) {
+        replicas_ = std::make_unique<Replicas>();
+        replicas_->postgres.emplace();
+        replicas_->database_url = replicas_->postgres->create_database("abci");
+        options_.env.emplace("ABCI_DATABASE_URL", replicas_->database_url);
+        // The public address is haproxy's: the SIWE domain both replicas expect.
+        replicas_->port = os::free_loopback_port();
+        if (options_.config.find("domain") == std::string::npos) options_.env.emplace("ABCI_DOMAIN", replicas_->host());
+        if (options_.config.find("[content]") == std::string::npos &&
+            options_.config.find("content.") == std::string::npos) {
+            const auto kubo_port = os::free_loopback_port();
+            replicas_->kubo.emplace(std::vector<std::string>{"node", source_path("tests/support/js/kubo_standin.mjs"),
+                                                             "--port", std::to_string(kubo_port)},
+                                    replicas_->dir / "kubo.log");
+            if (!os::wait_for_port(kubo_port, std::chrono::seconds(10)))
+                FAIL("the Kubo stand-in did not start; its log:\n" << file_tail(replicas_->dir / "kubo.log", 40));
+            replicas_->content_config =
+                fmt::format("\n[content]\nbackend = \"kubo\"\nkuboUrl = \"http://127.0.0.1:{}\"\n", kubo_port);
+        }
+    }
     if (starts_from_admin_template()) {
         if (const auto database = AdminTemplate::database()) {
             fs::create_directories(data_dir());
@@ -200,19 +248,77 @@ Server::Server(Options options) : options_(std::move(options)) {
     // A free port may be taken before the server binds it: then another one,
     // unless the test chose it. A server that died of anything else is a
     // failure at once: launching it again would hide an intermittent crash.
-    for (int attempt = 0; attempt < (options_.port ? 1 : 3); ++attempt) {
+    bool up = false;
+    for (int attempt = 0; attempt < (options_.port ? 1 : 3) && !up; ++attempt) {
         port_ = options_.port ? options_.port : os::free_loopback_port();
-        if (launch()) return;
-        if (log().find("cannot listen on") == std::string::npos) break;
+        up = launch();
+        if (!up && log().find("cannot listen on") == std::string::npos) break;
     }
-    FAIL("abcictl serve did not start; log:\n" << log_tail());
+    if (!up) FAIL("abcictl serve did not start; log:\n" << log_tail());
+    if (replicas_) start_replicas();
+}
+
+std::string Server::config() const { return options_.config + (replicas_ ? replicas_->content_config : ""); }
+
+bool Server::replicas_eligible() const {
+    const auto& env = options_.env;
+    return options_.port == 0 && !env.contains("ABCI_DATABASE_URL") && !env.contains("ABCI_DATA_DIR") &&
+           options_.config.find("database") == std::string::npos;
+}
+
+// The second replica (same config and environment: the same database and
+// domain; its own port and data directory), then haproxy in front of both as
+// examples/haproxy-replicas.cfg sets it up, without its /readyz check: the
+// tests see each replica's own answer, also while a chain is down.
+void Server::start_replicas() {
+    replicas_->second = std::make_unique<Server>(Options{config(), 0, options_.env});
+    const auto config = replicas_->dir.write("haproxy.cfg", fmt::format(R"(global
+    log stdout format raw local0
+    maxconn 4096
+
+defaults
+    mode http
+    log global
+    option httplog
+    timeout connect 2s
+    timeout client 150s
+    timeout server 150s
+    retries 2
+    retry-on conn-failure empty-response 503
+    option http-buffer-request
+    option redispatch
+
+frontend abci
+    bind {}
+    default_backend replicas
+
+backend replicas
+    balance roundrobin
+    server replica-{} 127.0.0.1:{}
+    server replica-{} 127.0.0.1:{}
+)",
+        replicas_->host(), port_, port_, replicas_->second->port(), replicas_->second->port()));
+    static constexpr const char* haproxy = "/usr/sbin/haproxy";
+    const auto log = replicas_->dir / "haproxy.log";
+    replicas_->haproxy.emplace(std::vector<std::string>{haproxy, "-db", "-f", config}, log);
+    if (!os::wait_for_port(replicas_->port, std::chrono::seconds(5)) || !replicas_->haproxy->running())
+        FAIL("haproxy did not start on " << replicas_->host() << "; its log:\n" << file_tail(log, 40));
 }
 
 Server::~Server() {
     if (test_failing() && process_)
         std::cerr << "---- abcictl serve on port " << port_ << ", last lines of its log ----\n"
                   << log_tail() << "---- end of server log ----\n";
+    if (replicas_) {
+        if (test_failing())
+            std::cerr << "---- haproxy on " << replicas_->host() << ", last lines of its log ----\n"
+                      << file_tail(replicas_->dir / "haproxy.log", 40) << "---- end of haproxy log ----\n";
+        if (replicas_->haproxy) replicas_->haproxy->stop();
+        replicas_->second.reset();
+    }
     stop();
+    if (replicas_ && replicas_->kubo) replicas_->kubo->stop();
+    replicas_.reset();
 }
 
 bool Server::starts_from_admin_template() const {
@@ -226,10 +332,10 @@ bool Server::starts_from_admin_template() const {
 }
 
 bool Server::launch() {
-    std::vector<std::string> args{"serve", "--listen", host(), "--data-dir", data_dir()};
-    if (!options_.config.empty())
-        args.insert(args.end(), {"--config", dir_.write("config.toml", replace_all(options_.config, "{port}",
-                                                                                    std::to_string(port_)))});
+    std::vector<std::string> args{"serve", "--listen", "127.0.0.1:" + std::to_string(port_), "--data-dir", data_dir()};
+    if (const auto text = config(); !text.empty())
+        args.insert(args.end(),
+                    {"--config", dir_.write("config.toml", replace_all(text, "{port}", std::to_string(port_)))});
     process_.emplace(abcictl_argv(args, options_.env), dir_ / "server.log", options_.env);
     const auto deadline = Clock::now() + std::chrono::seconds(20);
     while (Clock::now() < deadline) {
@@ -241,7 +347,9 @@ bool Server::launch() {
 
 std::string Server::url() const { return "http://" + host(); }
 
-std::string Server::host() const { return "127.0.0.1:" + std::to_string(port_); }
+std::string Server::host() const {
+    return replicas_ ? replicas_->host() : "127.0.0.1:" + std::to_string(port_);
+}
 
 std::string Server::data_dir() const { return dir_ / "data"; }
 
@@ -256,11 +364,15 @@ std::string Server::log() const {
 
 std::string Server::log_tail(std::size_t lines) const { return file_tail(dir_ / "server.log", lines); }
 
-int Server::stop() { return process_ ? process_->stop(std::chrono::seconds(10)) : -1; }
+int Server::stop() {
+    if (replicas_ && replicas_->second) replicas_->second->stop();
+    return process_ ? process_->stop(std::chrono::seconds(10)) : -1;
+}
 
 void Server::restart() {
     stop();
     if (!launch()) FAIL("abcictl serve did not restart on port " << port_ << "; log:\n" << log_tail());
+    if (replicas_ && replicas_->second) replicas_->second->restart(config());
 }
 
 void Server::restart(std::string config) {
@@ -278,7 +390,8 @@ Session Server::login(const std::string& email, const std::string& password) con
 
 os::CommandResult Server::admin_cli(std::vector<std::string> args, const std::string& input) const {
     args.insert(args.end(), {"--data-dir", data_dir()});
-    return run_abcictl(args, input);
+    // In the replicas topology the replicas' shared database, not the data directory's.
+    return run_abcictl(args, input, replicas_ ? Env{{"ABCI_DATABASE_URL", replicas_->database_url}} : Env{});
 }
 
 namespace {

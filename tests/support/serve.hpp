@@ -5,6 +5,7 @@
 // is failing the tail of the server's log is printed first.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -66,6 +67,21 @@ struct Session {
     [[nodiscard]] std::string id() const { return user.at("id").get<std::string>(); }
 };
 
+/// Whether the suite runs in the replicas topology: ABCI_TEST_TOPOLOGY=replicas
+/// in the test's environment (tests/CMakeLists.txt registers the
+/// topology-agnostic serve tests a second time with it). Then a Server whose
+/// test names no database of its own (no ABCI_DATABASE_URL or ABCI_DATA_DIR in
+/// its env, no "database" in its config) and no port is two `abcictl serve`
+/// replicas with the same config on one PostgreSQL database (a Postgres
+/// fixture of its own), behind Debian's haproxy (round robin, retries and
+/// redispatch as examples/haproxy-replicas.cfg): url(), host() and http() name
+/// haproxy (host() also becomes the replicas' ABCI_DOMAIN unless the config
+/// sets a domain), the admin CLI writes the shared database, metadata goes to
+/// a Kubo stand-in both share (unless the config sets [content]), stop() and
+/// restart() act on both replicas. port(), pid(), log() and data_dir() remain
+/// the first replica's. Unset: one server on SQLite, exactly as before.
+[[nodiscard]] bool replicas_topology();
+
 class Server {
 public:
     static constexpr const char* admin_email = "admin@example.org";
@@ -92,10 +108,11 @@ public:
     Server(const Server&) = delete;
     Server& operator=(const Server&) = delete;
 
-    /// "http://127.0.0.1:<port>".
+    /// "http://127.0.0.1:<port>" (haproxy's port in the replicas topology).
     [[nodiscard]] std::string url() const;
     [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
-    /// "127.0.0.1:<port>": the listen address, also the default SIWE domain.
+    /// "127.0.0.1:<port>": the listen address, also the default SIWE domain
+    /// (haproxy's address, the replicas' domain, in the replicas topology).
     [[nodiscard]] std::string host() const;
     [[nodiscard]] std::string data_dir() const;
     [[nodiscard]] Http http() const { return Http(url()); }
@@ -138,11 +155,19 @@ private:
     // after its first start with the fixture's admin (serve.cpp, AdminTemplate).
     [[nodiscard]] bool starts_from_admin_template() const;
     [[nodiscard]] std::string log_tail(std::size_t lines = 60) const;
+    // The replicas topology (replicas_topology()): its PostgreSQL, second
+    // replica and haproxy; null in the default topology.
+    struct Replicas;
+    [[nodiscard]] bool replicas_eligible() const;
+    // The config file's TOML as given (Options::config), plus the replicas' shared content store.
+    [[nodiscard]] std::string config() const;
+    void start_replicas();
 
     Options options_;
     TempDir dir_;  // data/, config.toml, server.log
     std::uint16_t port_ = 0;
     std::optional<os::Process> process_;
+    std::unique_ptr<Replicas> replicas_;
 };
 
 }  // namespace abci::test

@@ -45,14 +45,15 @@ bool Principal::has_scope(std::string_view scope) const {
     return std::find(scopes.begin(), scopes.end(), scope) != scopes.end();
 }
 
-AuthService::AuthService(store::Store& store, eth::ByteView jwt_secret, AuthSettings settings)
+AuthService::AuthService(store::Store& store, eth::ByteView jwt_secret, AuthSettings settings,
+                         const limits::Counters& counters)
     : store_(store),
       jwt_(jwt_secret, settings.jwt),
       settings_(std::move(settings)),
-      per_account_address_(settings_.login_per_account_address),
-      per_address_(settings_.login_per_address),
-      account_backoff_(settings_.login_account_backoff),
-      nonces_per_address_(settings_.wallet.nonces_per_address) {
+      per_account_address_(counters.limiter(settings_.login_per_account_address, "login-account-address")),
+      per_address_(counters.limiter(settings_.login_per_address, "login-address")),
+      account_backoff_(counters.backoff(settings_.login_account_backoff, "login-backoff")),
+      nonces_per_address_(counters.limiter(settings_.wallet.nonces_per_address, "wallet-nonces")) {
     if (settings_.idp) idp_ = std::make_unique<OidcClient>(*settings_.idp);
 }
 
@@ -73,14 +74,14 @@ LoginResult AuthService::login_password(std::string_view email, std::string_view
                                          std::string_view client_address) {
     const auto account_key = lower(email);
     // '\x1f' occurs in no client address: no two pairs share a key.
-    const auto by_pair = per_account_address_.hit(std::string(client_address) + '\x1f' + account_key);
-    const auto by_address = per_address_.hit(client_address);
+    const auto by_pair = per_account_address_->hit(std::string(client_address) + '\x1f' + account_key);
+    const auto by_address = per_address_->hit(client_address);
     if (!by_pair.allowed || !by_address.allowed)
         throw limits::RateLimitExceeded("too many login attempts; try again later",
                                         std::max(by_pair.allowed ? std::chrono::seconds(0) : by_pair.reset,
                                                  by_address.allowed ? std::chrono::seconds(0) : by_address.reset),
                                         {settings_.login_per_account_address, "rate_limit.login", ""});
-    if (const auto wait = account_backoff_.wait(account_key); wait.count() > 0)
+    if (const auto wait = account_backoff_->wait(account_key); wait.count() > 0)
         throw limits::RateLimitExceeded("this account has had many failed logins; try again in " +
                                             std::to_string(wait.count()) + " s",
                                         wait, {settings_.login_per_account_address, "rate_limit.login", ""});
@@ -93,15 +94,15 @@ LoginResult AuthService::login_password(std::string_view email, std::string_view
     }
     if (!hash) spend_password_verification_time(password.substr(0, 1024));
     if (!hash || !verify_password(password, *hash)) {
-        account_backoff_.failed(account_key);
+        account_backoff_->failed(account_key);
         throw refused("invalid e-mail or password");
     }
     return start_session(*user);
 }
 
 AuthService::WalletNonce AuthService::issue_wallet_nonce(std::string_view client_address) {
-    if (nonces_per_address_.limit().enabled()) {
-        const auto by_address = nonces_per_address_.hit(client_address);
+    if (nonces_per_address_->limit().enabled()) {
+        const auto by_address = nonces_per_address_->hit(client_address);
         if (!by_address.allowed)
             throw limits::RateLimitExceeded("too many wallet nonces asked for from this address; try again later",
                                             by_address.reset,

@@ -20,8 +20,7 @@
 #include "core/auth/jwt.hpp"
 #include "core/auth/oidc.hpp"
 #include "core/auth/roles.hpp"
-#include "core/limits/backoff.hpp"
-#include "core/limits/rate_limiter.hpp"
+#include "core/limits/counters.hpp"
 #include "core/store/store.hpp"
 
 namespace abci::auth {
@@ -89,8 +88,10 @@ struct IdpCallbackResult {
 
 class AuthService {
 public:
-    /// `store` must outlive the service. `jwt_secret` ≥ 32 bytes.
-    AuthService(store::Store& store, eth::ByteView jwt_secret, AuthSettings settings);
+    /// `store` must outlive the service. `jwt_secret` ≥ 32 bytes. The login
+    /// and nonce limits count where `counters` says (this process by default).
+    AuthService(store::Store& store, eth::ByteView jwt_secret, AuthSettings settings,
+                const limits::Counters& counters = limits::local_counters());
     ~AuthService();
 
     [[nodiscard]] const AuthSettings& settings() const noexcept { return settings_; }
@@ -151,10 +152,10 @@ private:
     store::Store& store_;
     JwtCodec jwt_;
     AuthSettings settings_;
-    limits::RateLimiter per_account_address_;
-    limits::RateLimiter per_address_;
-    limits::Backoff account_backoff_;
-    limits::RateLimiter nonces_per_address_;
+    std::unique_ptr<limits::Limiter> per_account_address_;
+    std::unique_ptr<limits::Limiter> per_address_;
+    std::unique_ptr<limits::FailureBackoff> account_backoff_;
+    std::unique_ptr<limits::Limiter> nonces_per_address_;
     std::unique_ptr<OidcClient> idp_;
 };
 

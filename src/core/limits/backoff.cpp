@@ -12,6 +12,12 @@ constexpr std::uint32_t kMaxDoublings = 20;
 
 }  // namespace
 
+std::chrono::seconds backoff_delay(const BackoffPolicy& policy, std::uint32_t failures) {
+    if (policy.threshold == 0 || failures <= policy.threshold) return std::chrono::seconds(0);
+    const auto doublings = std::min(failures - policy.threshold - 1, kMaxDoublings);
+    return std::min(policy.base * (std::int64_t{1} << doublings), policy.cap);
+}
+
 std::chrono::seconds Backoff::wait(std::string_view key, Clock::time_point now) {
     if (policy_.threshold == 0) return std::chrono::seconds(0);
     std::lock_guard lock(mutex_);
@@ -39,8 +45,7 @@ void Backoff::failed(std::string_view key, Clock::time_point now) {
     }
     if (state.failures < UINT32_MAX) ++state.failures;
     if (state.failures <= policy_.threshold) return;
-    const auto doublings = std::min(state.failures - policy_.threshold - 1, kMaxDoublings);
-    state.next_attempt = now + std::min(policy_.base * (std::int64_t{1} << doublings), policy_.cap);
+    state.next_attempt = now + backoff_delay(policy_, state.failures);
 }
 
 }  // namespace abci::limits

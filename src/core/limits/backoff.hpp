@@ -23,16 +23,32 @@ struct BackoffPolicy {
     std::chrono::seconds cap{30};
 };
 
-class Backoff {
+/// The wait a key's `failures`-th failure of a window imposes: zero up to the
+/// threshold, then `base` doubled per further failure, at most `cap`.
+[[nodiscard]] std::chrono::seconds backoff_delay(const BackoffPolicy& policy, std::uint32_t failures);
+
+/// Counts failures per key against one policy: in this process (Backoff) or
+/// shared by the servers on one database (service::SharedBackoff).
+class FailureBackoff {
+public:
+    virtual ~FailureBackoff() = default;
+    /// How long `key` must wait before its next attempt; zero when it may go now.
+    [[nodiscard]] virtual std::chrono::seconds wait(std::string_view key) = 0;
+    /// Counts one failed attempt of `key`.
+    virtual void failed(std::string_view key) = 0;
+};
+
+class Backoff final : public FailureBackoff {
 public:
     using Clock = std::chrono::steady_clock;
 
     explicit Backoff(BackoffPolicy policy) : policy_(policy) {}
 
-    /// How long `key` must wait before its next attempt; zero when it may go now.
-    [[nodiscard]] std::chrono::seconds wait(std::string_view key, Clock::time_point now = Clock::now());
-    /// Counts one failed attempt of `key` at `now`.
-    void failed(std::string_view key, Clock::time_point now = Clock::now());
+    [[nodiscard]] std::chrono::seconds wait(std::string_view key) override { return wait(key, Clock::now()); }
+    void failed(std::string_view key) override { failed(key, Clock::now()); }
+    /// wait() and failed() at `now`.
+    [[nodiscard]] std::chrono::seconds wait(std::string_view key, Clock::time_point now);
+    void failed(std::string_view key, Clock::time_point now);
 
 private:
     struct State {

@@ -19,14 +19,29 @@ namespace {
 constexpr std::uint64_t kMintGas = 60'000;
 constexpr std::uint64_t kMintsInReserve = 100;
 
+// What the lane's sender finds stuck at the fee cap: this server's own
+// sender when it owns the lane, else what the owner last wrote to the lane.
+std::vector<chain::StuckTx> stuck_transactions(Network& network, store::Store& store) {
+    if (const auto term = network.current_term()) return term->sender().stuck();
+    std::vector<chain::StuckTx> stuck;
+    const auto lane = store.lanes().find(network.lane());
+    if (!lane) return stuck;
+    const auto now = std::chrono::system_clock::now();
+    for (const auto& tx : lane->stuck)
+        stuck.push_back({.nonce = tx.nonce,
+                         .hash = eth::from_hex_fixed<32>(tx.hash, "stuck transaction hash"),
+                         .age = std::chrono::duration_cast<std::chrono::seconds>(now - tx.since)});
+    return stuck;
+}
+
 // The signer of one network: funded for kMintsInReserve mints at the current
 // fee (or the configured floor), and no transaction stuck at the fee cap.
-HealthCheck signer_check(Network& network) {
+HealthCheck signer_check(Network& network, store::Store& store) {
     const auto& c = network.config();
     const auto& signer = network.signer_address();
     HealthCheck check{.name = "signer:" + c.id, .address = signer.checksummed()};
-    if (const auto term = network.current_term()) check.stuck = term->sender().stuck();
     try {
+        check.stuck = stuck_transactions(network, store);
         const auto balance = network.probe().balance(signer);
         const eth::U256 floor = c.min_signer_balance_gwei != 0
                                     ? eth::U256(c.min_signer_balance_gwei) * eth::U256(1'000'000'000)
@@ -136,7 +151,7 @@ HealthCheck lane_check(Network& network, store::Store& store) {
 }
 
 /// The checks of every network (only those not disabled with `enabled_only`), started at once.
-std::vector<std::future<HealthCheck>> network_checks(const Registry& registry, bool enabled_only) {
+std::vector<std::future<HealthCheck>> network_checks(const Registry& registry, store::Store& store, bool enabled_only) {
     std::vector<std::future<HealthCheck>> checks;
     for (const auto& n : registry.networks()) {
         Network* network = n.get();
@@ -147,7 +162,7 @@ std::vector<std::future<HealthCheck>> network_checks(const Registry& registry, b
         if (network->has_contract() && network->has_signer())
             checks.push_back(std::async(std::launch::async, [network] { return minter_check(*network); }));
         if (network->has_signer())
-            checks.push_back(std::async(std::launch::async, [network] { return signer_check(*network); }));
+            checks.push_back(std::async(std::launch::async, [network, &store] { return signer_check(*network, store); }));
     }
     return checks;
 }
@@ -171,7 +186,7 @@ HealthReport collect(std::vector<std::future<HealthCheck>> checks) {
 }  // namespace
 
 HealthReport AbciService::health() {
-    auto checks = network_checks(registry_, false);
+    auto checks = network_checks(registry_, store_, false);
     for (const auto& n : registry_.networks())
         if (n->has_signer())
             checks.push_back(std::async(std::launch::async, [this, network = n.get()] { return lane_check(*network, store_); }));
@@ -184,7 +199,7 @@ HealthReport AbciService::health() {
 }
 
 HealthReport AbciService::readiness() {
-    auto checks = network_checks(registry_, true);
+    auto checks = network_checks(registry_, store_, true);
     checks.push_back(std::async(std::launch::async, [this] { return database_check(store_); }));
     return collect(std::move(checks));
 }

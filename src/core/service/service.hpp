@@ -14,6 +14,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -211,6 +212,9 @@ private:
     // the signer's chain nonce not ahead of what the journal and the lane's
     // accepted start account for (else the lane is halted now, saying why).
     [[nodiscard]] bool signer_nonce_agrees(Network& network, const store::LaneFence& fence);
+    // The owner's stuck transactions written to its lane when they changed,
+    // so that every server's health shows them.
+    void report_stuck(Network& network, Network::Term& term);
     void settle_pending_mints(const std::function<bool(const std::string& blockchain_id)>& ours);
 
     store::Store& store_;
@@ -223,6 +227,8 @@ private:
     std::condition_variable lanes_wake_;
     bool stopping_ = false;
     std::set<std::string> reported_halts_;  // lanes whose halt was logged (the lanes' thread only)
+    // What report_stuck() last wrote per lane this server owns (the lanes' thread only).
+    std::map<std::string, std::vector<store::StuckTransaction>> reported_stuck_;
     std::thread lanes_thread_;  // stopped first
     struct Forwarding;
     std::unique_ptr<Forwarding> forwarding_;  // set by start() when other servers share the store

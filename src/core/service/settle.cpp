@@ -160,7 +160,11 @@ void AbciService::keep_lanes() {
         if (!network.has_signer()) continue;
         const auto fence = election_->hold(network.lane());
         const auto term = network.current_term();
-        if (fence && term && term->fence().epoch == fence->epoch) continue;
+        if (fence && term && term->fence().epoch == fence->epoch) {
+            report_stuck(network, *term);
+            continue;
+        }
+        reported_stuck_.erase(network.lane());
         if (!fence) {
             if (term)
                 util::log(util::LogLevel::warning, "stopped sending: another server owns the lane now",
@@ -175,6 +179,26 @@ void AbciService::keep_lanes() {
             util::log(util::LogLevel::error, "taking over a lane failed",
                       {{"blockchainId", network.config().id}, {"error", e.what()}});
         }
+    }
+}
+
+void AbciService::report_stuck(Network& network, Network::Term& term) {
+    std::vector<store::StuckTransaction> stuck;
+    const auto now = std::chrono::system_clock::now();
+    for (const auto& tx : term.sender().stuck())
+        stuck.push_back({.nonce = tx.nonce, .hash = eth::to_hex(tx.hash), .since = now - tx.age});
+    const auto same_transactions = [](const store::StuckTransaction& x, const store::StuckTransaction& y) {
+        return x.nonce == y.nonce && x.hash == y.hash;
+    };
+    const auto reported = reported_stuck_.find(network.lane());
+    if (reported != reported_stuck_.end() && std::ranges::equal(reported->second, stuck, same_transactions)) return;
+    try {
+        store_.lanes().report_stuck(term.fence(), stuck);
+        reported_stuck_[network.lane()] = std::move(stuck);
+    } catch (const Error& e) {
+        // Health elsewhere shows the last report until the next round writes it.
+        util::log(util::LogLevel::warning, "could not record the lane's stuck transactions",
+                  {{"lane", network.lane()}, {"error", e.what()}});
     }
 }
 

@@ -17,6 +17,15 @@
 
 namespace abci::store {
 
+/// A transaction its lane's owner found unmined at the fee cap.
+struct StuckTransaction {
+    std::uint64_t nonce = 0;
+    std::string hash;  // 0x + 64 hex
+    TimePoint since;   // first accepted by the node
+
+    friend bool operator==(const StuckTransaction&, const StuckTransaction&) = default;
+};
+
 struct LaneStatus {
     std::string lane;  // "<blockchain id>/<signer address>"
     std::int64_t epoch = 0;
@@ -26,6 +35,9 @@ struct LaneStatus {
     /// The signer's chain nonce the lane took as its start when first taken
     /// or resumed; nothing until then (the next owner takes the chain's).
     std::optional<std::uint64_t> accepted_nonce;
+    /// As the owner last reported them (report_stuck), so that every server's
+    /// health tells, not only the owner's.
+    std::vector<StuckTransaction> stuck;
 };
 
 /// A server's claim on a lane: the epoch it writes under.
@@ -57,6 +69,8 @@ public:
     [[nodiscard]] virtual bool resume(const std::string& lane) = 0;
     /// Records the chain nonce the lane starts from, under `fence`.
     virtual void accept_nonce(const LaneFence& fence, std::uint64_t nonce) = 0;
+    /// Replaces the lane's stuck transactions with `stuck`, under `fence`.
+    virtual void report_stuck(const LaneFence& fence, const std::vector<StuckTransaction>& stuck) = 0;
 };
 
 /// One server's bids for lanes. Not thread-safe: one thread of the server

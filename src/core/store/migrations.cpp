@@ -338,8 +338,14 @@ CREATE TABLE mint_jobs (
 CREATE INDEX mint_jobs_by_chain ON mint_jobs(blockchain_id);
 )sql";
 
-constexpr std::array<const char*, 8> kMigrations = {kInitialSchema, kChainState,       kEntityPerTransaction, kMintRecords,
-                                                    kAuditByActor,  kRefusedAuditRows, kSharedState,          kMintJobs};
+// What each lane's owner finds stuck at the fee cap, for every server's health (lanes.hpp).
+constexpr const char* kLaneStuck = R"sql(
+ALTER TABLE lanes ADD COLUMN stuck TEXT NOT NULL DEFAULT '[]';
+)sql";
+
+constexpr std::array<const char*, 9> kMigrations = {kInitialSchema, kChainState,       kEntityPerTransaction,
+                                                    kMintRecords,   kAuditByActor,     kRefusedAuditRows,
+                                                    kSharedState,   kMintJobs,         kLaneStuck};
 
 }  // namespace
 

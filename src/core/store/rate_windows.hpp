@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/store/records.hpp"
@@ -25,6 +26,8 @@ public:
     /// `window` starts over with this hit. Of concurrent hits, each sees a
     /// distinct count. Windows that ended are deleted now and then.
     [[nodiscard]] virtual RateWindow hit(const std::string& key, std::chrono::milliseconds window, TimePoint now) = 0;
+    /// When `key`'s window ends, if it is still open at `now`; counts nothing.
+    [[nodiscard]] virtual std::optional<TimePoint> open_until(const std::string& key, TimePoint now) = 0;
 };
 
 }  // namespace abci::store

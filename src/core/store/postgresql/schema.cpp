@@ -256,6 +256,8 @@ const std::array kSchema{
     created_at    BIGINT NOT NULL))sql",
                   "CREATE INDEX mint_jobs_by_chain ON mint_jobs(blockchain_id, rowid)",
               }},
+    // What each lane's owner finds stuck at the fee cap, for every server's health (lanes.hpp).
+    Migration{4, {"ALTER TABLE lanes ADD COLUMN stuck TEXT NOT NULL DEFAULT '[]'"}},
 };
 
 }  // namespace

@@ -39,6 +39,15 @@ public:
         });
     }
 
+    std::optional<TimePoint> open_until(const std::string& key, TimePoint now) override {
+        return db_.run({}, [&](auto& c) {
+            return query_one(c,
+                             "SELECT started_at + length_ms AS ends_at FROM rate_windows "
+                             "WHERE key = ? AND started_at + length_ms > ?",
+                             [](const auto& row) { return row.time_at("ends_at"); }, key, to_millis(now));
+        });
+    }
+
 private:
     Db& db_;
     std::atomic<std::uint32_t> hits_{0};
