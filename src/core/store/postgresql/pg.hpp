@@ -154,10 +154,37 @@ public:
     /// server reports a serialization failure or deadlock.
     template <class Work>
     auto transaction(const Meaning& meaning, Work&& work) {
+        return transaction_from("BEGIN ISOLATION LEVEL SERIALIZABLE", meaning, std::forward<Work>(work));
+    }
+
+    /// `work`, whose statements guard themselves row by row (a compare-and-set
+    /// UPDATE, a delete by key), in a READ COMMITTED transaction: many at once
+    /// on different rows never fail each other, as SERIALIZABLE ones sharing an
+    /// index page do (each read of a key that is absent locks its page).
+    /// Run again when the server reports a deadlock.
+    template <class Work>
+    auto row_transaction(const Meaning& meaning, Work&& work) {
+        return transaction_from("BEGIN ISOLATION LEVEL READ COMMITTED", meaning, std::forward<Work>(work));
+    }
+
+    /// The time now in stored milliseconds, as SQL: the database server's
+    /// clock, the one clock every replica's lease is measured by.
+    static std::string clock_millis() { return "CAST(extract(epoch FROM clock_timestamp()) * 1000 AS BIGINT)"; }
+
+    /// A connection of its own, outside the pool (session locks, LISTEN).
+    [[nodiscard]] std::unique_ptr<Connection> dedicated_connection() const { return connect(); }
+
+    static std::string json_array_values(const std::string& parameter) {
+        return "SELECT jsonb_array_elements_text(CAST(" + parameter + " AS jsonb))";
+    }
+
+private:
+    template <class Work>
+    auto transaction_from(const char* begin, const Meaning& meaning, Work&& work) {
         for (int attempt = 1;; ++attempt) {
             try {
                 return run(meaning, [&](Connection& c) {
-                    (void)c.exec("BEGIN ISOLATION LEVEL SERIALIZABLE");
+                    (void)c.exec(begin);
                     try {
                         if constexpr (std::is_void_v<decltype(work(c))>) {
                             work(c);
@@ -179,18 +206,6 @@ public:
         }
     }
 
-    /// The time now in stored milliseconds, as SQL: the database server's
-    /// clock, the one clock every replica's lease is measured by.
-    static std::string clock_millis() { return "CAST(extract(epoch FROM clock_timestamp()) * 1000 AS BIGINT)"; }
-
-    /// A connection of its own, outside the pool (session locks, LISTEN).
-    [[nodiscard]] std::unique_ptr<Connection> dedicated_connection() const { return connect(); }
-
-    static std::string json_array_values(const std::string& parameter) {
-        return "SELECT jsonb_array_elements_text(CAST(" + parameter + " AS jsonb))";
-    }
-
-private:
     static constexpr int kTransactionAttempts = 50;
 
     struct Lease {

@@ -80,8 +80,10 @@ public:
         });
     }
 
+    // Each of finish() and release() is one compare-and-set on the mint's row:
+    // a block's worth of mints settling at once must not fail each other.
     bool finish(const std::string& id, MintState state, const std::string& answer) override {
-        return db_.transaction({}, [&](auto& c) {
+        return db_.row_transaction({}, [&](auto& c) {
             require_mint(c, id);
             const bool made_final =
                 execute(c, "UPDATE mint_requests SET state = ?, answer = ?, updated_at = ? WHERE id = ? AND state = 'pending'",
@@ -92,7 +94,7 @@ public:
     }
 
     void release(const std::string& id, const std::string& answer) override {
-        db_.transaction({}, [&](auto& c) {
+        db_.row_transaction({}, [&](auto& c) {
             require_mint(c, id);
             if (execute(c,
                         "UPDATE mint_requests SET state = 'failed', answer = ?, updated_at = ? "

@@ -162,6 +162,13 @@ public:
         });
     }
 
+    /// As transaction(): SQLite's one writer at a time is serializable anyway
+    /// (postgresql::Db runs these at READ COMMITTED).
+    template <class Work>
+    auto row_transaction(const Meaning& meaning, Work&& work) {
+        return transaction(meaning, std::forward<Work>(work));
+    }
+
     /// The time now in stored milliseconds, as SQL: the one server's own clock.
     static std::string clock_millis() { return "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"; }
 
