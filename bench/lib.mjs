@@ -141,6 +141,27 @@ export async function startAnvil({ blockTime = null } = {}) {
   }
 }
 
+/** A JSON-RPC call to the node at `url`: its result; throws the node's error. */
+export async function rpc(url, method, params = []) {
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const body = await r.json();
+  if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
+  return body.result;
+}
+
+/** Resolves just after the node at `url` has mined a new block. */
+export async function nextBlock(url) {
+  const start = await rpc(url, 'eth_blockNumber');
+  for (;;) {
+    await sleep(5);
+    if ((await rpc(url, 'eth_blockNumber')) !== start) return;
+  }
+}
+
 const artifact = JSON.parse(readFileSync(join(root, 'contracts', 'build', 'ABCIToken.json'), 'utf8'));
 export const tokenAbi = artifact.abi;
 

@@ -10,7 +10,7 @@
 
 import { Contract, JsonRpcProvider, NonceManager, Wallet, Interface } from 'ethers';
 import { request as httpRequest, Agent } from 'node:http';
-import { median, percentile } from '../lib.mjs';
+import { median, nextBlock, percentile, rpc } from '../lib.mjs';
 
 const N = Number(process.env.ABCICTL_BENCH_MINTS || 1000);
 // Batching mode is compared on a burst that one transaction per mint cannot
@@ -20,17 +20,6 @@ const BLOCK_TIME = 1;
 const ROLE_TOKEN = 10000; // producer
 // The mint's data as the server sends it: a CIDv1 (raw, sha2-256, base32) as text.
 const CID_DATA = '0x' + Buffer.from('bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy').toString('hex');
-
-async function rpc(url, method, params = []) {
-  const r = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = await r.json();
-  if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
-  return body.result;
-}
 
 async function rpcBatch(url, calls) {
   const out = [];
@@ -46,15 +35,6 @@ async function rpcBatch(url, calls) {
     out.push(...answers);
   }
   return out;
-}
-
-// Resolves just after the node has mined a new block.
-async function nextBlock(url) {
-  const start = await rpc(url, 'eth_blockNumber');
-  for (;;) {
-    await new Promise((r) => setTimeout(r, 5));
-    if ((await rpc(url, 'eth_blockNumber')) !== start) return;
-  }
 }
 
 // Resolves with the time (ms, performance.now()) at which `who`'s mined nonce reached `target`.

@@ -6,7 +6,7 @@
 //     answered 200, as a client behind a load balancer must), each contender
 //     on its own fresh anvil with 1-second blocks, started right after a
 //     block: one server on SQLite against three replicas on PostgreSQL behind
-//     haproxy (the config of examples/haproxy-replicas.cfg);
+//     haproxy (examples/haproxy-replicas.cfg on the run's ports);
 //   - failover: a steady load through haproxy (one mint every 25 ms, each
 //     retried until answered) while the lane's owner is killed with SIGKILL
 //     KILLS times, each time restarted on its port; the time from the kill to
@@ -22,6 +22,7 @@ import { chmodSync, chownSync, mkdirSync, openSync, writeFileSync, readFileSync 
 import { request as httpRequest, Agent } from 'node:http';
 import { join } from 'node:path';
 import { Interface } from 'ethers';
+import { nextBlock, rpc } from '../lib.mjs';
 import { run as runTool, progress } from './common.mjs';
 
 const N = Number(process.env.ABCICTL_BENCH_REPLICA_MINTS || 1000);
@@ -33,25 +34,6 @@ const PG_BIN = '/usr/lib/postgresql/15/bin';
 const HAPROXY = '/usr/sbin/haproxy';
 const NOBODY = 65534;
 const say = (message) => progress('replicas', message);
-
-async function rpc(url, method, params = []) {
-  const r = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = await r.json();
-  if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
-  return body.result;
-}
-
-async function nextBlock(url) {
-  const start = await rpc(url, 'eth_blockNumber');
-  for (;;) {
-    await new Promise((r) => setTimeout(r, 5));
-    if ((await rpc(url, 'eth_blockNumber')) !== start) return;
-  }
-}
 
 // PostgreSQL 15 in a temporary directory on a free port; stopped (immediate) on exit.
 async function startPostgres(lib) {
@@ -83,36 +65,39 @@ async function startPostgres(lib) {
   };
 }
 
-// haproxy in front of `replicas`, as examples/haproxy-replicas.cfg sets it up; stopped on exit.
+// examples/haproxy-replicas.cfg, read now, on this run's ports: its frontend
+// on `port`, its two servers replaced by `replicas`, health checks kept. What
+// is measured is the config the README deploys; an example this cannot adapt
+// any more throws rather than being benchmarked as something else.
+function haproxyConfig(lib, port, replicas) {
+  const example = join(lib.root, 'examples', 'haproxy-replicas.cfg');
+  const servers = replicas.map((r) => `    server replica-${r.port} 127.0.0.1:${r.port} check`);
+  // The example's lines (indentation aside), each to be found once, and the lines each becomes.
+  const replacements = new Map([
+    ['bind 127.0.0.1:8080', [`    bind 127.0.0.1:${port}`]],
+    ['server replica-8081 127.0.0.1:8081 check', servers],
+    ['server replica-8082 127.0.0.1:8082 check', []],
+  ]);
+  const found = new Map();
+  const config = readFileSync(example, 'utf8').split('\n').flatMap((line) => {
+    const replacement = replacements.get(line.trim());
+    if (!replacement) return [line];
+    found.set(line.trim(), (found.get(line.trim()) ?? 0) + 1);
+    return replacement;
+  });
+  for (const line of replacements.keys()) {
+    const times = found.get(line) ?? 0;
+    if (times !== 1) throw new Error(`${example} has the line "${line}" ${times} times, not once: cannot set the bench's ports in it`);
+  }
+  return config.join('\n');
+}
+
+// haproxy in front of `replicas` (haproxyConfig); stopped on exit.
 async function startHaproxy(lib, replicas) {
   const dir = lib.tempDir('abcictl-bench-haproxy-');
   const port = await lib.freePort();
-  const servers = replicas.map((r) => `    server replica-${r.port} 127.0.0.1:${r.port} check`).join('\n');
   const config = join(dir, 'haproxy.cfg');
-  writeFileSync(config, `global
-    maxconn 8192
-
-defaults
-    mode http
-    timeout connect 2s
-    timeout client 150s
-    timeout server 150s
-    retries 2
-    retry-on conn-failure empty-response 503
-    option http-buffer-request
-    option redispatch
-
-frontend abci
-    bind 127.0.0.1:${port}
-    default_backend replicas
-
-backend replicas
-    balance roundrobin
-    option httpchk GET /readyz
-    http-check expect status 200
-    default-server inter 1s fall 2 rise 2
-${servers}
-`);
+  writeFileSync(config, haproxyConfig(lib, port, replicas));
   await runTool([HAPROXY, '-c', '-q', '-f', config]);
   const log = openSync(join(dir, 'haproxy.log'), 'a');
   const child = spawn(HAPROXY, ['-db', '-f', config], { stdio: ['ignore', log, log] });

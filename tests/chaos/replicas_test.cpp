@@ -1,7 +1,7 @@
 // Exactly once across replicas (DESIGN.md §9): three `abcictl serve` on one
-// PostgreSQL database behind Debian's haproxy (its config generated in the
-// shape of examples/haproxy-replicas.cfg), a steady load of keyed mints sent
-// through haproxy, while the replica that owns the chain's lane is killed
+// PostgreSQL database behind Debian's haproxy (examples/haproxy-replicas.cfg
+// on the test's ports, its /readyz checks kept), a steady load of keyed mints
+// sent through haproxy, while the replica that owns the chain's lane is killed
 // with SIGKILL every few seconds and restarted on its port, frozen once
 // (SIGSTOP) for 8 s, and the database is restarted as after a crash. Black
 // box: whether a replica that does not own the lane answers 503 (haproxy
@@ -26,6 +26,7 @@
 #include "chaos/figures.hpp"
 #include "chaos/oracle.hpp"
 #include "support/eventually.hpp"
+#include "support/haproxy.hpp"
 #include "support/postgres.hpp"
 #include "support/tools.hpp"
 
@@ -38,7 +39,6 @@ using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 using namespace std::chrono_literals;
 
-constexpr const char* kHaproxy = "/usr/sbin/haproxy";
 constexpr const char* kLaneCheck = "lane:devnet";
 constexpr auto kFreeze = 8s;
 // Longer than any takeover the design allows (about 7 s for a frozen owner):
@@ -67,72 +67,6 @@ Plan plan(std::uint64_t seed) {
     if (seed % 2 == 0) return {80, 125ms, {Fault::kill, Fault::database_restart}};
     return {80, 175ms, {Fault::kill, Fault::freeze}};
 }
-
-// haproxy as examples/haproxy-replicas.cfg sets it up, on the test's ports;
-// the frontend's and a log line per request go to its log for a failing run.
-std::string haproxy_config(std::uint16_t port, const std::vector<Server*>& replicas) {
-    std::string servers;
-    for (const auto* replica : replicas)
-        servers += fmt::format("    server replica-{0} 127.0.0.1:{0} check\n", replica->port());
-    return fmt::format(R"(global
-    log stdout format raw local0
-    maxconn 4096
-
-defaults
-    mode http
-    log global
-    option httplog
-    timeout connect 2s
-    timeout client 150s
-    timeout server 150s
-    retries 2
-    retry-on conn-failure empty-response 503
-    option http-buffer-request
-    option redispatch
-
-frontend abci
-    bind 127.0.0.1:{}
-    default_backend replicas
-
-backend replicas
-    balance roundrobin
-    option httpchk GET /readyz
-    http-check expect status 200
-    default-server inter 1s fall 2 rise 2
-{})",
-                       port, servers);
-}
-
-// haproxy in the foreground, as a child of the test: stopped with it.
-class Haproxy {
-public:
-    explicit Haproxy(const std::vector<Server*>& replicas) {
-        for (int attempt = 0; attempt < 3; ++attempt) {
-            port_ = os::free_loopback_port();
-            const auto config = dir_.write("haproxy.cfg", haproxy_config(port_, replicas));
-            const auto checked = os::run_command({kHaproxy, "-c", "-f", config});
-            INFO("haproxy -c: " << checked.out << checked.err);
-            REQUIRE(checked.exit_code == 0);
-            process_.emplace(std::vector<std::string>{kHaproxy, "-db", "-f", config}, dir_ / "haproxy.log");
-            if (os::wait_for_port(port_, 5s) && process_->running()) return;
-            process_->stop();
-        }
-        FAIL("haproxy did not start; its log:\n" << file_tail(dir_ / "haproxy.log", 40));
-    }
-    ~Haproxy() {
-        if (std::uncaught_exceptions() > 0 || !Catch::getResultCapture().lastAssertionPassed())
-            std::cerr << "---- haproxy's log ----\n" << file_tail(dir_ / "haproxy.log", 60) << "----\n";
-    }
-    Haproxy(const Haproxy&) = delete;
-    Haproxy& operator=(const Haproxy&) = delete;
-
-    [[nodiscard]] Http http() const { return Http(fmt::format("http://127.0.0.1:{}", port_)); }
-
-private:
-    TempDir dir_;
-    std::uint16_t port_ = 0;
-    std::optional<os::Process> process_;
-};
 
 // Who owns the lane, by the replicas' own health: the one saying ownedHere.
 struct Owner {
@@ -241,7 +175,9 @@ TEST_CASE("three replicas on PostgreSQL behind haproxy, the lane owner killed, f
     Server b({.config = chain.config(), .env = store_env});
     Server c({.config = chain.config(), .env = store_env});
     const std::vector<Server*> replicas{&chain.server(), &b, &c};
-    Haproxy haproxy(replicas);
+    std::vector<std::uint16_t> replica_ports;
+    for (const auto* replica : replicas) replica_ports.push_back(replica->port());
+    Haproxy haproxy({.replica_ports = replica_ports});
     const auto http = haproxy.http();
     const auto token = chain.server().login_admin().token;
     REQUIRE(eventually([&] { return http.get("/readyz").status == 200; }));
