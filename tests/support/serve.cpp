@@ -20,6 +20,8 @@
 
 #include <fmt/format.h>
 
+#include "support/haproxy.hpp"
+#include "support/password_cost.hpp"
 #include "support/postgres.hpp"
 #include "support/tools.hpp"
 
@@ -110,8 +112,16 @@ private:
                    file_tail((dir / "server.log").string(), 100).find("created the first admin") != std::string::npos;
         }
         std::error_code ec;
+        const auto written = dir / "data" / "abci.db";
+        // Every login of a test server's admin would otherwise cost a second of scrypt (password_cost.hpp).
         if (made) {
-            fs::rename(dir / "data" / "abci.db", database, ec);
+            const auto store = store::open_sqlite_store(written);
+            made = lower_password_cost(*store, Server::admin_email, Server::admin_password);
+        }
+        // Closed, the store left everything in the one file that is kept.
+        made = made && !fs::exists(written.string() + "-wal");
+        if (made) {
+            fs::rename(written, database, ec);
             made = !ec;
         }
         fs::remove_all(dir, ec);
@@ -201,8 +211,8 @@ bool replicas_topology() {
 struct Server::Replicas {
     std::optional<Postgres> postgres;
     std::string database_url;
-    TempDir dir;  // haproxy.cfg, haproxy.log
-    std::uint16_t port = 0;  // haproxy's
+    TempDir dir;  // kubo.log
+    std::uint16_t port = 0;  // haproxy's, chosen before it starts: the replicas' domain
     // The content store both replicas share (README, "Running several
     // servers": a shared Kubo node): tests/support/js/kubo_standin.mjs, and
     // the [content] table appended to each replica's config for it; none
@@ -210,7 +220,7 @@ struct Server::Replicas {
     std::optional<os::Process> kubo;
     std::string content_config;
     std::unique_ptr<Server> second;
-    std::optional<os::Process> haproxy;
+    std::optional<Haproxy> haproxy;
 
     [[nodiscard]] std::string host() const { return "127.0.0.1:" + std::to_string(port); }
 };
@@ -271,38 +281,13 @@ bool Server::replicas_eligible() const {
 // examples/haproxy-replicas.cfg sets it up, without its /readyz check: the
 // tests see each replica's own answer, also while a chain is down.
 void Server::start_replicas() {
+    // The fixture's admin, made by the first replica (password_cost.hpp).
+    if (options_.env.at("ABCI_ADMIN_EMAIL") == admin_email && options_.env.at("ABCI_ADMIN_PASSWORD") == admin_password)
+        (void)lower_password_cost(*store::open_postgresql_store({.url = replicas_->database_url, .password_file = ""}),
+                                  admin_email, admin_password);
     replicas_->second = std::make_unique<Server>(Options{config(), 0, options_.env});
-    const auto config = replicas_->dir.write("haproxy.cfg", fmt::format(R"(global
-    log stdout format raw local0
-    maxconn 4096
-
-defaults
-    mode http
-    log global
-    option httplog
-    timeout connect 2s
-    timeout client 150s
-    timeout server 150s
-    retries 2
-    retry-on conn-failure empty-response 503
-    option http-buffer-request
-    option redispatch
-
-frontend abci
-    bind {}
-    default_backend replicas
-
-backend replicas
-    balance roundrobin
-    server replica-{} 127.0.0.1:{}
-    server replica-{} 127.0.0.1:{}
-)",
-        replicas_->host(), port_, port_, replicas_->second->port(), replicas_->second->port()));
-    static constexpr const char* haproxy = "/usr/sbin/haproxy";
-    const auto log = replicas_->dir / "haproxy.log";
-    replicas_->haproxy.emplace(std::vector<std::string>{haproxy, "-db", "-f", config}, log);
-    if (!os::wait_for_port(replicas_->port, std::chrono::seconds(5)) || !replicas_->haproxy->running())
-        FAIL("haproxy did not start on " << replicas_->host() << "; its log:\n" << file_tail(log, 40));
+    replicas_->haproxy.emplace(Haproxy::Options{
+        .replica_ports = {port_, replicas_->second->port()}, .health_checks = false, .port = replicas_->port});
 }
 
 Server::~Server() {
@@ -310,10 +295,7 @@ Server::~Server() {
         std::cerr << "---- abcictl serve on port " << port_ << ", last lines of its log ----\n"
                   << log_tail() << "---- end of server log ----\n";
     if (replicas_) {
-        if (test_failing())
-            std::cerr << "---- haproxy on " << replicas_->host() << ", last lines of its log ----\n"
-                      << file_tail(replicas_->dir / "haproxy.log", 40) << "---- end of haproxy log ----\n";
-        if (replicas_->haproxy) replicas_->haproxy->stop();
+        replicas_->haproxy.reset();
         replicas_->second.reset();
     }
     stop();
