@@ -82,7 +82,14 @@ MintResult AbciService::mint(Mint m, const MintOptions& options, const std::stri
     }
     const auto request = new_request(m, options, fingerprint);
     if (auto existing = store_.mints().begin(request)) return repeat(*existing, fingerprint);
-    return submit_and_wait(*m.network, *term, m, options, request.id);
+    try {
+        return submit_and_wait(*m.network, *term, m, options, request.id);
+    } catch (const LaneLost&) {
+        // Taken in the moment between another server taking the lane and
+        // this one noticing: that server sends it, as any mint taken here now.
+        if (!forwarding_) throw;
+        return forward(m, options, fingerprint);
+    }
 }
 
 void AbciService::refuse_if_halted(Network& network) {
@@ -183,9 +190,19 @@ MintResult AbciService::send(Network& network, Network::Term& term, const MintRe
     const std::string& mint_id = record.mint_id;
     const auto kind = token_kind(record.token_id);
     if (!kind) throw released(network, mint_id, Error(ErrorKind::internal, "a mint record names an unknown token id"));
+    // This server lost the lane before the mint was journaled: a queued mint
+    // stays queued for the next owner; one taken here is released, and handed
+    // to the next owner by mint().
+    const auto lane_lost = [&](const chain::SenderClosed& e) -> LaneLost {
+        if (queued) throw e;
+        release(mint_id, e);
+        return LaneLost(e);
+    };
     std::optional<chain::PendingMint> pending;
     try {
         pending.emplace(term.submit_mint(record));
+    } catch (const chain::SenderClosed& e) {
+        throw lane_lost(e);
     } catch (const Error& e) {
         throw released(network, mint_id, e);
     }
@@ -194,11 +211,7 @@ MintResult AbciService::send(Network& network, Network::Term& term, const MintRe
     try {
         receipt = pending->wait();
     } catch (const chain::SenderClosed& e) {
-        // This server lost the lane before the mint was journaled: a queued
-        // mint stays queued for the next owner; one taken here is released
-        // for a retry, which the next owner gets.
-        if (queued) throw;
-        throw released(network, mint_id, e);
+        throw lane_lost(e);
     } catch (const chain::NeverMined& e) {
         // The contract is the final guard (DESIGN.md §4): a refused role mint
         // for a wallet that holds the role is the same conflict as the pre-flight's.

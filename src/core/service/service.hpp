@@ -208,7 +208,7 @@ private:
     // transactions and whose mints left pending are settled, made current
     // only then, so that no request's mint can be taken for a leftover.
     void take_over(Network& network, const store::LaneFence& fence);
-    // Whether this server may send for a lane just taken: not halted, and
+    // Whether this server may send for a lane it took or sends for: not halted, and
     // the signer's chain nonce not ahead of what the journal and the lane's
     // accepted start account for (else the lane is halted now, saying why).
     [[nodiscard]] bool signer_nonce_agrees(Network& network, const store::LaneFence& fence);
@@ -229,6 +229,8 @@ private:
     std::set<std::string> reported_halts_;  // lanes whose halt was logged (the lanes' thread only)
     // What report_stuck() last wrote per lane this server owns (the lanes' thread only).
     std::map<std::string, std::vector<store::StuckTransaction>> reported_stuck_;
+    // When each lane this server sends for last had its signer's nonce compared (the lanes' thread only).
+    std::map<std::string, std::chrono::steady_clock::time_point> nonce_checked_;
     std::thread lanes_thread_;  // stopped first
     struct Forwarding;
     std::unique_ptr<Forwarding> forwarding_;  // set by start() when other servers share the store

@@ -75,6 +75,13 @@ struct AbciService::Forwarding {
     }
 };
 
+/// A mint taken here whose lane went to another server before anything was
+/// signed for it: released (its key free), for mint() to hand to the new owner.
+class LaneLost : public Error {
+public:
+    explicit LaneLost(const Error& cause) : Error(cause) {}
+};
+
 inline constexpr const char* kMintRoleRoute = "POST /abci/contracts/mint-role-token";
 inline constexpr const char* kMintEntityRoute = "POST /abci/contracts/mint-entity-token";
 

@@ -23,6 +23,10 @@ namespace {
 // How often the lanes are renewed (and a dead or frozen owner's taken over):
 // well inside the lease (store::kLaneLease), so one slow round loses nothing.
 constexpr std::chrono::milliseconds kLaneRound{500};
+// How often an owner compares its signer's chain nonce with the journal
+// while it sends (a key used elsewhere meanwhile): one call to the node and
+// one query each time.
+constexpr std::chrono::seconds kNonceCheckEvery{5};
 
 }  // namespace
 
@@ -162,6 +166,11 @@ void AbciService::keep_lanes() {
         const auto term = network.current_term();
         if (fence && term && term->fence().epoch == fence->epoch) {
             report_stuck(network, *term);
+            auto& checked = nonce_checked_[network.lane()];
+            if (std::chrono::steady_clock::now() - checked >= kNonceCheckEvery) {
+                checked = std::chrono::steady_clock::now();
+                if (!signer_nonce_agrees(network, *fence)) network.end_term();  // halted: sends nothing more
+            }
             continue;
         }
         reported_stuck_.erase(network.lane());
