@@ -18,14 +18,17 @@ std::chrono::seconds backoff_delay(const BackoffPolicy& policy, std::uint32_t fa
     return std::min(policy.base * (std::int64_t{1} << doublings), policy.cap);
 }
 
+std::chrono::seconds seconds_to_wait(std::chrono::nanoseconds left) {
+    if (left <= std::chrono::nanoseconds(0)) return std::chrono::seconds(0);
+    return std::max(std::chrono::ceil<std::chrono::seconds>(left), std::chrono::seconds(1));
+}
+
 std::chrono::seconds Backoff::wait(std::string_view key, Clock::time_point now) {
     if (policy_.threshold == 0) return std::chrono::seconds(0);
     std::lock_guard lock(mutex_);
     const auto it = states_.find(std::string(key));
-    if (it == states_.end() || now >= it->second.next_attempt) return std::chrono::seconds(0);
-    // Rounded up: a client that waits the whole seconds it is told finds the way open.
-    const auto left = std::chrono::ceil<std::chrono::seconds>(it->second.next_attempt - now);
-    return std::max(left, std::chrono::seconds(1));
+    if (it == states_.end()) return std::chrono::seconds(0);
+    return seconds_to_wait(it->second.next_attempt - now);
 }
 
 void Backoff::failed(std::string_view key, Clock::time_point now) {

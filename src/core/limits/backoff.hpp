@@ -27,6 +27,10 @@ struct BackoffPolicy {
 /// threshold, then `base` doubled per further failure, at most `cap`.
 [[nodiscard]] std::chrono::seconds backoff_delay(const BackoffPolicy& policy, std::uint32_t failures);
 
+/// A wait of `left` told in whole seconds, rounded up (a client that waits
+/// them finds the way open) and at least 1; zero when `left` is not positive.
+[[nodiscard]] std::chrono::seconds seconds_to_wait(std::chrono::nanoseconds left);
+
 /// Counts failures per key against one policy: in this process (Backoff) or
 /// shared by the servers on one database (service::SharedBackoff).
 class FailureBackoff {

@@ -229,7 +229,7 @@ private:
     std::set<std::string> reported_halts_;  // lanes whose halt was logged (the lanes' thread only)
     // What report_stuck() last wrote per lane this server owns (the lanes' thread only).
     std::map<std::string, std::vector<store::StuckTransaction>> reported_stuck_;
-    // When each lane this server sends for last had its signer's nonce compared (the lanes' thread only).
+    // When signer_nonce_agrees() last ran for each lane (the lanes' thread only).
     std::map<std::string, std::chrono::steady_clock::time_point> nonce_checked_;
     std::thread lanes_thread_;  // stopped first
     struct Forwarding;

@@ -166,11 +166,9 @@ void AbciService::keep_lanes() {
         const auto term = network.current_term();
         if (fence && term && term->fence().epoch == fence->epoch) {
             report_stuck(network, *term);
-            auto& checked = nonce_checked_[network.lane()];
-            if (std::chrono::steady_clock::now() - checked >= kNonceCheckEvery) {
-                checked = std::chrono::steady_clock::now();
-                if (!signer_nonce_agrees(network, *fence)) network.end_term();  // halted: sends nothing more
-            }
+            if (std::chrono::steady_clock::now() - nonce_checked_[network.lane()] >= kNonceCheckEvery &&
+                !signer_nonce_agrees(network, *fence))
+                network.end_term();  // halted: sends nothing more
             continue;
         }
         reported_stuck_.erase(network.lane());
@@ -217,6 +215,7 @@ bool AbciService::signer_nonce_agrees(Network& network, const store::LaneFence& 
             util::log(util::LogLevel::error, "not sending: the lane is halted", {{"lane", fence.lane}, {"reason", why}});
         return false;
     };
+    nonce_checked_[fence.lane] = std::chrono::steady_clock::now();  // at a take too: the next round need not again
     const auto status = store_.lanes().find(fence.lane);
     if (status && !status->halted.empty()) return refuse(status->halted);
     reported_halts_.erase(fence.lane);

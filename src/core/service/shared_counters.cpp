@@ -23,9 +23,7 @@ std::chrono::seconds SharedBackoff::wait(std::string_view key) {
     if (policy_.threshold == 0) return std::chrono::seconds(0);
     const auto at = now();
     const auto until = windows_.open_until(name_ + ":wait:" + std::string(key), at);
-    if (!until) return std::chrono::seconds(0);
-    // Rounded up, as the in-process back-off: waiting the seconds told finds the way open.
-    return std::max(std::chrono::ceil<std::chrono::seconds>(*until - at), std::chrono::seconds(1));
+    return until ? limits::seconds_to_wait(*until - at) : std::chrono::seconds(0);
 }
 
 void SharedBackoff::failed(std::string_view key) {
