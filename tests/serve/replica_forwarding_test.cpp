@@ -147,3 +147,40 @@ TEST_CASE("replicas: the owner stopped while it sends a mint another replica too
 }
 
 }  // namespace abci::test::replica_forwarding_tests
+
+namespace abci::test::replica_forwarding_tests {
+
+// The owner gives up on a receipt after receiptTimeoutMs and answers its own
+// callers 504; the replica that took a mint learns so by a notification and
+// answers its caller then too, instead of at the end of its own allowance for
+// a lane changing hands (15 s past the receipt timeout).
+TEST_CASE("replicas: a mint the owner cannot settle within the receipt timeout is answered 504 where taken as the owner gives up",
+          "[serve][postgres][anvil][lanes]") {
+    const Postgres pg;
+    const auto url = pg.create_database("unsettled");
+    ChainServer a({.devnet_keys = "receiptTimeoutMs = 1000\n", .env = {{"ABCI_DATABASE_URL", url}}});
+    Server b({.config = a.config(), .env = {{"ABCI_DATABASE_URL", url}}});
+    const auto admin = a.server().login_admin();
+    const auto holder = Anvil::dev_accounts()[9].address;
+    const auto body = entity_mint_body(holder, "report", "R-1");
+
+    (void)a.node_rpc("evm_setAutomine", {"false"});
+    const auto asked = std::chrono::steady_clock::now();
+    const auto answer = b.http().post(kEntityRoute, body, admin.token, {{"Idempotency-Key", "late"}});
+    const auto waited = std::chrono::steady_clock::now() - asked;
+    INFO(answer.body);
+    REQUIRE(answer.status == 504);
+    CHECK(waited < std::chrono::seconds(10));
+    const auto mint_id = answer.json["mintId"].get<std::string>();
+    CHECK(answer.json["transactionHashes"].size() == 1);
+
+    // Mined later: the mint is recorded, the key replays it on either replica.
+    (void)a.node_rpc("evm_mine");
+    REQUIRE(eventually([&] {
+        return b.http().get("/abci/contracts/mints/" + mint_id, admin.token).json["data"]["state"] == "mined";
+    }));
+    CHECK(a.http().post(kEntityRoute, body, admin.token, {{"Idempotency-Key", "late"}}).status == 200);
+    CHECK(a.chain_balance(holder, 1000) == "1");
+}
+
+}  // namespace abci::test::replica_forwarding_tests

@@ -98,9 +98,10 @@ TEST_CASE("a mint job ends with the journal write of its transaction, or with it
     CHECK(f.store->mint_jobs().is_queued(refused.id));
 }
 
-TEST_CASE("other servers hear of a queued mint and of a settled one, where there are other servers", "[store][mint_jobs]") {
+TEST_CASE("other servers hear of a queued mint, of one its sender gave up waiting for and of a settled one, where there are other servers",
+          "[store][mint_jobs]") {
     FreshStore f;
-    auto listener = f.store->listen({kMintQueuedChannel, kMintSettledChannel});
+    auto listener = f.store->listen({kMintQueuedChannel, kMintSettledChannel, kMintUnsettledChannel});
     if (!listener) {
         SUCCEED("SQLite: one server per database, no listener");
         return;
@@ -108,13 +109,16 @@ TEST_CASE("other servers hear of a queued mint and of a settled one, where there
     (void)listener->wait(0ms);  // listening from here on
     const auto mint = job_mint("k1");
     REQUIRE_FALSE(f.store->mints().begin(mint, job_of(mint)));
+    f.store->mints().announce_unsettled(mint.id);
+    CHECK(f.store->mints().find(mint.id)->state == MintState::pending);  // a word, not a write
     CHECK(f.store->mints().finish(mint.id, MintState::done, "{}"));
     CHECK_FALSE(f.store->mints().finish(mint.id, MintState::failed, "{}"));  // final already: nobody woken again
 
     std::vector<std::pair<std::string, std::string>> heard;
-    for (int round = 0; round < 20 && heard.size() < 2; ++round)
+    for (int round = 0; round < 20 && heard.size() < 3; ++round)
         for (const auto& n : listener->wait(250ms)) heard.emplace_back(n.channel, n.payload);
     for (const auto& n : listener->wait(200ms)) heard.emplace_back(n.channel, n.payload);
     CHECK(heard == std::vector<std::pair<std::string, std::string>>{{kMintQueuedChannel, mint.id},
+                                                                    {kMintUnsettledChannel, mint.id},
                                                                     {kMintSettledChannel, mint.id}});
 }

@@ -70,12 +70,15 @@ MintResult AbciService::await_forwarded(Network& network, const std::string& min
             f.awaited.erase(id);
         }
     } unregister{f, mint_id};
+    // Until the owner says it stopped waiting for the receipt, as it answers
+    // its own callers; the deadline only when that word was lost.
     const auto deadline = std::chrono::steady_clock::now() + network.config().receipt_timeout + kQueueAllowance;
-    for (;;) {
+    for (bool sender_gave_up = false; !sender_gave_up;) {
         {
             std::unique_lock lock(f.mutex);
             if (!waiter->cv.wait_until(lock, deadline, [&] { return waiter->woken; })) break;
             waiter->woken = false;
+            sender_gave_up = waiter->sender_gave_up;
         }
         const auto mint = store_.mints().find(mint_id);
         if (!mint) throw Error(ErrorKind::internal, "a queued mint is gone from the store");
@@ -94,6 +97,7 @@ void AbciService::listen_for_other_servers() {
         std::vector<std::string> queued;
         for (auto& heard : f.listener->wait(kListenSlice)) {
             if (heard.channel == store::kMintSettledChannel) f.wake(heard.payload);
+            if (heard.channel == store::kMintUnsettledChannel) f.wake(heard.payload, true);
             if (heard.channel == store::kMintQueuedChannel) queued.push_back(std::move(heard.payload));
         }
         const bool look = std::chrono::steady_clock::now() - looked >= kLookAgain;
@@ -170,8 +174,16 @@ void AbciService::send_queued(Network& network, const std::shared_ptr<Network::T
         util::log(util::LogLevel::info, "a queued mint stays queued for the lane's next owner",
                   {{"mintId", job.mint_id}, {"error", e.what()}});
     } catch (const MintUnsettled& e) {
-        // Signed and not settled in time: the sender settles it (settle_unwaited()).
+        // Signed and not settled in time: the sender settles it (settle_unwaited()),
+        // and the server that took it answers 504 now, as this one would.
         util::log(util::LogLevel::info, "a queued mint is not settled yet", {{"mintId", job.mint_id}, {"error", e.what()}});
+        try {
+            store_.mints().announce_unsettled(job.mint_id);
+        } catch (const Error& lost) {
+            // The server that took it answers at the end of its allowance instead.
+            util::log(util::LogLevel::warning, "could not tell the server that took a mint it is not settled yet",
+                      {{"mintId", job.mint_id}, {"error", lost.what()}});
+        }
     } catch (const Error& e) {
         // Its outcome is stored for the requesting server to answer.
         util::log(util::LogLevel::info, "a queued mint failed", {{"mintId", job.mint_id}, {"error", e.what()}});
@@ -183,7 +195,7 @@ void AbciService::send_queued(Network& network, const std::shared_ptr<Network::T
 namespace abci::service {
 
 void AbciService::start_forwarding() {
-    auto listener = store_.listen({store::kMintQueuedChannel, store::kMintSettledChannel});
+    auto listener = store_.listen({store::kMintQueuedChannel, store::kMintSettledChannel, store::kMintUnsettledChannel});
     if (!listener) return;  // no other server shares the store
     (void)listener->wait(std::chrono::milliseconds(0));  // listening before the first request is taken
     forwarding_ = std::make_unique<Forwarding>();

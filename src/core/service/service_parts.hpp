@@ -45,6 +45,7 @@ struct AbciService::Forwarding {
     // alone (a wake-up per settled mint must not stir every waiter).
     struct Waiter {
         bool woken = true;  // look once before the first wait
+        bool sender_gave_up = false;  // the owner answered its own callers 504 by now
         std::condition_variable cv;
     };
 
@@ -54,10 +55,11 @@ struct AbciService::Forwarding {
     std::map<std::string, std::thread> sending;
     std::set<std::string> finished;
 
-    void wake(const std::string& mint_id) {
+    void wake(const std::string& mint_id, bool sender_gave_up = false) {
         std::lock_guard lock(mutex);
         if (auto it = awaited.find(mint_id); it != awaited.end()) {
             it->second.woken = true;
+            it->second.sender_gave_up = it->second.sender_gave_up || sender_gave_up;
             it->second.cv.notify_one();
         }
     }

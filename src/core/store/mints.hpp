@@ -58,6 +58,10 @@ public:
     /// signed, or nothing can be mined any more. A final mint is left as it is.
     /// Error(not_found) for an unknown id.
     virtual void release(const std::string& id, const std::string& answer) = 0;
+    /// Tells a server waiting for the mint that its sender stopped waiting
+    /// for a receipt (kMintUnsettledChannel); the mint stays pending and
+    /// nothing is written.
+    virtual void announce_unsettled(const std::string& id) = 0;
     [[nodiscard]] virtual std::optional<MintRequest> find(const std::string& id) = 0;
     /// The mint an idempotency key names.
     [[nodiscard]] virtual std::optional<MintRequest> find_by_key(const IdempotencyKey& key) = 0;

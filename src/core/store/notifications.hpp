@@ -14,6 +14,9 @@ namespace abci::store {
 inline constexpr const char* kMintQueuedChannel = "abci_mint_queued";
 /// A mint became final (Mints::finish, release); the payload is its id.
 inline constexpr const char* kMintSettledChannel = "abci_mint_settled";
+/// The lane's owner stopped waiting for a queued mint's receipt (it stays
+/// pending: Mints::announce_unsettled); the payload is its id.
+inline constexpr const char* kMintUnsettledChannel = "abci_mint_unsettled";
 
 struct Notification {
     std::string channel;

@@ -106,6 +106,10 @@ public:
         });
     }
 
+    void announce_unsettled(const std::string& id) override {
+        db_.run({}, [&](auto& c) { notify(c, kMintUnsettledChannel, id); });
+    }
+
     std::optional<MintRequest> find(const std::string& id) override {
         return db_.run({}, [&](auto& c) {
             return query_one(c, select_columns(kMintColumns, "FROM mint_requests WHERE id = ?"), read_mint, id);
