@@ -58,6 +58,15 @@ void initdb(const std::string& cluster) {
                 "initdb");
 }
 
+// `cluster` copied to `to` (ownership and modes kept) under another name
+// first, then renamed: never seen half made.
+void copy_into_place(const fs::path& cluster, const fs::path& to) {
+    const auto staged = to.string() + ".staging-" + std::to_string(::getpid());
+    fs::remove_all(staged);
+    run_checked({"cp", "-a", cluster.string(), staged}, "cp -a of a cluster");
+    fs::rename(staged, to);
+}
+
 // initdb costs about a second of a core per cluster and every cluster it
 // makes is the same: it runs once per build tree (under a lock shared by the
 // suites' processes), into a template each fixture copies with `cp -a`
@@ -81,22 +90,29 @@ fs::path template_cluster() {
     const auto made = (scratch.path() / "cluster").string();
     prepare_cluster_dir(scratch.path(), made);
     initdb(made);
-    const auto staged = cache / ("postgres-staging-" + std::to_string(::getpid()));
-    fs::remove_all(staged);
-    run_checked({"cp", "-a", made, staged.string()}, "cp -a of the new cluster");
-    fs::rename(staged, cluster);
+    copy_into_place(made, cluster);
     return cluster;
 }
 
 }  // namespace
 
-Postgres::Postgres() : cluster_((dir_.path() / "cluster").string()) {
+Postgres::Postgres() : Postgres(template_cluster()) {}
+
+Postgres::Postgres(const fs::path& cluster) : cluster_((dir_.path() / "cluster").string()) {
     REQUIRE(fs::exists(program("initdb")));  // scripts/setup installs postgresql-15
-    const auto made = template_cluster();
     if (::geteuid() == 0)
         fs::permissions(dir_.path(), fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
-    run_checked({"cp", "-a", made.string(), cluster_}, "cp -a of the template cluster");
+    run_checked({"cp", "-a", cluster.string(), cluster_}, "cp -a of the template cluster");
     start();
+}
+
+void Postgres::save_cluster(const fs::path& to) {
+    const auto stopped =
+        os::run_command(as_owner({program("pg_ctl"), "stop", "-D", cluster_, "-m", "fast", "-w"}), {}, std::chrono::seconds(30));
+    INFO(stopped.out << stopped.err);
+    REQUIRE(stopped.exit_code == 0);
+    port_ = 0;
+    copy_into_place(cluster_, to);
 }
 
 Postgres::~Postgres() {

@@ -12,6 +12,7 @@
 // milliseconds.
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,8 @@ public:
     /// initdb and start; fails the test (Catch2) with the log's tail when the
     /// server does not come up.
     Postgres();
+    /// The same on a copy of `cluster`, one that save_cluster() made.
+    explicit Postgres(const std::filesystem::path& cluster);
     ~Postgres();
     Postgres(const Postgres&) = delete;
     Postgres& operator=(const Postgres&) = delete;
@@ -43,6 +46,10 @@ public:
     /// Stops the server at once (as a crash: no shutdown checkpoint) and
     /// starts it again on the same port and cluster: `pg_ctl restart -m immediate`.
     void restart_immediate();
+    /// Stops the server cleanly (a shutdown checkpoint, so a copy starts
+    /// without recovery) and copies its cluster to `to`, by a rename into
+    /// place: never seen half made. The fixture is then stopped for good.
+    void save_cluster(const std::filesystem::path& to);
 
 private:
     // argv run as the cluster's owner (through setpriv when this process is root).

@@ -14,6 +14,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <iostream>
 #include <sstream>
@@ -49,68 +50,80 @@ bool test_failing() { return std::uncaught_exceptions() > 0 || !Catch::getResult
 
 namespace fs = std::filesystem;
 
+// The real server started once on an empty data directory in `dir` with
+// the fixture's admin (and `env`) in its environment, stopped by SIGTERM:
+// true when it came up, created the admin and stopped cleanly.
+bool first_start(const fs::path& dir, Env env) {
+    env.emplace("ABCI_ADMIN_EMAIL", Server::admin_email);
+    env.emplace("ABCI_ADMIN_PASSWORD", Server::admin_password);
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        const auto port = os::free_loopback_port();
+        os::Process server(abcictl_argv({"serve", "--listen", "127.0.0.1:" + std::to_string(port), "--data-dir",
+                                         (dir / "data").string()},
+                                        env),
+                           (dir / "server.log").string(), env);
+        bool up = false;
+        const auto deadline = Clock::now() + std::chrono::seconds(120);
+        while (!up && server.running() && Clock::now() < deadline)
+            up = os::wait_for_port(port, std::chrono::milliseconds(100));
+        if (server.stop(std::chrono::seconds(10)) == 0 && up &&
+            file_tail((dir / "server.log").string(), 100).find("created the first admin") != std::string::npos)
+            return true;
+    }
+    return false;
+}
+
+// What a server's first start leaves, made once per build of abcictl (a
+// rebuilt binary, maybe with a new schema, makes its own) under a lock shared
+// by the suites' processes: `cache`/`name`-<the binary's size and mtime>`suffix`,
+// made by `make(cache, path)` when missing; nullopt when it cannot be made
+// (then servers start empty and show why themselves).
+std::optional<fs::path> made_once_per_binary(const std::string& name, const std::string& suffix,
+                                             const std::function<bool(const fs::path&, const fs::path&)>& make) {
+    struct stat binary {};
+    if (::stat(abcictl_binary().c_str(), &binary) != 0) return std::nullopt;
+    const fs::path cache = ABCI_TEST_CACHE_DIR;
+    std::error_code ec;
+    fs::create_directories(cache, ec);
+    const auto path = cache / (name + "-" + std::to_string(binary.st_size) + "-" + std::to_string(binary.st_mtim.tv_sec) +
+                               "." + std::to_string(binary.st_mtim.tv_nsec) + suffix);
+    const int lock = ::open((cache / (name + "-template.lock")).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (lock < 0) return std::nullopt;
+    ::flock(lock, LOCK_EX);  // released by close, also if this process dies
+    struct Unlock {
+        int fd;
+        ~Unlock() { ::close(fd); }
+    } unlock{lock};
+    if (fs::exists(path, ec) || make(cache, path)) return path;
+    return std::nullopt;
+}
+
 // A server's first start hashes the first admin's password (scrypt at
 // N = 2^17: about a second of a core and 128 MiB, several seconds when the
 // suites run in parallel), and nearly every test starts at least one. So the
 // database the real binary leaves after its first start with the fixture's
 // admin (users: that admin; its password credential) is made once per build
-// of abcictl, under a lock shared by the suites' processes, and each server
-// with the fixture's admin and a fresh SQLite data directory starts from a
-// copy of it: a server restarted on its data, the admin already there. Only
-// abci.db is copied: each server still makes its own JWT secret. Servers on
-// PostgreSQL, with another admin or none, and every test of the bootstrap
-// itself start empty as before.
+// of abcictl, and each server with the fixture's admin and a fresh SQLite
+// data directory starts from a copy of it: a server restarted on its data,
+// the admin already there. Only abci.db is copied: each server still makes
+// its own JWT secret. Servers on PostgreSQL (but see ReplicasTemplate), with
+// another admin or none, and every test of the bootstrap itself start empty
+// as before.
 class AdminTemplate {
 public:
-    // The template's abci.db, made now if this build has none; nullopt when it
-    // cannot be made (then servers start empty and show why themselves).
+    // The template's abci.db, made now if this build has none.
     static std::optional<fs::path> database() {
-        static const std::optional<fs::path> made = make();
+        static const std::optional<fs::path> made = made_once_per_binary("admin", ".db", make);
         return made;
     }
 
 private:
-    static std::optional<fs::path> make() {
-        struct stat binary {};
-        if (::stat(abcictl_binary().c_str(), &binary) != 0) return std::nullopt;
-        const fs::path cache = ABCI_TEST_CACHE_DIR;
-        std::error_code ec;
-        fs::create_directories(cache, ec);
-        // One per build of the binary: a rebuilt abcictl (maybe a new schema) makes its own.
-        const auto database = cache / ("admin-" + std::to_string(binary.st_size) + "-" +
-                                       std::to_string(binary.st_mtim.tv_sec) + "." +
-                                       std::to_string(binary.st_mtim.tv_nsec) + ".db");
-        const int lock = ::open((cache / "admin-template.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-        if (lock < 0) return std::nullopt;
-        ::flock(lock, LOCK_EX);  // released by close, also if this process dies
-        std::optional<fs::path> result;
-        if (fs::exists(database, ec) || first_start(cache, database)) result = database;
-        ::close(lock);
-        return result;
-    }
-
-    // The real server started once on an empty data directory with the
-    // fixture's admin in its environment, stopped by SIGTERM; its abci.db
-    // becomes `database` (by rename: never seen half written).
-    static bool first_start(const fs::path& cache, const fs::path& database) {
+    // The first start's abci.db becomes `database` (by rename: never seen half written).
+    static bool make(const fs::path& cache, const fs::path& database) {
         auto pattern = (cache / "first-start-XXXXXX").string();
         if (!::mkdtemp(pattern.data())) return false;
         const fs::path dir = pattern;
-        const Env env{{"ABCI_ADMIN_EMAIL", Server::admin_email}, {"ABCI_ADMIN_PASSWORD", Server::admin_password}};
-        bool made = false;
-        for (int attempt = 0; attempt < 3 && !made; ++attempt) {
-            const auto port = os::free_loopback_port();
-            os::Process server(abcictl_argv({"serve", "--listen", "127.0.0.1:" + std::to_string(port), "--data-dir",
-                                             (dir / "data").string()},
-                                            env),
-                               (dir / "server.log").string(), env);
-            bool up = false;
-            const auto deadline = Clock::now() + std::chrono::seconds(120);
-            while (!up && server.running() && Clock::now() < deadline)
-                up = os::wait_for_port(port, std::chrono::milliseconds(100));
-            made = server.stop(std::chrono::seconds(10)) == 0 && up &&
-                   file_tail((dir / "server.log").string(), 100).find("created the first admin") != std::string::npos;
-        }
+        bool made = first_start(dir, {});
         std::error_code ec;
         const auto written = dir / "data" / "abci.db";
         // Every login of a test server's admin would otherwise cost a second of scrypt (password_cost.hpp).
@@ -125,6 +138,37 @@ private:
             made = !ec;
         }
         fs::remove_all(dir, ec);
+        return made;
+    }
+};
+
+// The same for the replicas topology: a PostgreSQL cluster whose database
+// "abci" holds what the first start left there (the schema, the fixture's
+// admin at the lowered cost), but no JWT secret: the template's server kept
+// its secret in a file, so each topology's replicas make and share their own.
+// Saves each test of the topology a CREATE DATABASE, the migrations and the
+// admin's scrypt: more than a second.
+class ReplicasTemplate {
+public:
+    static constexpr const char* database = "abci";
+
+    // The template's cluster directory, made now if this build has none.
+    static std::optional<fs::path> cluster() {
+        static const std::optional<fs::path> made =
+            made_once_per_binary(std::string("postgres-abci-") + (::geteuid() == 0 ? "nobody" : "self"), "", make);
+        return made;
+    }
+
+private:
+    static bool make(const fs::path& /*cache*/, const fs::path& cluster) {
+        Postgres postgres;
+        const auto url = postgres.create_database(database);
+        const TempDir dir;
+        const bool made =
+            first_start(dir.path(), {{"ABCI_DATABASE_URL", url}, {"ABCI_JWT_SECRET_FILE", (dir.path() / "jwt.secret").string()}}) &&
+            lower_password_cost(*store::open_postgresql_store({.url = url, .password_file = ""}), Server::admin_email,
+                                Server::admin_password);
+        if (made) postgres.save_cluster(cluster);
         return made;
     }
 };
@@ -207,19 +251,20 @@ bool replicas_topology() {
 }
 
 // The replicas topology's parts, in the order they are stopped in: haproxy,
-// the second replica, (the first replica: Server::process_), PostgreSQL.
+// the other replicas, (the first replica: Server::process_), PostgreSQL.
 struct Server::Replicas {
     std::optional<Postgres> postgres;
     std::string database_url;
+    bool admin_made = false;  // the fixture's admin came with the cluster (ReplicasTemplate)
     TempDir dir;  // kubo.log
     std::uint16_t port = 0;  // haproxy's, chosen before it starts: the replicas' domain
-    // The content store both replicas share (README, "Running several
+    // The content store the replicas share (README, "Running several
     // servers": a shared Kubo node): tests/support/js/kubo_standin.mjs, and
     // the [content] table appended to each replica's config for it; none
     // when the test's config has content settings of its own.
     std::optional<os::Process> kubo;
     std::string content_config;
-    std::unique_ptr<Server> second;
+    std::vector<std::unique_ptr<Server>> others;
     std::optional<Haproxy> haproxy;
 
     [[nodiscard]] std::string host() const { return "127.0.0.1:" + std::to_string(port); }
@@ -230,10 +275,16 @@ Server::Server(Options options) : options_(std::move(options)) {
     options_.env.emplace("ABCI_ADMIN_PASSWORD", admin_password);
     if (replicas_topology() && replicas_eligible()) {
         replicas_ = std::make_unique<Replicas>();
-        replicas_->postgres.emplace();
-        replicas_->database_url = replicas_->postgres->create_database("abci");
+        if (const auto cluster = has_fixture_admin() ? ReplicasTemplate::cluster() : std::nullopt) {
+            replicas_->postgres.emplace(*cluster);
+            replicas_->database_url = replicas_->postgres->url(ReplicasTemplate::database);
+            replicas_->admin_made = true;
+        } else {
+            replicas_->postgres.emplace();
+            replicas_->database_url = replicas_->postgres->create_database(ReplicasTemplate::database);
+        }
         options_.env.emplace("ABCI_DATABASE_URL", replicas_->database_url);
-        // The public address is haproxy's: the SIWE domain both replicas expect.
+        // The public address is haproxy's: the SIWE domain every replica expects.
         replicas_->port = os::free_loopback_port();
         if (options_.config.find("domain") == std::string::npos) options_.env.emplace("ABCI_DOMAIN", replicas_->host());
         if (options_.config.find("[content]") == std::string::npos &&
@@ -276,18 +327,21 @@ bool Server::replicas_eligible() const {
            options_.config.find("database") == std::string::npos;
 }
 
-// The second replica (same config and environment: the same database and
-// domain; its own port and data directory), then haproxy in front of both as
+// The other two replicas (same config and environment: the same database and
+// domain; each its own port and data directory), then haproxy in front of all three as
 // examples/haproxy-replicas.cfg sets it up, without its /readyz check: the
 // tests see each replica's own answer, also while a chain is down.
 void Server::start_replicas() {
-    // The fixture's admin, made by the first replica (password_cost.hpp).
-    if (options_.env.at("ABCI_ADMIN_EMAIL") == admin_email && options_.env.at("ABCI_ADMIN_PASSWORD") == admin_password)
+    // The fixture's admin, made by the first replica when there was no template (password_cost.hpp).
+    if (has_fixture_admin() && !replicas_->admin_made)
         (void)lower_password_cost(*store::open_postgresql_store({.url = replicas_->database_url, .password_file = ""}),
                                   admin_email, admin_password);
-    replicas_->second = std::make_unique<Server>(Options{config(), 0, options_.env});
-    replicas_->haproxy.emplace(Haproxy::Options{
-        .replica_ports = {port_, replicas_->second->port()}, .health_checks = false, .port = replicas_->port});
+    std::vector<std::uint16_t> ports{port_};
+    for (int other = 0; other < 2; ++other) {
+        replicas_->others.push_back(std::make_unique<Server>(Options{config(), 0, options_.env}));
+        ports.push_back(replicas_->others.back()->port());
+    }
+    replicas_->haproxy.emplace(Haproxy::Options{.replica_ports = ports, .health_checks = false, .port = replicas_->port});
 }
 
 Server::~Server() {
@@ -296,11 +350,15 @@ Server::~Server() {
                   << log_tail() << "---- end of server log ----\n";
     if (replicas_) {
         replicas_->haproxy.reset();
-        replicas_->second.reset();
+        replicas_->others.clear();
     }
     stop();
     if (replicas_ && replicas_->kubo) replicas_->kubo->stop();
     replicas_.reset();
+}
+
+bool Server::has_fixture_admin() const {
+    return options_.env.at("ABCI_ADMIN_EMAIL") == admin_email && options_.env.at("ABCI_ADMIN_PASSWORD") == admin_password;
 }
 
 bool Server::starts_from_admin_template() const {
@@ -308,8 +366,7 @@ bool Server::starts_from_admin_template() const {
     // AdminTemplate's first start; anything else (another admin, none, a database
     // URL in the environment or the config) starts empty.
     const auto& env = options_.env;
-    return env.at("ABCI_ADMIN_EMAIL") == admin_email && env.at("ABCI_ADMIN_PASSWORD") == admin_password &&
-           !env.contains("ABCI_DATABASE_URL") && !env.contains("ABCI_DATA_DIR") &&
+    return has_fixture_admin() && !env.contains("ABCI_DATABASE_URL") && !env.contains("ABCI_DATA_DIR") &&
            options_.config.find("database") == std::string::npos;
 }
 
@@ -347,14 +404,16 @@ std::string Server::log() const {
 std::string Server::log_tail(std::size_t lines) const { return file_tail(dir_ / "server.log", lines); }
 
 int Server::stop() {
-    if (replicas_ && replicas_->second) replicas_->second->stop();
+    if (replicas_)
+        for (auto& other : replicas_->others) other->stop();
     return process_ ? process_->stop(std::chrono::seconds(10)) : -1;
 }
 
 void Server::restart() {
     stop();
     if (!launch()) FAIL("abcictl serve did not restart on port " << port_ << "; log:\n" << log_tail());
-    if (replicas_ && replicas_->second) replicas_->second->restart(config());
+    if (replicas_)
+        for (auto& other : replicas_->others) other->restart(config());
 }
 
 void Server::restart(std::string config) {

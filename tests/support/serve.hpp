@@ -71,14 +71,14 @@ struct Session {
 /// in the test's environment (tests/CMakeLists.txt registers the
 /// topology-agnostic serve tests a second time with it). Then a Server whose
 /// test names no database of its own (no ABCI_DATABASE_URL or ABCI_DATA_DIR in
-/// its env, no "database" in its config) and no port is two `abcictl serve`
+/// its env, no "database" in its config) and no port is three `abcictl serve`
 /// replicas with the same config on one PostgreSQL database (a Postgres
 /// fixture of its own), behind Debian's haproxy (round robin, retries and
 /// redispatch as examples/haproxy-replicas.cfg): url(), host() and http() name
 /// haproxy (host() also becomes the replicas' ABCI_DOMAIN unless the config
 /// sets a domain), the admin CLI writes the shared database, metadata goes to
-/// a Kubo stand-in both share (unless the config sets [content]), stop() and
-/// restart() act on both replicas. port(), pid(), log() and data_dir() remain
+/// a Kubo stand-in all share (unless the config sets [content]), stop() and
+/// restart() act on every replica. port(), pid(), log() and data_dir() remain
 /// the first replica's. Unset: one server on SQLite, exactly as before.
 [[nodiscard]] bool replicas_topology();
 
@@ -154,9 +154,11 @@ private:
     // Whether the data directory starts as a copy of the one the binary leaves
     // after its first start with the fixture's admin (serve.cpp, AdminTemplate).
     [[nodiscard]] bool starts_from_admin_template() const;
+    // Whether the environment names the fixture's admin (admin_email, admin_password).
+    [[nodiscard]] bool has_fixture_admin() const;
     [[nodiscard]] std::string log_tail(std::size_t lines = 60) const;
-    // The replicas topology (replicas_topology()): its PostgreSQL, second
-    // replica and haproxy; null in the default topology.
+    // The replicas topology (replicas_topology()): its PostgreSQL, other
+    // replicas and haproxy; null in the default topology.
     struct Replicas;
     [[nodiscard]] bool replicas_eligible() const;
     // The config file's TOML as given (Options::config), plus the replicas' shared content store.
