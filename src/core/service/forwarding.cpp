@@ -128,25 +128,26 @@ void AbciService::listen_for_other_servers() {
 
 void AbciService::take_jobs(const std::vector<std::string>& mint_ids) {
     Forwarding& f = *forwarding_;
-    for (const auto& mint_id : mint_ids) {
-        {
-            // Jobs being sent stay queued until journaled.
-            std::lock_guard lock(f.mutex);
-            if (f.sending.contains(mint_id)) continue;
-            if (f.sending.size() >= kMaxSending) return;
-        }
-        auto job = store_.mint_jobs().find(mint_id);
-        if (!job) continue;  // journaled or ended meanwhile
+    std::vector<std::string> wanted;
+    {
+        // Jobs being sent stay queued until journaled.
+        std::lock_guard lock(f.mutex);
+        for (const auto& mint_id : mint_ids)
+            if (!f.sending.contains(mint_id) && f.sending.size() + wanted.size() < kMaxSending) wanted.push_back(mint_id);
+    }
+    // Those journaled or ended meanwhile are not found.
+    for (auto& job : store_.mint_jobs().find_all(wanted)) {
         Network* network = nullptr;
         try {
-            network = &registry_.find(job->blockchain_id);
+            network = &registry_.find(job.blockchain_id);
         } catch (const Error&) {
             continue;  // a chain this server is not configured for: for a replica that is
         }
         auto term = network->current_term();
         if (!term) continue;  // another server sends for it
         std::lock_guard lock(f.mutex);
-        f.sending.emplace(mint_id, std::thread([this, network, term = std::move(term), job = std::move(*job)] {
+        const auto mint_id = job.mint_id;
+        f.sending.emplace(mint_id, std::thread([this, network, term = std::move(term), job = std::move(job)] {
                               send_queued(*network, term, job);
                               std::lock_guard done(forwarding_->mutex);
                               forwarding_->finished.insert(job.mint_id);

@@ -28,9 +28,10 @@ class MintJobs {
 public:
     virtual ~MintJobs() = default;
     /// The mint ids of the jobs queued for `blockchain_id`, oldest first, at
-    /// most `limit`: cheap to ask again and again, while find() reads a job whole.
+    /// most `limit`: cheap to ask again and again, while find_all() reads jobs whole.
     [[nodiscard]] virtual std::vector<std::string> queued(const std::string& blockchain_id, std::size_t limit) = 0;
-    [[nodiscard]] virtual std::optional<MintJob> find(const std::string& mint_id) = 0;
+    /// The jobs of those of `mint_ids` still queued, oldest first: one query for many.
+    [[nodiscard]] virtual std::vector<MintJob> find_all(const std::vector<std::string>& mint_ids) = 0;
     /// Whether a job is queued for the mint.
     [[nodiscard]] virtual bool is_queued(const std::string& mint_id) = 0;
 };

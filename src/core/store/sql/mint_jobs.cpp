@@ -1,5 +1,7 @@
 // Mints queued for the server that sends for their chain.
 
+#include <nlohmann/json.hpp>
+
 #include "core/store/sql/backends.hpp"
 
 namespace abci::store::sql {
@@ -18,9 +20,14 @@ public:
         });
     }
 
-    std::optional<MintJob> find(const std::string& mint_id) override {
+    std::vector<MintJob> find_all(const std::vector<std::string>& mint_ids) override {
+        if (mint_ids.empty()) return {};
+        // The ids bound as one JSON parameter: the statement stays prepared, never spliced.
+        const std::string wanted = nlohmann::json(mint_ids).dump();
         return db_.run({}, [&](auto& c) {
-            return query_one(c, "SELECT mint_id, blockchain_id, record, content, created_at FROM mint_jobs WHERE mint_id = ?",
+            return query_all(c,
+                             "SELECT mint_id, blockchain_id, record, content, created_at FROM mint_jobs "
+                             "WHERE mint_id IN (" + Db::json_array_values("?") + ") ORDER BY rowid",
                              [](const auto& row) {
                                  return MintJob{.mint_id = row.text("mint_id"),
                                                 .blockchain_id = row.text("blockchain_id"),
@@ -28,7 +35,7 @@ public:
                                                 .content = row.text("content"),
                                                 .created_at = row.time_at("created_at")};
                              },
-                             mint_id);
+                             wanted);
         });
     }
 
