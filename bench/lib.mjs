@@ -124,12 +124,13 @@ function startProcess(argv, { log, env = {} }) {
  * A real anvil on a free loopback port: automine, or a block every
  * `blockTime` seconds. Returns {url, port, stop()}.
  */
-export async function startAnvil({ blockTime = null } = {}) {
+export async function startAnvil({ blockTime = null, gasLimit = null } = {}) {
   const dir = tempDir('abcictl-bench-anvil-');
   for (let attempt = 0; ; ++attempt) {
     const port = await freePort();
     const argv = [tool('anvil'), '--host', '127.0.0.1', '--port', String(port), '--silent'];
     if (blockTime !== null) argv.push('--block-time', String(blockTime));
+    if (gasLimit !== null) argv.push('--gas-limit', String(gasLimit));
     const { child, stop } = startProcess(argv, { log: join(dir, 'anvil.log') });
     try {
       await waitForPort(port, 20000, child);
