@@ -107,8 +107,7 @@ Postgres::Postgres(const fs::path& cluster) : cluster_((dir_.path() / "cluster")
 }
 
 void Postgres::save_cluster(const fs::path& to) {
-    const auto stopped =
-        os::run_command(as_owner({program("pg_ctl"), "stop", "-D", cluster_, "-m", "fast", "-w"}), {}, std::chrono::seconds(30));
+    const auto stopped = pg_ctl_stop("fast");
     INFO(stopped.out << stopped.err);
     REQUIRE(stopped.exit_code == 0);
     port_ = 0;
@@ -126,8 +125,8 @@ Postgres::~Postgres() {
 
 std::vector<std::string> Postgres::as_owner(std::vector<std::string> argv) const { return owned(std::move(argv)); }
 
-os::CommandResult Postgres::pg_ctl_stop() const {
-    return os::run_command(as_owner({program("pg_ctl"), "stop", "-D", cluster_, "-m", "immediate", "-w"}), {},
+os::CommandResult Postgres::pg_ctl_stop(const char* mode) const {
+    return os::run_command(as_owner({program("pg_ctl"), "stop", "-D", cluster_, "-m", mode, "-w"}), {},
                            std::chrono::seconds(30));
 }
 

@@ -56,8 +56,8 @@ private:
     [[nodiscard]] std::vector<std::string> as_owner(std::vector<std::string> argv) const;
     [[nodiscard]] std::string log_tail() const;
     [[nodiscard]] os::CommandResult pg_ctl_start() const;
-    // Immediate mode: as a crash, no shutdown checkpoint.
-    [[nodiscard]] os::CommandResult pg_ctl_stop() const;
+    // Immediate mode by default: as a crash, no shutdown checkpoint.
+    [[nodiscard]] os::CommandResult pg_ctl_stop(const char* mode = "immediate") const;
     void start();
 
     TempDir dir_;
