@@ -3,6 +3,12 @@ BUILD ?= build
 BUILD_ASAN ?= build-asan
 # -g1 (line tables) is enough for backtraces and profiles, and compiles much faster than -g.
 CMAKE_FLAGS ?= -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
+# Through ccache (scripts/setup installs it), in a cache of the checkout's
+# own: the test code compiles to the same objects in the release and the
+# sanitizer tree (tests/CMakeLists.txt), so the second tree takes them from
+# the cache. Paths relative to the checkout, and no working directory in the
+# hash, make the two trees' commands the same.
+CMAKE_FLAGS += "-DCMAKE_CXX_COMPILER_LAUNCHER=env;CCACHE_BASEDIR=$(CURDIR);CCACHE_NOHASHDIR=1;CCACHE_DIR=$(CURDIR)/.ccache;ccache"
 JOBS ?= $(shell nproc)
 # Most tests wait on anvil's blocks and on child processes, not on a core.
 TEST_JOBS ?= $(shell echo $$(( $(JOBS) + 1 )))

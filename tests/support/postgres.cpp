@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/os/process.hpp"
+#include "support/tools.hpp"
 
 namespace abci::test {
 namespace {
@@ -73,7 +74,7 @@ void copy_into_place(const fs::path& cluster, const fs::path& to) {
 // (ownership and modes kept), which takes a few milliseconds. The copy is
 // never started before it is copied: no postmaster.pid, no port in it.
 fs::path template_cluster() {
-    const fs::path cache = ABCI_TEST_CACHE_DIR;
+    const fs::path cache = test_cache_dir();
     fs::create_directories(cache);
     const auto cluster = cache / (std::string("postgres-15-") + (::geteuid() == 0 ? "nobody" : "self"));
     const int lock = ::open((cache / "postgres-template.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);

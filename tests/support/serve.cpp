@@ -82,7 +82,7 @@ std::optional<fs::path> made_once_per_binary(const std::string& name, const std:
                                              const std::function<bool(const fs::path&, const fs::path&)>& make) {
     struct stat binary {};
     if (::stat(abcictl_binary().c_str(), &binary) != 0) return std::nullopt;
-    const fs::path cache = ABCI_TEST_CACHE_DIR;
+    const fs::path cache = test_cache_dir();
     std::error_code ec;
     fs::create_directories(cache, ec);
     const auto path = cache / (name + "-" + std::to_string(binary.st_size) + "-" + std::to_string(binary.st_mtim.tv_sec) +

@@ -10,8 +10,6 @@ std::string tool(const std::string& name) { return source_path("node_modules/.bi
 
 std::string source_path(const std::string& relative) { return std::string(ABCI_SOURCE_DIR) + "/" + relative; }
 
-std::string abcictl_binary() { return ABCICTL_BINARY; }
-
 std::string file_tail(const std::string& path, std::size_t lines) {
     std::ifstream in(path);
     std::deque<std::string> tail;

@@ -14,8 +14,10 @@ namespace abci::test {
 [[nodiscard]] std::string tool(const std::string& name);
 /// Absolute path of a file in the source tree, e.g. source_path("contracts/build/ABCIToken.json").
 [[nodiscard]] std::string source_path(const std::string& relative);
-/// The abcictl binary under test.
+/// The abcictl binary under test (support/build_tree.cpp).
 [[nodiscard]] std::string abcictl_binary();
+/// Where fixtures keep what they make once per build tree (support/build_tree.cpp).
+[[nodiscard]] std::string test_cache_dir();
 
 /// The last `lines` lines of the text file at `path` (a child's log, for
 /// failure messages); empty when it cannot be read.
