@@ -6,8 +6,9 @@
 // default cost (scrypt N = 2^17) each login of a test costs most of a second
 // of a core, which was the suites' largest CPU cost. Fixtures that log the
 // same account in again and again rewrite its hash at N = 2^10 once the real
-// server made it; the server's own hashing and its logins of accounts made
-// by a test still run at the default cost.
+// server made it, and the serve fixtures make their users at that cost (the
+// CLI suite's `admin user add` runs at the default cost); the server's own
+// hashing and logins of accounts the CLI made still run at the default cost.
 
 #include <string>
 
@@ -18,5 +19,10 @@ namespace abci::test {
 /// Rewrites the password hash of the user with `email` in `store` as a hash
 /// of `password` at N = 2^10. False when no such user has a password.
 bool lower_password_cost(store::Store& store, const std::string& email, const std::string& password);
+
+/// The user `abcictl admin user add --email <email> --role <role>` with
+/// `password` makes (core/auth/accounts.hpp), with the hash at N = 2^10.
+store::User add_user_at_low_cost(store::Store& store, const std::string& email, const std::string& role,
+                                 const std::string& password);
 
 }  // namespace abci::test

@@ -15,12 +15,13 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <future>
 #include <iostream>
+#include <regex>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "core/store/data_dir.hpp"
 #include "support/haproxy.hpp"
 #include "support/password_cost.hpp"
 #include "support/postgres.hpp"
@@ -245,6 +246,15 @@ HttpResponse Http::send(const std::string& method, const std::string& path, cons
     return out;
 }
 
+namespace {
+// Whether `config` has a [database] table (or a database.… key): a comment
+// or a value that mentions the word does not count.
+bool names_a_database(const std::string& config) {
+    static const std::regex table(R"((^|\n)[ \t]*(\[[ \t]*database[ \t]*\]|database[ \t]*\.))");
+    return std::regex_search(config, table);
+}
+}  // namespace
+
 bool replicas_topology() {
     const char* topology = std::getenv("ABCI_TEST_TOPOLOGY");
     return topology != nullptr && std::string_view(topology) == "replicas";
@@ -324,7 +334,7 @@ std::string Server::config() const { return options_.config + (replicas_ ? repli
 bool Server::replicas_eligible() const {
     const auto& env = options_.env;
     return options_.port == 0 && !env.contains("ABCI_DATABASE_URL") && !env.contains("ABCI_DATA_DIR") &&
-           options_.config.find("database") == std::string::npos;
+           !names_a_database(options_.config);
 }
 
 // The other two replicas (same config and environment: the same database and
@@ -367,7 +377,7 @@ bool Server::starts_from_admin_template() const {
     // URL in the environment or the config) starts empty.
     const auto& env = options_.env;
     return has_fixture_admin() && !env.contains("ABCI_DATABASE_URL") && !env.contains("ABCI_DATA_DIR") &&
-           options_.config.find("database") == std::string::npos;
+           !names_a_database(options_.config);
 }
 
 bool Server::launch() {
@@ -429,6 +439,11 @@ Session Server::login(const std::string& email, const std::string& password) con
                    r.json.at("user")};
 }
 
+std::unique_ptr<store::Store> Server::open_store() const {
+    if (replicas_) return store::open_postgresql_store({.url = replicas_->database_url, .password_file = ""});
+    return store::DataDir(data_dir()).open_store(false);
+}
+
 os::CommandResult Server::admin_cli(std::vector<std::string> args, const std::string& input) const {
     args.insert(args.end(), {"--data-dir", data_dir()});
     // In the replicas topology the replicas' shared database, not the data directory's.
@@ -443,14 +458,8 @@ void require_success(const std::string& what, const os::CommandResult& r) {
 }  // namespace
 
 void Server::add_users(const std::vector<NewUser>& users) const {
-    std::vector<std::future<os::CommandResult>> runs;
-    for (const auto& u : users)
-        runs.push_back(std::async(std::launch::async, [this, u] {
-            return admin_cli({"admin", "user", "add", "--email", u.email, "--role", u.role, "--password-stdin"},
-                             u.password + "\n");
-        }));
-    // Catch2 assertions only on the test's own thread.
-    for (std::size_t i = 0; i < runs.size(); ++i) require_success("admin user add " + users[i].email, runs[i].get());
+    const auto store = open_store();
+    for (const auto& u : users) (void)add_user_at_low_cost(*store, u.email, u.role, u.password);
 }
 
 void Server::link_wallet(const std::string& email, const std::string& address) const {

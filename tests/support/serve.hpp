@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/os/process.hpp"
+#include "core/store/store.hpp"
 #include "support/cli_runner.hpp"
 
 namespace abci::test {
@@ -133,13 +134,15 @@ public:
     [[nodiscard]] Session login(const std::string& email, const std::string& password) const;
     [[nodiscard]] Session login_admin() const { return login(admin_email, admin_password); }
 
+    /// The store the server uses: its data directory's, or the replicas' database.
+    [[nodiscard]] std::unique_ptr<store::Store> open_store() const;
     /// Runs `abcictl <args…> --data-dir <data_dir()>` with `input` on stdin.
     [[nodiscard]] os::CommandResult admin_cli(std::vector<std::string> args, const std::string& input = {}) const;
     struct NewUser {
         std::string email, role, password;
     };
-    /// `abcictl admin user add` (password on stdin) for each, all at once (each
-    /// costs a password hash); fails the test unless every one exits 0.
+    /// Each as `abcictl admin user add` makes it, written to the server's store
+    /// directly with its password hashed at a test's low cost (password_cost.hpp).
     void add_users(const std::vector<NewUser>& users) const;
     void add_user(const std::string& email, const std::string& role, const std::string& password) const {
         add_users({{email, role, password}});
