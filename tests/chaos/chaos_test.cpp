@@ -111,8 +111,8 @@ void each_run(ChainServer& chain, unsigned runs, const Figures& row, const std::
 // an empty block before it), with the signer's nonce there.
 ChainMark reset_chain_start(ChainServer& chain) {
     for (std::uint64_t block = 1;; ++block) {
-        const auto nonce = nlohmann::json::parse(chain.node_rpc(
-            "eth_getTransactionCount", {ChainServer::signer(), fmt::format("\"0x{:x}\"", block)}));
+        const auto nonce =
+            chain.node_rpc("eth_getTransactionCount", {ChainServer::signer(), fmt::format("0x{:x}", block)});
         REQUIRE(nonce.is_string());
         if (const auto n = std::stoull(nonce.get<std::string>(), nullptr, 16); n > 0) return {block, n};
     }
@@ -123,13 +123,13 @@ ChainMark reset_chain_start(ChainServer& chain) {
 // back 1..confirmations+1 blocks (anvil_rollback: the blocks and their
 // transactions are gone from the node) at random moments, 0.3 to 1.5 s apart
 // (the first within 0.6 s), never below the block the run started from (what
-// came before was judged already). Runs cast itself: Catch2's assertions are
+// came before was judged already). Calls the node itself: Catch2's assertions are
 // not for other threads.
 class Miner {
 public:
     Miner(ChainServer& chain, unsigned confirmations, std::uint64_t seed)
         : url_(chain.anvil().url()), max_depth_(confirmations + 1), random_(seed) {
-        (void)chain.node_rpc("evm_setAutomine", {"false"});
+        (void)chain.node_rpc("evm_setAutomine", {false});
         thread_ = std::thread([this] { loop(); });
     }
     ~Miner() {
@@ -159,7 +159,7 @@ public:
         reorging_ = false;
         return reorgs_;
     }
-    /// The first cast that failed (empty: none did).
+    /// The first call to the node that failed (empty: none did).
     [[nodiscard]] std::string failure() {
         std::lock_guard lock(mutex_);
         return failure_;
@@ -168,15 +168,14 @@ public:
 private:
     std::chrono::milliseconds pause() { return std::chrono::milliseconds(300 + random_.below(1201)); }
 
-    std::optional<std::string> node(const std::vector<std::string>& args) {
-        std::vector<std::string> argv{tool("cast")};
-        argv.insert(argv.end(), args.begin(), args.end());
-        argv.insert(argv.end(), {"--rpc-url", url_});
-        auto r = os::run_command(argv);
-        if (r.exit_code == 0) return r.out;
-        std::lock_guard lock(mutex_);
-        if (failure_.empty()) failure_ = fmt::format("cast {}: {}", fmt::join(args, " "), r.err);
-        return std::nullopt;
+    std::optional<nlohmann::json> node(const std::string& method, const nlohmann::json& params = nlohmann::json::array()) {
+        try {
+            return json_rpc(url_, method, params);
+        } catch (const std::runtime_error& e) {
+            std::lock_guard lock(mutex_);
+            if (failure_.empty()) failure_ = e.what();
+            return std::nullopt;
+        }
     }
 
     void loop() {
@@ -187,10 +186,12 @@ private:
                 const auto floor = floor_;
                 next_reorg_ = Clock::now() + pause();
                 lock.unlock();
-                if (const auto head = node({"block-number"}); head && std::stoull(*head) > floor) {
-                    const auto d = std::min<std::uint64_t>(depth, std::stoull(*head) - floor);
-                    if (node({"rpc", "anvil_rollback", std::to_string(d)})) {
-                        std::cout << fmt::format("chaos: reorg of {} block(s) at block {}\n", d, *head);
+                const auto answer = node("eth_blockNumber");
+                const auto head = answer ? std::stoull(answer->get<std::string>(), nullptr, 16) : 0;
+                if (head > floor) {
+                    const auto d = std::min<std::uint64_t>(depth, head - floor);
+                    if (node("anvil_rollback", {d})) {
+                        std::cout << fmt::format("chaos: reorg of {} block(s) at block {}\n", d, head);
                         lock.lock();
                         ++reorgs_;
                         lock.unlock();
@@ -199,7 +200,7 @@ private:
                 lock.lock();
             }
             lock.unlock();
-            (void)node({"rpc", "evm_mine"});
+            (void)node("evm_mine");
             lock.lock();
             wake_.wait_for(lock, 300ms, [this] { return stop_; });
         }
@@ -359,7 +360,7 @@ TEST_CASE("a chain reset in the middle of mint bursts, every key retried until a
             chain.proxy().set_rate(Fault::drop_before, 0.0);
             start.circumstances.chain_reset_done = Clock::now();
             start.chain = reset_chain_start(chain);
-            (void)chain.node_rpc("evm_setIntervalMining", {"1"});  // 1 s blocks again, as before
+            (void)chain.node_rpc("evm_setIntervalMining", {1});  // 1 s blocks again, as before
         });
     });
 }
@@ -367,16 +368,15 @@ TEST_CASE("a chain reset in the middle of mint bursts, every key retried until a
 TEST_CASE("the signer out of funds for a second in the middle of mint bursts, every key settles to its one mint",
           "[chaos][unfunded]") {
     ChainServer chain(one_second_blocks());
-    const auto url = chain.anvil().url();
     each_run(chain, scale().funds_runs, {.scenario = "unfunded", .unfunded = 1}, [&](Figures figures) {
         run(chain, std::move(figures), [&](Random& random, const BurstStart& start) {
             // While mints are being signed, or wait in the pool: the
             // next block comes while the signer cannot pay.
             reach_random_point(chain, random, start, 500ms);
-            const auto balance = cast({"balance", ChainServer::signer(), "--rpc-url", url});
+            const auto balance = chain.node_rpc("eth_getBalance", {ChainServer::signer(), "latest"});
             (void)chain.node_rpc("anvil_setBalance", {ChainServer::signer(), "0x0"});
             std::this_thread::sleep_for(1s);
-            (void)chain.node_rpc("anvil_setBalance", {ChainServer::signer(), cast({"to-hex", balance})});
+            (void)chain.node_rpc("anvil_setBalance", {ChainServer::signer(), balance});
         });
     });
 }

@@ -22,19 +22,12 @@ std::string lower(std::string text) {
     return text;
 }
 
-json rpc(ChainServer& chain, const std::vector<std::string>& method_and_params) {
-    std::vector<std::string> args{"rpc"};
-    args.insert(args.end(), method_and_params.begin(), method_and_params.end());
-    args.insert(args.end(), {"--rpc-url", chain.anvil().url()});
-    return json::parse(cast(args));
-}
-
 // Waits (up to 10 s: a few blocks) until the node's pool is empty, so that a
 // transaction sent late, e.g. a second one for a key, is mined before the
 // chain is read; false when something stays (a nonce gap, a stuck transaction).
 bool pool_drained(ChainServer& chain) {
     const auto empty = [&] {
-        const auto status = rpc(chain, {"txpool_status"});
+        const auto status = chain.node_rpc("txpool_status");
         return status["pending"] == "0x0" && status["queued"] == "0x0";
     };
     for (const auto deadline = Clock::now() + std::chrono::seconds(10); Clock::now() < deadline;) {
@@ -60,7 +53,7 @@ const std::set<std::string>& transfer_topics() {
 }  // namespace
 
 ChainMark mark(ChainServer& chain) {
-    return {std::stoull(cast({"block-number", "--rpc-url", chain.anvil().url()})),
+    return {chain.anvil().block_number(),
             chain.nonce(ChainServer::signer())};
 }
 
@@ -68,7 +61,7 @@ void judge(ChainServer& chain, const ChainMark& start, const Http& http, const s
            const std::vector<Mint>& mints, const std::vector<Settled>& settled, Figures& figures,
            const Circumstances& circumstances) {
     const bool drained = pool_drained(chain);
-    INFO("the node's pool after the run: " << rpc(chain, {"txpool_content"}).dump());
+    INFO("the node's pool after the run: " << chain.node_rpc("txpool_content").dump());
     CHECK(drained);
 
     // The signer's transactions of the run, block by block; those to the token
@@ -83,7 +76,7 @@ void judge(ChainServer& chain, const ChainMark& start, const Http& http, const s
     std::uint64_t signer_transactions = 0;
     std::map<std::string, TokenTx> to_token;  // by hash
     for (auto block = start.block + 1; block <= end.block; ++block)
-        for (const auto& receipt : rpc(chain, {"eth_getBlockReceipts", fmt::format("0x{:x}", block)})) {
+        for (const auto& receipt : chain.node_rpc("eth_getBlockReceipts", {fmt::format("0x{:x}", block)})) {
             if (lower(receipt["from"].get<std::string>()) != signer) continue;
             ++signer_transactions;
             if (!receipt["to"].is_string() || lower(receipt["to"].get<std::string>()) != token_address) continue;

@@ -93,7 +93,7 @@ TEST_CASE("admin contract deploy from an unfunded deployer fails in one line nam
     test::Anvil anvil;
     DeployerKeystore k;
     const auto deployer = test::Anvil::dev_accounts()[0].address;
-    (void)test::cast({"rpc", "anvil_setBalance", deployer, "0x0", "--rpc-url", anvil.url()});
+    (void)anvil.rpc("anvil_setBalance", {deployer, "0x0"});
     auto r = test::run_abcictl({"admin", "contract", "deploy", "--rpc-url", anvil.url(), "--keystore", k.keystore,
                                 "--password-file", k.password_file},
                                {}, k.home.env());
@@ -105,5 +105,5 @@ TEST_CASE("admin contract deploy from an unfunded deployer fails in one line nam
     CHECK(r.err.substr(r.err.find('\n') + 1).rfind("abcictl: the signer ", 0) == 0);
     CHECK(r.err.find(deployer) != std::string::npos);
     CHECK(r.err.find("has 0 wei but this transaction needs up to") != std::string::npos);
-    CHECK(test::cast({"nonce", deployer, "--rpc-url", anvil.url()}) == "0");
+    CHECK(anvil.nonce(deployer) == 0);
 }

@@ -87,12 +87,6 @@ std::string await_state(Terminal& t, const std::vector<std::string>& status, con
     return out;
 }
 
-void rpc(ChainServer& chain, const std::vector<std::string>& call) {
-    std::vector<std::string> args{"rpc", "--rpc-url", chain.anvil().url()};
-    args.insert(args.end(), call.begin(), call.end());
-    (void)cast(args);
-}
-
 }  // namespace
 
 TEST_CASE("client mints send an Idempotency-Key of their own, and mint status shows a mined mint by id and by key",
@@ -148,7 +142,7 @@ TEST_CASE("client mint retry: a timeout names the key and the commands, and the 
           "[client][mint-retry]") {
     Fixture f;
     auto& chain = f.chain;
-    rpc(chain, {"evm_setAutomine", "false"});  // signed and sent, never mined until we say so
+    (void)chain.node_rpc("evm_setAutomine", {false});  // signed and sent, never mined until we say so
 
     // The CLI stops waiting first: the outcome is unknown, and it says what to do.
     const auto mint = with(f.mint_report("slow-1"), "--name", "Slow report", "--timeout", "3");
@@ -188,8 +182,8 @@ TEST_CASE("client mint retry: a timeout names the key and the commands, and the 
     CHECK(advised_command(in_progress.err, "--idempotency-key " + key) == retry);  // the key given: the same words
 
     // Mined: the status shows the answer, and the printed retry replays it.
-    rpc(chain, {"evm_setAutomine", "true"});
-    rpc(chain, {"evm_mine"});
+    (void)chain.node_rpc("evm_setAutomine", {true});
+    (void)chain.node_rpc("evm_mine");
     const auto mined = await_state(f.admin, {"mint", "status", id}, "mined");
     CHECK(field(mined, "transactionHash") == hash);
     const auto replayed = f.admin.ok(retry);

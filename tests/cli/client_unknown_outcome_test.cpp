@@ -49,7 +49,7 @@ TEST_CASE("client -v on a mint of unknown outcome: the HTTP status and request i
     // The server's 504 comes 1.5 s after signing, never before: the CLI's 1 s wait always ends first.
     options.devnet_keys = "receiptTimeoutMs = 1500\n";
     Fixture f(options);
-    (void)f.chain.node_rpc("evm_setAutomine", {"false"});  // signed and sent, never mined
+    (void)f.chain.node_rpc("evm_setAutomine", {false});  // signed and sent, never mined
 
     // The CLI gives up first: no answer, yet -v names the request id the server logs it under.
     const auto gave_up = f.admin.run(with(f.mint_report("unknown-1"), "--name", "Unknown one", "-v", "--timeout", "1"));

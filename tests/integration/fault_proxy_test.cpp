@@ -24,10 +24,6 @@ nlohmann::json request(const std::string& method, nlohmann::json params = nlohma
     return {{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", std::move(params)}};
 }
 
-std::uint64_t nonce_on(const Anvil& anvil, const std::string& who) {
-    return std::stoull(cast({"nonce", who, "--rpc-url", anvil.url()}));
-}
-
 // Only `fault`, at rate 1.
 void only(FaultProxy& proxy, Fault fault) {
     proxy.set_all_rates(0);
@@ -68,10 +64,10 @@ TEST_CASE("fault proxy: forwards single and batched calls, and injects each kind
     const auto send_raw = request("eth_sendRawTransaction", {raw});
     only(proxy, Fault::drop_before);
     CHECK(call(proxy, send_raw).status == 0);
-    CHECK(nonce_on(anvil, sender.address) == 0);  // the node never saw it
+    CHECK(anvil.nonce(sender.address) == 0);  // the node never saw it
     only(proxy, Fault::drop_after);
     CHECK(call(proxy, send_raw).status == 0);
-    CHECK(nonce_on(anvil, sender.address) == 1);  // anvil mines on each transaction: it was acted on
+    CHECK(anvil.nonce(sender.address) == 1);  // anvil mines on each transaction: it was acted on
     CHECK(proxy.forwarded() == 3);
 
     only(proxy, Fault::slow);

@@ -679,14 +679,14 @@ TEST_CASE("journal: a waiting transaction whose nonce someone else used is dropp
     Node node;
     auto& sender = node.sender();
     const auto nonce = node.pending_nonce();
-    (void)node.cast_rpc({"rpc", "evm_setAutomine", "false"});
+    (void)node.anvil.rpc("evm_setAutomine", {false});
     const std::string purpose = R"({"op":"test","what":"nonce taken"})";
     auto mint = node.network.contract().mint(sender, eth::Address::parse(test::Anvil::dev_accounts()[3].address),
                                              kReportToken, 1, {}, purpose);
     REQUIRE(eventually([&] { return node.pending_nonce() == nonce + 1; }));
     node.send_foreign(nonce);  // replaces ours in the pool: a higher fee
-    (void)node.cast_rpc({"rpc", "evm_mine"});
-    (void)node.cast_rpc({"rpc", "evm_setAutomine", "true"});
+    (void)node.anvil.rpc("evm_mine");
+    (void)node.anvil.rpc("evm_setAutomine", {true});
 
     const auto receipt = mint.get();
     CHECK(receipt.success);
@@ -777,8 +777,8 @@ TEST_CASE("journal: a mined transaction a reorg moves to a later block is settle
     REQUIRE(entry);
     REQUIRE(entry->block_number == receipt.block_number);
     // Its block gone, an empty one in its place, and the same bytes mined in the next.
-    (void)node.cast_rpc({"rpc", "anvil_rollback", "1"});
-    (void)node.cast_rpc({"rpc", "evm_mine"});
+    (void)node.anvil.rpc("anvil_rollback", {1});
+    (void)node.anvil.rpc("evm_mine");
     REQUIRE(node.cast_rpc({"publish", "--async", entry->raw}) == hash);
     REQUIRE(eventually([&] {
         const auto now = node.store->journal().find(hash);
@@ -805,7 +805,7 @@ TEST_CASE("journal: a sender that stops answers its waiting callers", "[journal]
     std::future<chain::Receipt> sent, queued;
     {
         chain::TxSender sender(client, eth::PrivateKey::from_hex(test::Anvil::dev_accounts()[2].private_key));
-        (void)node.cast_rpc({"rpc", "evm_setAutomine", "false"});
+        (void)node.anvil.rpc("evm_setAutomine", {false});
         sent = sender.submit(request);
         REQUIRE(eventually([&] { return sender.in_flight() == 1; }));
         node.anvil.stop();

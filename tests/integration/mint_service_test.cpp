@@ -117,7 +117,7 @@ TEST_CASE("mint service: a devnet reset under a pending mint: cancelled by a fil
     for (int i = 0; i < 2; ++i) (void)abci.mint_entity(report(random.address(), "EARLIER-" + std::to_string(i)), unkeyed());
     const auto to = random.address();
     const auto request = report(to, "CAUGHT-IN-RESET", 4);
-    (void)node.cast_rpc({"rpc", "evm_setAutomine", "false"});
+    (void)node.anvil.rpc("evm_setAutomine", {false});
     const auto mint_id = unsettled_mint_id([&] { (void)abci.mint_entity(request, keyed("reset-1")); });
 
     node.reset_chain();
@@ -138,18 +138,18 @@ TEST_CASE("mint service: a reorg that removes a mint before it is final: sent ag
     test::Random random(17);
     auto& abci = node.service();
     const auto to = random.address();
-    (void)node.cast_rpc({"rpc", "evm_setAutomine", "false"});
+    (void)node.anvil.rpc("evm_setAutomine", {false});
     auto answer = std::async(std::launch::async, [&] { return abci.mint_entity(report(to, "REORGED-1", 6), keyed("reorg-1")); });
     REQUIRE(eventually([&] { return node.nonce(true) > node.nonce(); }));
-    (void)node.cast_rpc({"rpc", "evm_mine"});
-    const auto first_block = std::stoull(node.cast_rpc({"block-number"}));
+    (void)node.anvil.rpc("evm_mine");
+    const auto first_block = node.anvil.block_number();
     // anvil_rollback drops the block and its transactions: the node forgets the mint.
-    (void)node.cast_rpc({"rpc", "anvil_rollback", "1"});
+    (void)node.anvil.rpc("anvil_rollback", {1});
     CHECK(node.nonce(true) == node.nonce());
     // Blocks keep coming; the sender notices the mint is gone and sends it again.
     for (const auto deadline = Clock::now() + 40s;
          answer.wait_for(500ms) != std::future_status::ready && Clock::now() < deadline;)
-        (void)node.cast_rpc({"rpc", "evm_mine"});
+        (void)node.anvil.rpc("evm_mine");
     REQUIRE(answer.wait_for(0s) == std::future_status::ready);
     const auto minted = answer.get();
     const auto r = receipt(node, minted.transaction_hash);
@@ -171,8 +171,8 @@ TEST_CASE("mint service: a reorg deeper than the confirmations after the answer 
     const auto answered = abci.mint_entity(request, keyed("deep-1"));
 
     // The block that held it is replaced by an empty one.
-    (void)node.cast_rpc({"rpc", "anvil_rollback", "1"});
-    (void)node.cast_rpc({"rpc", "evm_mine"});
+    (void)node.anvil.rpc("anvil_rollback", {1});
+    (void)node.anvil.rpc("evm_mine");
     CHECK(node.chain_balance(to, kReport) == "0");
 
     // The sender notices the block's hash changed, logs it and sends the same bytes again.

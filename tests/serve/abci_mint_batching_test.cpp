@@ -111,10 +111,10 @@ std::string lower(std::string text) {
     return text;
 }
 
-// The transaction's calldata, and whether it calls mintMany, by cast.
+// The transaction's calldata, and whether it calls mintMany (the selector by cast).
 std::pair<std::string, bool> calldata_of(ChainServer& chain, const std::string& hash) {
     static const auto selector = cast({"sig", kMintMany});
-    auto input = cast({"tx", hash, "input", "--rpc-url", chain.anvil().url()});
+    auto input = chain.node_rpc("eth_getTransactionByHash", {hash}).at("input").get<std::string>();
     const bool many = input.starts_with(selector);
     return {std::move(input), many};
 }
@@ -170,7 +170,7 @@ bool is_mint_many(ChainServer& chain, const std::string& hash) { return calldata
 
 // Returns right after the chain's next block (or after 5 s), so that the one after is a block time away.
 void await_next_block(ChainServer& chain) {
-    const auto block = [&] { return std::stoull(cast({"block-number", "--rpc-url", chain.anvil().url()})); };
+    const auto block = [&] { return chain.anvil().block_number(); };
     const auto start_block = block();
     for (const auto deadline = Clock::now() + 5s; block() == start_block && Clock::now() < deadline;)
         std::this_thread::sleep_for(50ms);
@@ -336,7 +336,7 @@ TEST_CASE("abci mint batching: a batch reverted after its callers stopped waitin
     // Nothing is mined until told: the role mint alone, then a batch repeating
     // it with an entity mint, both in the pool; the batch reverts once mined
     // after the first (the role is held by then), when no caller waits any more.
-    (void)chain.node_rpc("evm_setAutomine", {"false"});
+    (void)chain.node_rpc("evm_setAutomine", {false});
     const auto nonce = chain.nonce(ChainServer::signer());
     auto first = post_all(http, token, {role});
     await_sent(chain, nonce);
@@ -348,7 +348,7 @@ TEST_CASE("abci mint batching: a batch reverted after its callers stopped waitin
     }
     REQUIRE(chain.nonce(ChainServer::signer(), true) == nonce + 2);
     (void)chain.node_rpc("evm_mine");
-    (void)chain.node_rpc("evm_setAutomine", {"true"});
+    (void)chain.node_rpc("evm_setAutomine", {true});
 
     (void)require_role_answer(post_until_settled(http, token, role), 10100, chain.contract());
     // The entity mint did not fail with the batch: its key sends it again, alone.

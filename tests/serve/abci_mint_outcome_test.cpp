@@ -88,7 +88,7 @@ TEST_CASE("abci mint: after a receipt timeout the outcome is learned live, by ke
     const auto keyless = entity_mint_body(keyless_to, "report", "LATE-2", 5);
 
     // Nothing is mined until the test says so.
-    (void)chain.node_rpc("evm_setAutomine", {"false"});
+    (void)chain.node_rpc("evm_setAutomine", {false});
     const auto first = http.post(kRoute, keyed, admin.token, key_header("late-1"));
     REQUIRE(first.status == 504);
     const auto [mint_id, hashes] = unsettled_mint(first);
@@ -147,7 +147,7 @@ TEST_CASE("abci mint: fee bumps stop at the cap, and health shows the stuck tran
     auto& [chain, http, admin, random] = d;
     const auto to = random.address().checksummed();
     const auto body = entity_mint_body(to, "report", "STUCK-1", 1);
-    (void)chain.node_rpc("evm_setAutomine", {"false"});
+    (void)chain.node_rpc("evm_setAutomine", {false});
     const auto timed_out = http.post(kRoute, body, admin.token, key_header("stuck-1"));
     REQUIRE(timed_out.status == 504);
     const auto mint_id = unsettled_mint(timed_out).first;
@@ -227,7 +227,7 @@ TEST_CASE("abci mint: a role mint repeating one still unmined reverts on chain a
     const auto wallet = random.address().checksummed();
     chain.server().link_wallet(Server::admin_email, wallet);
     const auto body = role_mint_body(wallet, "certifier");
-    (void)chain.node_rpc("evm_setAutomine", {"false"});
+    (void)chain.node_rpc("evm_setAutomine", {false});
     const auto nonce = chain.nonce(ChainServer::signer());
     const auto mint = [&](const std::string& key) {
         return http.post("/abci/contracts/mint-role-token", body, admin.token, key_header(key));
@@ -237,7 +237,7 @@ TEST_CASE("abci mint: a role mint repeating one still unmined reverts on chain a
     auto second = std::async(std::launch::async, mint, "role-2");
     REQUIRE(eventually([&] { return chain.nonce(ChainServer::signer(), true) == nonce + 2; }));
     (void)chain.node_rpc("evm_mine");
-    (void)chain.node_rpc("evm_setAutomine", {"true"});
+    (void)chain.node_rpc("evm_setAutomine", {true});
 
     const auto hash = require_role_answer(first.get(), 10300, chain.contract());
     CHECK(chain.receipt(hash)["status"] == "0x1");

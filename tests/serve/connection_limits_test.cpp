@@ -4,7 +4,6 @@
 // spec's error body. Raw sockets, because the point is what a client that
 // does not play by the rules can do.
 
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -16,6 +15,7 @@
 
 #include "serve/expect.hpp"
 #include "serve/raw_http.hpp"
+#include "support/tools.hpp"
 
 namespace abci::test {
 namespace {
@@ -84,9 +84,8 @@ TEST_CASE("3000 slow sockets from one address: another address is answered in we
     // fresh clone's ASan run beside two other tests). On a machine so
     // loaded that even the calm answers are slow, promptly is 20 times the
     // slowest of those.
-    const bool sanitized = ::dlsym(RTLD_DEFAULT, "__asan_init") != nullptr;
     const auto kPromptly =
-        std::max(sanitized ? std::chrono::milliseconds(5000) : std::chrono::milliseconds(1000), 20 * calm);
+        std::max(sanitized_build() ? std::chrono::milliseconds(5000) : std::chrono::milliseconds(1000), 20 * calm);
     std::size_t answered = 0;
     std::size_t most_descriptors = 0;
     auto slowest = std::chrono::milliseconds(0);

@@ -26,7 +26,7 @@ struct Lane {
     // The key sends something of its own (anvil signs for its dev accounts).
     void send_beside() const {
         (void)chain.node_rpc("eth_sendTransaction",
-                             {nlohmann::json{{"from", signer}, {"to", holder}, {"value", "0x1"}}.dump()});
+                             nlohmann::json::array({{{"from", signer}, {"to", holder}, {"value", "0x1"}}}));
     }
 };
 

@@ -129,7 +129,7 @@ TEST_CASE("replicas: the owner stopped while it sends a mint another replica too
     const auto holder = Anvil::dev_accounts()[8].address;
 
     // Nothing is mined until the test says so: the owner's sending thread waits for the receipt.
-    (void)a.node_rpc("evm_setAutomine", {"false"});
+    (void)a.node_rpc("evm_setAutomine", {false});
     auto held = std::async(std::launch::async, [&] {
         return b.http().post(kEntityRoute, entity_mint_body(holder, "report", "R-1"), admin.token,
                              {{"Idempotency-Key", "held"}});
@@ -164,7 +164,7 @@ TEST_CASE("replicas: a mint the owner cannot settle within the receipt timeout i
     const auto holder = Anvil::dev_accounts()[9].address;
     const auto body = entity_mint_body(holder, "report", "R-1");
 
-    (void)a.node_rpc("evm_setAutomine", {"false"});
+    (void)a.node_rpc("evm_setAutomine", {false});
     const auto asked = std::chrono::steady_clock::now();
     const auto answer = b.http().post(kEntityRoute, body, admin.token, {{"Idempotency-Key", "late"}});
     const auto waited = std::chrono::steady_clock::now() - asked;

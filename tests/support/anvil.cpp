@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <stdexcept>
 #include <thread>
 
 #include <fmt/format.h>
@@ -59,6 +60,33 @@ std::optional<std::uint64_t> probe_chain_id(std::uint16_t port) {
 }  // namespace
 
 CATCH_REGISTER_LISTENER(FailureTracker)
+
+nlohmann::json json_rpc(const std::string& url, const std::string& method, const nlohmann::json& params) {
+    httplib::Client client(url);
+    client.set_connection_timeout(std::chrono::seconds(5));
+    client.set_read_timeout(std::chrono::seconds(30));
+    const nlohmann::json request{{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", params}};
+    const auto res = client.Post("/", request.dump(), "application/json");
+    if (!res) throw std::runtime_error(fmt::format("{} to {}: {}", method, url, httplib::to_string(res.error())));
+    const auto answer = nlohmann::json::parse(res->body, nullptr, false);
+    if (res->status != 200 || !answer.is_object() || answer.contains("error") || !answer.contains("result"))
+        throw std::runtime_error(fmt::format("{} to {}: HTTP {} {}", method, url, res->status, res->body));
+    return answer["result"];
+}
+
+nlohmann::json Anvil::rpc(const std::string& method, const nlohmann::json& params) const {
+    return json_rpc(url(), method, params);
+}
+
+namespace {
+std::uint64_t quantity(const nlohmann::json& hex) { return std::stoull(hex.get<std::string>(), nullptr, 16); }
+}  // namespace
+
+std::uint64_t Anvil::block_number() const { return quantity(rpc("eth_blockNumber")); }
+
+std::uint64_t Anvil::nonce(const std::string& who, bool pending) const {
+    return quantity(rpc("eth_getTransactionCount", {who, pending ? "pending" : "latest"}));
+}
 
 const std::array<DevAccount, 10>& Anvil::dev_accounts() {
     static const std::array<DevAccount, 10> accounts{{

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/os/process.hpp"
 
 namespace abci::test {
@@ -59,6 +61,14 @@ public:
     /// Throws Error(unavailable) when it does not come up (e.g. the port was taken).
     void start();
 
+    /// json_rpc to this node.
+    nlohmann::json rpc(const std::string& method, const nlohmann::json& params = nlohmann::json::array()) const;
+    /// eth_blockNumber.
+    [[nodiscard]] std::uint64_t block_number() const;
+    /// eth_getTransactionCount of `who` at the latest block, or counting the
+    /// node's pending transactions.
+    [[nodiscard]] std::uint64_t nonce(const std::string& who, bool pending = false) const;
+
     /// The first min(accounts, 10) dev accounts, in anvil's order.
     [[nodiscard]] std::vector<DevAccount> accounts() const;
     /// All ten well-known dev accounts, whatever a fixture was started with.
@@ -78,5 +88,13 @@ private:
     std::uint16_t port_ = 0;
     std::optional<os::Process> process_;
 };
+
+/// One JSON-RPC call straight to the node at `url`, by the tests' own client
+/// (not core/rpc's; and a cast process per call cost a core 40 ms): its
+/// result. Throws std::runtime_error naming the method when the node answers
+/// an error or does not answer, so threads where Catch2's assertions may not
+/// run can use it too.
+nlohmann::json json_rpc(const std::string& url, const std::string& method,
+                        const nlohmann::json& params = nlohmann::json::array());
 
 }  // namespace abci::test

@@ -1,4 +1,4 @@
-// The paths that differ between build trees, compiled apart from the rest of
+// What differs between build trees, compiled apart from the rest of
 // the test code (tests/CMakeLists.txt) so that all else is the same object in
 // the release and the sanitizer tree.
 
@@ -9,5 +9,7 @@ namespace abci::test {
 std::string abcictl_binary() { return ABCICTL_BINARY; }
 
 std::string test_cache_dir() { return ABCI_TEST_CACHE_DIR; }
+
+bool sanitized_build() { return ABCI_SANITIZED_TREE != 0; }
 
 }  // namespace abci::test

@@ -40,8 +40,8 @@ std::string deploy_token(const Anvil& anvil) {
 }
 
 void reset_devnet(const Anvil& anvil, const std::string& contract) {
-    (void)cast({"rpc", "anvil_reset", "--rpc-url", anvil.url()});
-    (void)cast({"rpc", "evm_setAutomine", "true", "--rpc-url", anvil.url()});
+    (void)anvil.rpc("anvil_reset");
+    (void)anvil.rpc("evm_setAutomine", {true});
     REQUIRE(deploy_token(anvil) == contract);  // the deployer's nonce 0 again: the same address
 }
 
@@ -109,7 +109,7 @@ void ChainNode::send_foreign(std::uint64_t nonce) const {
 }
 
 std::uint64_t ChainNode::nonce(bool pending) const {
-    return std::stoull(cast_rpc({"nonce", signer(), "--block", pending ? "pending" : "latest"}));
+    return anvil.nonce(signer(), pending);
 }
 
 std::string ChainNode::chain_balance(const eth::Address& who, std::uint64_t token_id) const {

@@ -109,7 +109,7 @@ nlohmann::json ChainServer::receipt(const std::string& tx_hash) const {
 }
 
 std::uint64_t ChainServer::nonce(const std::string& who, bool pending) const {
-    return std::stoull(cast({"nonce", who, "--block", pending ? "pending" : "latest", "--rpc-url", anvil_.url()}));
+    return anvil_.nonce(who, pending);
 }
 
 void ChainServer::kill_server() {
@@ -119,11 +119,8 @@ void ChainServer::kill_server() {
     CHECK(server_.stop() == 128 + SIGKILL);  // reaps it
 }
 
-std::string ChainServer::node_rpc(const std::string& method, const std::vector<std::string>& params) const {
-    std::vector<std::string> args{"rpc", method};
-    args.insert(args.end(), params.begin(), params.end());
-    args.insert(args.end(), {"--rpc-url", anvil_.url()});
-    return cast(args);
+nlohmann::json ChainServer::node_rpc(const std::string& method, const nlohmann::json& params) const {
+    return anvil_.rpc(method, params);
 }
 
 void ChainServer::reset_chain() { reset_devnet(anvil_, contract_); }

@@ -78,7 +78,7 @@ public:
     /// `cast receipt <hash> --json`.
     [[nodiscard]] nlohmann::json receipt(const std::string& tx_hash) const;
     /// The account's nonce at the latest block (or counting the node's pending
-    /// transactions: `pending`), by cast.
+    /// transactions: `pending`), asked of anvil directly.
     [[nodiscard]] std::uint64_t nonce(const std::string& who, bool pending = false) const;
 
     /// The server stopped and started again with `more_config` (TOML, as
@@ -88,8 +88,8 @@ public:
     /// SIGKILL to the server, as a crash: nothing of it runs on. restart() brings it back.
     void kill_server();
 
-    /// `cast rpc <method> <params…>` straight to anvil (evm_mine, anvil_setBalance…); its output.
-    std::string node_rpc(const std::string& method, const std::vector<std::string>& params = {}) const;
+    /// A JSON-RPC call straight to anvil (evm_mine, anvil_setBalance…): its result (json_rpc).
+    nlohmann::json node_rpc(const std::string& method, const nlohmann::json& params = nlohmann::json::array()) const;
     /// A devnet restarted without its state: anvil back at genesis
     /// (anvil_reset, mining each transaction at once) and the token deployed
     /// again, at the same address.

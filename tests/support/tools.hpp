@@ -18,6 +18,10 @@ namespace abci::test {
 [[nodiscard]] std::string abcictl_binary();
 /// Where fixtures keep what they make once per build tree (support/build_tree.cpp).
 [[nodiscard]] std::string test_cache_dir();
+/// Whether the code under test runs under ASan and UBSan (ABCI_SANITIZE):
+/// several times slower, and what the tests look for there is memory errors
+/// and undefined behaviour, not other values.
+[[nodiscard]] bool sanitized_build();
 
 /// The last `lines` lines of the text file at `path` (a child's log, for
 /// failure messages); empty when it cannot be read.
