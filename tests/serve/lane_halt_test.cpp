@@ -23,10 +23,13 @@ struct Lane {
         return chain.http().post("/abci/contracts/mint-entity-token", entity_mint_body(holder, "report", key),
                                  admin.token, {{"Idempotency-Key", key}});
     }
-    // The key sends something of its own (anvil signs for its dev accounts).
+    // The key sends something of its own (anvil signs for its dev accounts),
+    // mined when this returns: anvil answers before it mines.
     void send_beside() const {
-        (void)chain.node_rpc("eth_sendTransaction",
-                             nlohmann::json::array({{{"from", signer}, {"to", holder}, {"value", "0x1"}}}));
+        const auto hash = chain.node_rpc("eth_sendTransaction",
+                                         nlohmann::json::array({{{"from", signer}, {"to", holder}, {"value", "0x1"}}}));
+        REQUIRE(eventually([&] { return !chain.node_rpc("eth_getTransactionReceipt", nlohmann::json::array({hash})).is_null(); },
+                           std::chrono::seconds(10)));
     }
 };
 
