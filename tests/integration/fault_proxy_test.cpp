@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "support/anvil.hpp"
+#include "support/eventually.hpp"
 #include "support/fault_proxy.hpp"
 #include "support/serve.hpp"
 #include "support/tools.hpp"
@@ -67,7 +68,8 @@ TEST_CASE("fault proxy: forwards single and batched calls, and injects each kind
     CHECK(anvil.nonce(sender.address) == 0);  // the node never saw it
     only(proxy, Fault::drop_after);
     CHECK(call(proxy, send_raw).status == 0);
-    CHECK(anvil.nonce(sender.address) == 1);  // anvil mines on each transaction: it was acted on
+    // It was acted on: anvil mines each transaction, just after it answers.
+    CHECK(eventually([&] { return anvil.nonce(sender.address) == 1; }, std::chrono::seconds(10)));
     CHECK(proxy.forwarded() == 3);
 
     only(proxy, Fault::slow);
