@@ -344,8 +344,7 @@ bool Server::replicas_eligible() const {
 void Server::start_replicas() {
     // The fixture's admin, made by the first replica when there was no template (password_cost.hpp).
     if (has_fixture_admin() && !replicas_->admin_made)
-        (void)lower_password_cost(*store::open_postgresql_store({.url = replicas_->database_url, .password_file = ""}),
-                                  admin_email, admin_password);
+        (void)lower_password_cost(*open_store(), admin_email, admin_password);
     std::vector<std::uint16_t> ports{port_};
     for (int other = 0; other < 2; ++other) {
         replicas_->others.push_back(std::make_unique<Server>(Options{config(), 0, options_.env}));
