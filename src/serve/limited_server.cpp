@@ -255,20 +255,24 @@ private:
     static constexpr bool kTls = std::is_same_v<Base, httplib::SSLServer>;
 
     bool process_and_close_socket(socket_t sock) override {
-        const bool ok = serve(sock);
+        // Declared first, so given back last: a connection's place is free
+        // only once its descriptor is closed, and the caps bound the
+        // descriptors the server holds, not only the connections it serves.
+        ConnectionLimiter::Ticket slot;
+        const bool ok = serve(sock, slot);
         ::shutdown(sock, SHUT_RDWR);
         ::close(sock);
         return ok;
     }
 
-    bool serve(int sock) {
+    bool serve(int sock, ConnectionLimiter::Ticket& slot) {
         const auto accepted = Clock::now();
         const auto seconds = [](time_t s) { return std::chrono::seconds(s); };
         ::fcntl(sock, F_SETFL, ::fcntl(sock, F_GETFL) | O_NONBLOCK);
         std::string address;
         int port = 0;
         endpoint(sock, true, address, port);
-        const auto slot = limiter_.admit(address, sock);
+        slot = limiter_.admit(address, sock);
         // Over TLS a refusal would cost the server a handshake: a flood gets none.
         if (!slot && kTls) return false;
 

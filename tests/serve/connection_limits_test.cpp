@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -51,6 +52,9 @@ TEST_CASE("3000 slow sockets from one address: another address is answered in we
     // load (the suite runs beside other tests): the yardstick for "promptly".
     auto calm = std::chrono::milliseconds(0);
     for (int i = 0; i < 10; ++i) calm = std::max(calm, ask());
+    // Log, database, listening socket and the like: what the server holds
+    // for no client.
+    const std::size_t own_descriptors = open_descriptors(server.pid());
 
     constexpr std::size_t kSlow = 3000;
     std::vector<int> slow(kSlow, -1);
@@ -110,12 +114,16 @@ TEST_CASE("3000 slow sockets from one address: another address is answered in we
     WARN(answered << " answers, the slowest in " << slowest.count() << " ms (" << calm.count() << " ms before the flood); "
                   << replaced
                   << " slow sockets refused or timed out and replaced; at most " << most_descriptors
-                  << " descriptors open in the server");
+                  << " descriptors open in the server (" << own_descriptors << " of its own)");
     CHECK(answered > 10);
     // Refused or timed out: the flood did not get to keep its sockets.
     CHECK(replaced >= kSlow);
-    // The server held no more than its per-address cap of the flood (1536 by default).
-    CHECK(most_descriptors < 1536 + 100);
+    // The server held no more of the flood than its per-address cap (1536
+    // by default) and the refusals being answered: each of those holds a
+    // descriptor from accept to its 503, on one of the request threads the
+    // admitted connections leave (2048 - 1536). Under load, a hundred at a
+    // time were seen; a broken cap would hold all 3000.
+    CHECK(most_descriptors <= own_descriptors + 1536 + (2048 - 1536));
 }
 
 TEST_CASE("a request head over the header-line cap is a 431 and a head too slow is a 408, each with the error body",
