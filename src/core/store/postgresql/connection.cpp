@@ -157,8 +157,29 @@ Result Connection::exec(const std::string& sql, const std::vector<Param>& params
     std::vector<const char*> values;
     values.reserve(params.size());
     for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
-    Result result(PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr,
-                               nullptr, 0));
+    const auto count = static_cast<int>(values.size());
+    const std::string* name = prepared(sql);
+    if (!name) return checked(PQexecParams(conn_, sql.c_str(), count, nullptr, values.data(), nullptr, nullptr, 0));
+    try {
+        return checked(PQexecPrepared(conn_, name->c_str(), count, values.data(), nullptr, nullptr, 0));
+    } catch (const StatementError& e) {
+        // "cached plan must not change result type": a migration changed a
+        // table under it. Prepared again, under a new name, on next use.
+        if (e.sqlstate() == "0A000") statements_.erase(sql);
+        throw;
+    }
+}
+
+const std::string* Connection::prepared(const std::string& sql) {
+    if (const auto it = statements_.find(sql); it != statements_.end()) return &it->second;
+    if (statements_.size() >= kMaxPrepared) return nullptr;
+    std::string name = "abci_" + std::to_string(++prepares_);
+    (void)checked(PQprepare(conn_, name.c_str(), sql.c_str(), 0, nullptr));
+    return &statements_.emplace(sql, std::move(name)).first->second;
+}
+
+Result Connection::checked(pg_result* raw_result) {
+    Result result(raw_result);
     const auto* raw = result.result_.get();
     const auto status = raw ? PQresultStatus(raw) : PGRES_FATAL_ERROR;
     if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return result;
