@@ -361,6 +361,59 @@ TEST_CASE("sender: a replacement stops at the fee cap and the transaction shows 
     CHECK(sender.stuck().empty());
 }
 
+// A congested chain's base fee outgrows a pending transaction's fee cap
+// (1000 mints on a chain of mainnet's pace raised it past twice what the
+// last of them were signed with): the node refuses that transaction,
+// resent or replaced by a 12.5 % bump, as "max fee per gas less than block
+// base fee". The sender signs it again above the base fee (the same call,
+// the same nonce) rather than failing its caller and filling the nonce;
+// where its fee cap forbids that, it waits, shown as stuck, for the base fee
+// to fall.
+TEST_CASE("sender: a transaction the base fee outgrew is signed again above it, or waits at its cap, and is mined",
+          "[sender][anvil][replace]") {
+    const bool room_above = GENERATE(true, false);
+    INFO("a fee cap above the new base fee: " << room_above);
+    test::Anvil anvil;
+    chain::ChainClient chain(settings_for(anvil.url(), anvil.chain_id()));
+    (void)node_rpc(chain, "evm_setAutomine", {false});
+    RecordingJournal journal;
+    auto options = quick(journal);
+    options.replace_after = 200ms;
+    const auto signed_at = chain.fee_tiers().standard.max_fee_per_gas;
+    // Without a cap of its own a transaction may offer 4 times its first fees.
+    if (room_above) options.max_fee_per_gas = signed_at * eth::U256(100);
+    chain::TxSender sender(chain, dev_key(1), options);
+    auto mined = sender.submit(transfer("outgrown"));
+    const auto fee_cap_of = [](const chain::SignedTx& version) {
+        return eth::decode_transaction(version.raw).tx.max_fee_per_gas;
+    };
+    REQUIRE(eventually([&] { return journal.recorded().size() == 1; }));
+    const auto first_cap = fee_cap_of(journal.recorded()[0]);
+    const auto set_base_fee = [&](const eth::U256& fee) {
+        (void)node_rpc(chain, "anvil_setNextBlockBaseFeePerGas", json::array({rpc::to_quantity(fee)}));
+        (void)node_rpc(chain, "evm_mine");
+    };
+    set_base_fee(first_cap * eth::U256(20));  // no bump of 12.5 % reaches it
+    if (room_above) {
+        REQUIRE(eventually([&] { return fee_cap_of(journal.recorded().back()) > first_cap * eth::U256(10); }));
+    } else {
+        REQUIRE(eventually([&] { return !sender.stuck().empty(); }));
+        CHECK(fee_cap_of(journal.recorded().back()) == first_cap * eth::U256(4));
+        set_base_fee(first_cap / eth::U256(4));
+    }
+    REQUIRE(eventually([&] { return chain.pending_nonce(sender.address()) == 1; }));
+    (void)node_rpc(chain, "evm_mine");
+    const auto receipt = mined.get();
+    CHECK(receipt.success);
+    // With a cap, the node may have kept the first version, includable again.
+    const auto versions = journal.recorded();
+    if (room_above) CHECK(receipt.transaction_hash == versions.back().hash);
+    CHECK(std::any_of(versions.begin(), versions.end(), [&](const auto& v) { return v.hash == receipt.transaction_hash; }));
+    CHECK(chain.latest_nonce(sender.address()) == 1);
+    for (const auto& version : versions) CHECK(version.purpose == "outgrown");
+    CHECK(sender.stuck().empty());
+}
+
 // A replacement refused with "nonce too low" while the first version is
 // still unmined: the node's word proves nothing, so the nonce is judged by
 // the chain each round rather than offered again, and the first version,

@@ -15,6 +15,7 @@ enum class SendRefusal {
     nonce_too_high,  // a lower nonce of ours is missing at the node
     nonce_taken,     // another transaction with this nonce is pending (replacement underpriced)
     insufficient_funds,  // the signer cannot pay for gas and value: nothing with this nonce was accepted
+    fee_too_low,     // offers less per gas than the node's base fee or price floor: signing it higher helps
     other,           // anything else: the transaction itself is unacceptable
 };
 

@@ -230,7 +230,7 @@ std::vector<StuckTx> TxSender::stuck() const {
     std::vector<StuckTx> out;
     std::lock_guard lock(mutex_);
     for (const auto& [nonce, f] : inflight_)
-        if (f->at_fee_cap)  // set only once replace_after has passed since first_sent
+        if (f->at_fee_cap)  // set when a replacement or a repricing (fee refused) would pass the cap
             out.push_back({nonce, f->hash, std::chrono::duration_cast<std::chrono::seconds>(now - f->first_sent)});
     return out;
 }
@@ -475,7 +475,7 @@ void TxSender::settle_mined(const std::vector<Receipt>& receipts) noexcept {
     settle(out);
 }
 
-void TxSender::broadcast(const std::vector<std::uint64_t>& all_nonces) {
+void TxSender::broadcast(const std::vector<std::uint64_t>& all_nonces, bool reprice_refused) {
     const auto nonces = journal(all_nonces);
     std::vector<rpc::Request> requests;
     std::vector<std::uint64_t> sent;
@@ -496,7 +496,7 @@ void TxSender::broadcast(const std::vector<std::uint64_t>& all_nonces) {
     } catch (const Error&) {
         return;  // transport failure: broadcast_ok stays false, maintain() resends the same bytes
     }
-    std::vector<std::uint64_t> contested;
+    std::vector<std::uint64_t> contested, outgrown;
     std::vector<std::pair<std::uint64_t, rpc::RpcError>> refusals;
     {
         std::lock_guard lock(mutex_);
@@ -524,10 +524,25 @@ void TxSender::broadcast(const std::vector<std::uint64_t>& all_nonces) {
                     contested.push_back(sent[i]);
                 }
                 break;
+            case SendRefusal::fee_too_low:
+                // Not a verdict on the transaction: the chain's price rose
+                // past it (a burst of our own fills blocks and raises the
+                // base fee 12.5 % a block). Failing its caller would have the
+                // caller send the mint again, under a nonce of its own.
+                if (f.resignable) {
+                    outgrown.push_back(sent[i]);
+                    break;
+                }
+                [[fallthrough]];  // adopted: its call is not known to sign it again
             case SendRefusal::insufficient_funds:
             case SendRefusal::other: refusals.emplace_back(sent[i], *error); break;
             }
         }
+    }
+    if (!outgrown.empty()) {
+        const auto repriced = reprice(outgrown);
+        // Refused again (the base fee rose meanwhile): maintain() offers it next round.
+        if (reprice_refused && !repriced.empty()) broadcast(repriced, false);
     }
     settle_contested(contested);
     // Highest first, so that a burst the node refused as a whole gives all its nonces back.
@@ -584,6 +599,50 @@ void TxSender::settle_contested(const std::vector<std::uint64_t>& nonces) {
         }
         }
     }
+}
+
+std::vector<std::uint64_t> TxSender::reprice(const std::vector<std::uint64_t>& nonces) {
+    std::optional<Fees> current;
+    try {
+        current = chain_.fee_tiers().standard;
+    } catch (const Error&) {
+        // A raise over the refused version's fees alone, then.
+    }
+    std::vector<std::uint64_t> repriced;
+    std::lock_guard lock(mutex_);
+    for (const std::uint64_t nonce : nonces) {
+        auto it = inflight_.find(nonce);
+        if (it == inflight_.end()) continue;
+        Inflight& f = *it->second;
+        // A raise the node takes as a replacement of the refused version,
+        // should it hold that one after all, and at least what it asks now.
+        Fees fees = bumped(f.fees);
+        if (current) {
+            fees.max_fee_per_gas = std::max(fees.max_fee_per_gas, current->max_fee_per_gas);
+            fees.max_priority_fee_per_gas = std::max(fees.max_priority_fee_per_gas, current->max_priority_fee_per_gas);
+        }
+        fees.max_fee_per_gas = std::min(fees.max_fee_per_gas, f.fee_cap);
+        fees.max_priority_fee_per_gas = std::min(fees.max_priority_fee_per_gas, fees.max_fee_per_gas);
+        if (fees.max_fee_per_gas <= f.fees.max_fee_per_gas) {
+            // Nothing higher may be offered: it waits, offered again each
+            // round (broadcast_ok stays false), for the base fee to fall.
+            if (!f.at_fee_cap) {
+                f.at_fee_cap = true;
+                if (f.first_sent == Clock::time_point{}) f.first_sent = Clock::now();
+                util::log(util::LogLevel::warning, "the chain's base fee is above a transaction's fee cap; it waits",
+                          {{"chainId", chain_.settings().chain_id}, {"nonce", nonce}, {"hash", eth::to_hex(f.hash)},
+                           {"maxFeePerGas", f.fees.max_fee_per_gas.to_dec()}});
+            }
+            continue;
+        }
+        f.supersede();
+        f.fees = fees;
+        ++f.replacements;
+        sign(f, nonce);
+        chain_.receipts().add_hash(f.watch, f.hash, ReceiptPoller::Sent::not_yet);
+        repriced.push_back(nonce);
+    }
+    return repriced;
 }
 
 NeverMined TxSender::funds_error(const Inflight& f, const rpc::RpcError& error) {

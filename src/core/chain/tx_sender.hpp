@@ -157,7 +157,10 @@ private:
     void sign_round(std::vector<std::shared_ptr<Intent>> intents);
     // Signs and tracks a transaction with `nonce` for `intent` (a filler when null).
     void track(std::uint64_t nonce, std::shared_ptr<Intent> intent, const Fees& fees, bool eip1559);
-    void broadcast(const std::vector<std::uint64_t>& nonces);
+    // Sends `nonces`' current versions; those the node refuses as priced
+    // below its base fee are signed again higher and sent once more when
+    // `reprice` (the repriced ones are sent with it false).
+    void broadcast(const std::vector<std::uint64_t>& nonces, bool reprice = true);
     void maintain();
     void sign(Inflight& f, std::uint64_t nonce) const;
     void on_mined(std::uint64_t nonce, const Receipt& receipt);
@@ -176,6 +179,10 @@ private:
     [[nodiscard]] NonceFate judge(std::uint64_t nonce, const std::vector<eth::Hash32>& versions);
     // Acts on judge() for nonces the node called used or contested.
     void settle_contested(const std::vector<std::uint64_t>& nonces);
+    // The node refused these as priced below its base fee: each is signed
+    // again (same call, same nonce) at what the chain asks now, up to its fee
+    // cap; the nonces signed again.
+    [[nodiscard]] std::vector<std::uint64_t> reprice(const std::vector<std::uint64_t>& nonces);
     // The node refused `nonce`'s transaction outright.
     void refused(std::uint64_t nonce, const rpc::RpcError& error);
     // The one-line refusal of an unfunded signer: its balance and what `f`

@@ -51,6 +51,12 @@ TEST_CASE("node refusals of a broadcast are told apart", "[chain][nonce]") {
     CHECK(refusal("replacement transaction underpriced") == chain::SendRefusal::nonce_taken);
     CHECK(refusal("insufficient funds for gas * price + value") == chain::SendRefusal::insufficient_funds);
     CHECK(refusal("Insufficient funds for gas * price + value") == chain::SendRefusal::insufficient_funds);  // anvil
+    CHECK(refusal("max fee per gas less than block base fee: address 0x70997970C51812dc3A010C7d01b50e0d17dc79C8, "
+                  "maxFeePerGas: 2000000000, baseFee: 2250000000") == chain::SendRefusal::fee_too_low);  // geth
+    CHECK(refusal("max fee per gas less than block base fee") == chain::SendRefusal::fee_too_low);      // anvil
+    CHECK(refusal("transaction underpriced") == chain::SendRefusal::fee_too_low);
+    CHECK(refusal("fee cap less than block base fee: address 0x1, gasFeeCap: 1 baseFee: 7") ==
+          chain::SendRefusal::fee_too_low);  // erigon
     CHECK(refusal("exceeds block gas limit") == chain::SendRefusal::other);
 }
 
