@@ -168,8 +168,13 @@ public:
     }
 
     /// The time now in stored milliseconds, as SQL: the database server's
-    /// clock, the one clock every replica's lease is measured by.
-    static std::string clock_millis() { return "CAST(extract(epoch FROM clock_timestamp()) * 1000 AS BIGINT)"; }
+    /// clock, the one clock every replica's lease is measured by. Rounded
+    /// down, as the program's own clock is: a CAST alone rounds to the
+    /// nearest, up to half a millisecond into the future (a lease given up
+    /// "now" read back as still running).
+    static std::string clock_millis() {
+        return "CAST(floor(extract(epoch FROM clock_timestamp()) * 1000) AS BIGINT)";
+    }
 
     /// A connection of its own, outside the pool (session locks, LISTEN).
     [[nodiscard]] std::unique_ptr<Connection> dedicated_connection() const { return connect(); }
