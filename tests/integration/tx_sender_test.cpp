@@ -414,6 +414,42 @@ TEST_CASE("sender: a transaction the base fee outgrew is signed again above it, 
     CHECK(sender.stuck().empty());
 }
 
+// The same after a restart: a transaction adopted from the journal (its
+// call read back from its bytes) is signed again above the base fee that
+// outgrew it, under its own purpose, and the chain mines that version.
+TEST_CASE("sender: an adopted transaction the base fee outgrew is signed again above it and mined",
+          "[sender][anvil][replace]") {
+    test::Anvil anvil;
+    chain::ChainClient chain(settings_for(anvil.url(), anvil.chain_id()));
+    (void)node_rpc(chain, "evm_setAutomine", {false});
+    auto key = dev_key(1);
+    const auto fees = chain.fee_tiers().standard;
+    const auto before_restart = sign_transfer(chain, key, 0, fees);
+    RecordingJournal journal;
+    auto options = quick(journal);
+    options.max_fee_per_gas = fees.max_fee_per_gas * eth::U256(100);
+    (void)node_rpc(chain, "anvil_setNextBlockBaseFeePerGas",
+                   json::array({rpc::to_quantity(fees.max_fee_per_gas * eth::U256(20))}));
+    (void)node_rpc(chain, "evm_mine");
+    chain::TxSender sender(chain, std::move(key), options);
+    std::promise<chain::Unwaited> heard;
+    sender.on_unwaited([&](const chain::Unwaited& fate) { heard.set_value(fate); });
+    sender.adopt({{before_restart.hash, 0, before_restart.raw, "mint before the restart"}});
+    REQUIRE(eventually([&] { return chain.pending_nonce(sender.address()) == 1; }));
+    (void)node_rpc(chain, "evm_mine");
+    const auto fate = heard.get_future().get();
+    CHECK(fate.status == chain::TxStatus::mined);
+    CHECK(fate.purpose == "mint before the restart");
+    REQUIRE(fate.receipt);
+    CHECK(fate.receipt->transaction_hash != before_restart.hash);
+    const auto versions = journal.recorded();
+    REQUIRE(versions.size() == 1);  // the adopted version was journaled before the restart
+    CHECK(versions[0].hash == fate.receipt->transaction_hash);
+    CHECK(versions[0].purpose == "mint before the restart");
+    CHECK(eth::decode_transaction(versions[0].raw).tx.max_fee_per_gas > fees.max_fee_per_gas * eth::U256(20));
+    REQUIRE(eventually([&] { return journal.status(before_restart.hash) == chain::TxStatus::replaced; }));
+}
+
 // A replacement refused with "nonce too low" while the first version is
 // still unmined: the node's word proves nothing, so the nonce is judged by
 // the chain each round rather than offered again, and the first version,

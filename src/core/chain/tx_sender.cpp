@@ -31,7 +31,7 @@ struct TxSender::Inflight {
     // journal, or one whose caller's deadline passed (then answered is set).
     std::shared_ptr<Intent> intent;
     std::string purpose;     // of the current version ("filler" for a filler)
-    bool resignable = true;  // false when adopted: only its signed bytes are known
+    bool resignable = true;  // false when adopted bytes do not decode as ours: the call is not known
     std::optional<eth::Address> to;
     eth::U256 value;
     eth::Bytes data;
@@ -249,9 +249,33 @@ void TxSender::adopt(std::vector<JournaledTx> txs) {
         // Its fees as signed: a filler that takes its nonce must offer more
         // than the version the node may still hold.
         try {
-            const auto tx = eth::decode_transaction(last.raw).tx;
+            const auto signed_tx = eth::decode_transaction(last.raw);
+            const auto& tx = signed_tx.tx;
+            const auto fees_of = [](const eth::Transaction& t) {
+                return t.type == eth::TxType::eip1559 ? Fees{t.max_fee_per_gas, t.max_priority_fee_per_gas}
+                                                      : Fees{t.gas_price, t.gas_price};
+            };
             f->eip1559 = tx.type == eth::TxType::eip1559;
-            f->fees = f->eip1559 ? Fees{tx.max_fee_per_gas, tx.max_priority_fee_per_gas} : Fees{tx.gas_price, tx.gas_price};
+            f->fees = fees_of(tx);
+            // Its call too, when it is ours on this chain: signed again
+            // higher, it can outbid a base fee that rose past it, or be
+            // replaced once it sits unmined, as before the restart. The
+            // ceiling counts from the nonce's first version, as it did then.
+            if (signed_tx.from == key_.address() && tx.chain_id == chain_.settings().chain_id) {
+                f->to = tx.to;
+                f->value = tx.value;
+                f->data = tx.data;
+                f->gas = tx.gas_limit;
+                eth::U256 first_fee = f->fees.max_fee_per_gas;
+                try {
+                    first_fee = fees_of(eth::decode_transaction(versions.front().raw).tx).max_fee_per_gas;
+                } catch (const Error&) {
+                    // An older version's bytes are not needed to send this one: the ceiling counts from it.
+                }
+                f->fee_cap = options_.max_fee_per_gas != eth::U256(0) ? options_.max_fee_per_gas
+                                                                       : first_fee * eth::U256(kDefaultCapFactor);
+                f->resignable = true;
+            }
         } catch (const Error& e) {
             util::log(util::LogLevel::warning, "a journaled transaction does not decode; a filler of its nonce offers "
                       "the current fees", {{"nonce", nonce}, {"hash", eth::to_hex(last.hash)}, {"error", e.what()}});
@@ -533,7 +557,7 @@ void TxSender::broadcast(const std::vector<std::uint64_t>& all_nonces, bool repr
                     outgrown.push_back(sent[i]);
                     break;
                 }
-                [[fallthrough]];  // adopted: its call is not known to sign it again
+                [[fallthrough]];  // adopted bytes that do not decode: its call is not known
             case SendRefusal::insufficient_funds:
             case SendRefusal::other: refusals.emplace_back(sent[i], *error); break;
             }
