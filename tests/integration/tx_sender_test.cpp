@@ -599,6 +599,27 @@ TEST_CASE("sender: a chain rolled back below a mined transaction settles it as d
     REQUIRE(eventually([&] { return journal.status(receipt.transaction_hash) == chain::TxStatus::dropped; }));
 }
 
+// A chain reset (another genesis block) soon after a transaction was mined,
+// before the sender had looked at the settled chain even once, and a new
+// chain as long as the old by the time it looks: the mined transaction's
+// block is there under another hash, as after a deep reorg. Yet it must not
+// be sent again as a reorg's would be: its chain is gone, and the new chain
+// would mint it a second time, under a nonce a later transaction expects.
+TEST_CASE("sender: a chain reset before the sender first looked is not taken for a reorg", "[sender][anvil][reset]") {
+    test::Anvil anvil;
+    chain::ChainClient chain(settings_for(anvil.url(), anvil.chain_id()));
+    RecordingJournal journal;
+    auto options = quick(journal);
+    options.rebroadcast_after = 1500ms;  // the settled chain's check: not before the reset
+    chain::TxSender sender(chain, dev_key(1), options);
+    const auto receipt = sender.submit(transfer("before the reset")).get();
+    (void)node_rpc(chain, "anvil_reset");
+    for (std::uint64_t block = 0; block <= receipt.block_number + 2; ++block) (void)node_rpc(chain, "evm_mine");
+    REQUIRE(eventually([&] { return journal.status(receipt.transaction_hash) == chain::TxStatus::dropped; }));
+    std::this_thread::sleep_for(options.rebroadcast_after * 2);
+    CHECK(chain.pending_nonce(sender.address()) == 0);  // nothing sent again on the new chain
+}
+
 // The node comes back without its state (a devnet restarted): the chain's
 // nonce is behind the sender's pending transaction, which can never be
 // mined. Its caller is told at once; the nonces up to it are filled with

@@ -430,6 +430,7 @@ std::vector<std::uint64_t> TxSender::journal(const std::vector<std::uint64_t>& n
         }
     }
     bool recorded = true;
+    std::set<eth::Hash32> alone;  // recorded one at a time, after the batch was refused
     if (!unrecorded.empty()) {
         try {
             {
@@ -445,19 +446,47 @@ std::vector<std::uint64_t> TxSender::journal(const std::vector<std::uint64_t>& n
             recorded = false;  // stays unbroadcast; maintain() tries again
             util::log(util::LogLevel::warning, "journaling signed transactions failed; they wait unsent",
                       {{"error", e.what()}, {"transactions", unrecorded.size()}});
+            if (e.kind() == ErrorKind::conflict) alone = journal_one_by_one(unrecorded);
         }
     }
     std::vector<std::uint64_t> ready;
     std::lock_guard lock(mutex_);
     for (const auto& tx : unrecorded) {
         auto it = inflight_.find(tx.nonce);
-        if (recorded && it != inflight_.end() && it->second->hash == tx.hash) it->second->journaled = true;
+        if ((recorded || alone.contains(tx.hash)) && it != inflight_.end() && it->second->hash == tx.hash)
+            it->second->journaled = true;
     }
     for (std::uint64_t nonce : nonces) {
         auto it = inflight_.find(nonce);
         if (it != inflight_.end() && it->second->journaled) ready.push_back(nonce);
     }
     return ready;
+}
+
+std::set<eth::Hash32> TxSender::journal_one_by_one(const std::vector<SignedTx>& txs) {
+    std::set<eth::Hash32> recorded;
+    for (const auto& tx : txs) {
+        try {
+            options_.journal->record({tx});
+            recorded.insert(tx.hash);
+            continue;
+        } catch (const Error& e) {
+            if (e.kind() != ErrorKind::conflict) break;  // closed or down: the next round says so
+        }
+        // A mint's bytes twice are an anomaly the warning above shows; it waits.
+        if (tx.purpose != Inflight::kFillerPurpose) continue;
+        std::lock_guard lock(mutex_);
+        auto it = inflight_.find(tx.nonce);
+        if (it == inflight_.end() || it->second->hash != tx.hash) continue;
+        Inflight& f = *it->second;
+        // Kept among its versions: should these bytes be on this chain, they settle the nonce.
+        f.supersede();
+        f.fees = bumped(f.fees);
+        ++f.replacements;
+        sign(f, tx.nonce);
+        chain_.receipts().add_hash(f.watch, f.hash, ReceiptPoller::Sent::not_yet);
+    }
+    return recorded;
 }
 
 void TxSender::close(const std::string& why) {
@@ -854,11 +883,14 @@ void TxSender::check_settled() {
         std::lock_guard lock(mutex_);
         for (const auto& s : settled_) blocks.emplace(s.block, s.block_hash);
     }
-    if (blocks.empty()) return;
+    // The genesis block is looked at even with nothing settled: known only
+    // once something was, a reset soon after a first mint (before the next
+    // check) looked like a deep reorg, and the vanished chain's transactions
+    // were sent again onto the new one.
     std::uint64_t head = 0;
     std::set<std::uint64_t> changed;
     try {
-        head = chain_.block_number();
+        if (!blocks.empty()) head = chain_.block_number();
         // A block at a time, not a receipt per transaction: a burst of
         // mints fills a few blocks with hundreds of transactions each.
         std::vector<rpc::Request> requests;
@@ -867,20 +899,29 @@ void TxSender::check_settled() {
         // With them the genesis block: another one means another chain (a reset), not a reorg.
         requests.push_back({"eth_getBlockByNumber", {"0x0", false}});
         const auto outcomes = chain_.rpc().batch(requests);
+        bool other_genesis = false;
         if (const auto genesis = block_hash(outcomes.back())) {
-            if (genesis_ && *genesis_ != *genesis) return forget_settled_chain();
+            other_genesis = genesis_ && *genesis_ != *genesis;
             genesis_ = genesis;
         }
         std::size_t i = 0;
         bool shorter = false;  // a block we saw mined is not there at all
+        std::set<std::uint64_t> gone;  // blocks not there, or there under another hash
         for (const auto& [number, hash] : blocks) {
             const auto& o = outcomes[i++];
             if (!o.ok()) continue;
-            if (o.value().is_null())
+            if (o.value().is_null()) {
                 shorter = true;
-            else if (block_hash(o) != hash)
+                gone.insert(number);
+            } else if (block_hash(o) != hash) {
                 changed.insert(number);
+                gone.insert(number);
+            }
         }
+        // Another genesis is another chain: what it does not hold as we saw
+        // it mined (mined before the reset) is gone with the old chain; what
+        // it does (mined since) stays settled.
+        if (other_genesis) return forget_settled_blocks(gone);
         // A reorg replaces blocks with a longer chain; a chain shorter than
         // what we saw mined was reset (twice in a row: a lagging failover
         // node is no reason).
@@ -888,7 +929,7 @@ void TxSender::check_settled() {
             shorter_evidence_ = 0;
         } else if (++shorter_evidence_ >= 2) {
             shorter_evidence_ = 0;
-            return forget_settled_chain();
+            return forget_settled_blocks(gone);
         } else {
             return;
         }
@@ -960,14 +1001,15 @@ void TxSender::check_settled() {
     if (!again.empty()) adopt(std::move(again));
 }
 
-void TxSender::forget_settled_chain() {
+void TxSender::forget_settled_blocks(const std::set<std::uint64_t>& gone) {
     std::vector<Settled> lost;
     {
         std::lock_guard lock(mutex_);
-        lost.assign(settled_.begin(), settled_.end());
-        settled_.clear();
-        genesis_.reset();
+        for (const auto& s : settled_)
+            if (gone.contains(s.block)) lost.push_back(s);
+        std::erase_if(settled_, [&](const Settled& s) { return gone.contains(s.block); });
     }
+    if (lost.empty()) return;
     util::log(util::LogLevel::error,
               "the chain was reset (another genesis block, or fewer blocks than it had): transactions recorded as "
               "mined are gone with the old chain and are not sent again",

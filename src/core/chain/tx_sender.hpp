@@ -28,6 +28,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "core/chain/chain_client.hpp"
@@ -166,6 +167,12 @@ private:
     void on_mined(std::uint64_t nonce, const Receipt& receipt);
     // Records the not yet journaled among `nonces`; returns those safe to broadcast.
     [[nodiscard]] std::vector<std::uint64_t> journal(const std::vector<std::uint64_t>& nonces);
+    // After the journal refused a batch as holding some of its bytes: records
+    // each alone (the hashes it took), so that the rest go out. A filler whose
+    // bytes it holds (the same nonce filled alike on a chain since reset:
+    // signing is deterministic and a reset chain asks the same fees) is signed
+    // again higher, for bytes of its own, recorded at the next round.
+    [[nodiscard]] std::set<eth::Hash32> journal_one_by_one(const std::vector<SignedTx>& txs);
     // The journal closed: every caller whose transaction is not journaled,
     // and every later one, gets SenderClosed. Called with mutex_ held.
     void close(const std::string& why);
@@ -202,9 +209,10 @@ private:
     // Looks again at the recently mined transactions: a block hash that
     // changed means a reorg deeper than the confirmations.
     void check_settled();
-    // The chain itself was replaced (a devnet reset): what it held is not
-    // sent again; the journal says dropped, and new nonces follow the new chain.
-    void forget_settled_chain();
+    // The chain itself was replaced (a devnet reset): what it held in the
+    // `gone` blocks is not sent again; the journal says dropped, and new
+    // nonces follow the new chain.
+    void forget_settled_blocks(const std::set<std::uint64_t>& gone);
     // Stops tracking `nonce` and returns what was tracked (null when it was mined meanwhile).
     [[nodiscard]] std::unique_ptr<Inflight> untrack(std::uint64_t nonce);
 
