@@ -40,7 +40,9 @@ void Backoff::failed(std::string_view key, Clock::time_point now) {
             return now - entry.second.window_start >= policy_.window && now >= entry.second.next_attempt;
         });
     }
-    auto [it, inserted] = states_.try_emplace(std::string(key), State{now, 0, now});
+    // No wait until the threshold: a next attempt "from now" would hold
+    // back a concurrent attempt that read the clock a moment earlier.
+    auto [it, inserted] = states_.try_emplace(std::string(key), State{now, 0, Clock::time_point{}});
     auto& state = it->second;
     if (!inserted && now - state.window_start >= policy_.window) {
         state.window_start = now;

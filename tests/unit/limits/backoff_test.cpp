@@ -29,6 +29,18 @@ TEST_CASE("a back-off lets failures up to its threshold through, then doubles th
     CHECK(backoff.wait("account", t + 301s) == 0s);
 }
 
+// Concurrent logins: one asks for its wait with the time it read just before
+// another's failure (below the threshold) was counted with a later time.
+// That failure holds nobody back: the serve suite's ten concurrent wrong
+// passwords got a 429 "try again in 1 s" among their 401s.
+TEST_CASE("a failure below the threshold holds back no attempt, whatever time it asks with", "[backoff]") {
+    Backoff backoff(BackoffPolicy{3, 300s, 1s, 8s});
+    const auto t = Backoff::Clock::now();
+    backoff.failed("account", t + 5ms);
+    CHECK(backoff.wait("account", t) == 0s);
+    CHECK(backoff.wait("account", t + 5ms) == 0s);
+}
+
 TEST_CASE("a back-off with threshold 0 never holds anyone back", "[backoff]") {
     Backoff backoff(BackoffPolicy{0, 300s, 1s, 8s});
     const auto t = Backoff::Clock::now();
