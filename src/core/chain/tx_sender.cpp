@@ -463,6 +463,14 @@ std::vector<std::uint64_t> TxSender::journal(const std::vector<std::uint64_t>& n
     return ready;
 }
 
+void TxSender::replace(Inflight& f, std::uint64_t nonce, const Fees& fees) {
+    f.supersede();
+    f.fees = fees;
+    ++f.replacements;
+    sign(f, nonce);
+    chain_.receipts().add_hash(f.watch, f.hash, ReceiptPoller::Sent::not_yet);
+}
+
 std::set<eth::Hash32> TxSender::journal_one_by_one(const std::vector<SignedTx>& txs) {
     std::set<eth::Hash32> recorded;
     for (const auto& tx : txs) {
@@ -480,11 +488,7 @@ std::set<eth::Hash32> TxSender::journal_one_by_one(const std::vector<SignedTx>& 
         if (it == inflight_.end() || it->second->hash != tx.hash) continue;
         Inflight& f = *it->second;
         // Kept among its versions: should these bytes be on this chain, they settle the nonce.
-        f.supersede();
-        f.fees = bumped(f.fees);
-        ++f.replacements;
-        sign(f, tx.nonce);
-        chain_.receipts().add_hash(f.watch, f.hash, ReceiptPoller::Sent::not_yet);
+        replace(f, tx.nonce, bumped(f.fees));
     }
     return recorded;
 }
@@ -688,11 +692,7 @@ std::vector<std::uint64_t> TxSender::reprice(const std::vector<std::uint64_t>& n
             }
             continue;
         }
-        f.supersede();
-        f.fees = fees;
-        ++f.replacements;
-        sign(f, nonce);
-        chain_.receipts().add_hash(f.watch, f.hash, ReceiptPoller::Sent::not_yet);
+        replace(f, nonce, fees);
         repriced.push_back(nonce);
     }
     return repriced;
@@ -1132,13 +1132,10 @@ void TxSender::maintain() {
                                {"hash", eth::to_hex(f.hash)}, {"maxFeePerGas", f.fees.max_fee_per_gas.to_dec()}});
                     continue;
                 }
-                f.supersede();
-                f.fees = bumped(f.fees);
-                f.fees.max_fee_per_gas = std::min(f.fees.max_fee_per_gas, f.fee_cap);
-                f.fees.max_priority_fee_per_gas = std::min(f.fees.max_priority_fee_per_gas, f.fees.max_fee_per_gas);
-                ++f.replacements;
-                sign(f, check[i].first);
-                chain_.receipts().add_hash(f.watch, f.hash, ReceiptPoller::Sent::not_yet);
+                Fees fees = bumped(f.fees);
+                fees.max_fee_per_gas = std::min(fees.max_fee_per_gas, f.fee_cap);
+                fees.max_priority_fee_per_gas = std::min(fees.max_priority_fee_per_gas, fees.max_fee_per_gas);
+                replace(f, check[i].first, fees);
                 f.first_sent = now;  // the replacement gets its own time to be mined
                 stuck.push_back(check[i].first);
             } else {

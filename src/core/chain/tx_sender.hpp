@@ -164,6 +164,9 @@ private:
     void broadcast(const std::vector<std::uint64_t>& nonces, bool reprice = true);
     void maintain();
     void sign(Inflight& f, std::uint64_t nonce) const;
+    // Signs `nonce`'s call again at `fees`, keeping the earlier version among
+    // its versions (it may still be mined) and watched. Called with mutex_ held.
+    void replace(Inflight& f, std::uint64_t nonce, const Fees& fees);
     void on_mined(std::uint64_t nonce, const Receipt& receipt);
     // Records the not yet journaled among `nonces`; returns those safe to broadcast.
     [[nodiscard]] std::vector<std::uint64_t> journal(const std::vector<std::uint64_t>& nonces);
