@@ -10,6 +10,7 @@
 
 #include "core/crypto/encoding.hpp"
 #include "core/util/strict_json.hpp"
+#include "core/util/text.hpp"
 #include "serve/log.hpp"
 
 namespace abci::serve {
@@ -98,6 +99,36 @@ std::string bounded_path(const std::string& path) {
     return path.substr(0, kept) + "…";
 }
 
+/// What every handler may read of the request line and headers is text
+/// (core/util/text.hpp) or the request is a 400 naming the field, before any
+/// handler, store or log sees it. Body strings are checked as the body is
+/// parsed (RequestContext::json_body).
+void require_request_text(const httplib::Request& request) {
+    util::require_text(request.path, "the path");
+    for (const auto& [name, value] : request.params) {
+        util::require_text(name, "a query parameter's name");
+        util::require_text(value, "query parameter " + name);
+    }
+    if (request.has_header("Idempotency-Key"))
+        util::require_text(request.get_header_value("Idempotency-Key"), "the Idempotency-Key header");
+}
+
+/// Every string of `value` (member names too) is text; `field` names where
+/// `value` sits ("entityId", "attributes.color", "items[2]").
+void require_json_text(const nlohmann::json& value, const std::string& field) {
+    if (value.is_string()) {
+        util::require_text(value.get_ref<const std::string&>(), field);
+    } else if (value.is_object()) {
+        for (const auto& [name, member] : value.items()) {
+            util::require_text(name, field.empty() ? "a member name of the body" : "a member name in " + field);
+            require_json_text(member, field.empty() ? name : field + "." + name);
+        }
+    } else if (value.is_array()) {
+        std::size_t index = 0;
+        for (const auto& item : value) require_json_text(item, field + "[" + std::to_string(index++) + "]");
+    }
+}
+
 Error internal_error(const RequestContext& ctx) {
     return Error(ErrorKind::internal, "internal error (request " + ctx.request_id + ")");
 }
@@ -117,6 +148,7 @@ RequestContext::RequestContext(const httplib::Request& request_, httplib::Respon
 nlohmann::json RequestContext::json_body() const {
     auto body = util::parse_strict_json(request.body, static_cast<std::size_t>(services.settings.max_json_depth));
     if (!body.is_object()) throw Error(ErrorKind::invalid_input, "the body must be a JSON object");
+    require_json_text(body, "");
     return body;
 }
 
@@ -173,6 +205,7 @@ void Router::add(Route r) {
                     auth::require(auth::allows(ctx.principal->role, auth::Permission::admin_read),
                                   "the admin role is required");
             }
+            require_request_text(request);
             why = unauthorized;
             auto reply = handler(ctx);
             if (!reply.location.empty()) {
@@ -203,15 +236,16 @@ void Router::add(Route r) {
             render_error(response, internal_error(ctx), why);
         }
         if (access == Access::abci) {
-            // Refused by the gate (no valid caller, or over the rate limit):
+            // Refused (no valid caller, over the rate limit, or not allowed):
             // counted per route into one row a minute (store.hpp), so the
-            // path the client chose is not what the row is keyed on.
-            const bool refused = response.status == 401 || response.status == 429;
+            // path the client chose is not what the row is keyed on, and a
+            // flood costs rows by the minute even with the rate limit off.
+            const bool refused = response.status == 401 || response.status == 403 || response.status == 429;
             services_.store.audit().append(store::AuditEntry{
                 .time = std::chrono::system_clock::now(),
                 .actor = ctx.principal ? ctx.principal->actor() : "",
                 .method = request.method,
-                .path = refused ? route : bounded_path(request.path),
+                .path = refused ? route : bounded_path(util::escape_text(request.path)),
                 .status = response.status,
                 .client_address = ctx.client_address,
                 .request_id = ctx.request_id,

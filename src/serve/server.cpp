@@ -17,6 +17,7 @@
 #include "core/auth/accounts.hpp"
 #include "core/eth/bytes.hpp"
 #include "core/util/log.hpp"
+#include "core/util/text.hpp"
 #include "serve/limited_server.hpp"
 #include "serve/log.hpp"
 #include "serve/router.hpp"
@@ -184,7 +185,7 @@ Server::Server(Settings settings) : state_(std::make_unique<State>()) {
         // Paths only: query strings can carry one-time codes and states.
         nlohmann::json fields{{"request_id", response.get_header_value("X-Request-Id")},
                               {"method", request.method},
-                              {"path", request.path},
+                              {"path", util::escape_text(request.path)},
                               {"status", response.status},
                               {"client", request.remote_addr}};
         if (const auto timing = response.get_header_value("Server-Timing"); timing.rfind("app;dur=", 0) == 0)
