@@ -52,3 +52,58 @@ TEST_CASE("Journal::abandon gives up a pending entry, and only a pending one", "
     CHECK(test::error_kind([&] { (void)f.store->journal().abandon("0x04"); }) == ErrorKind::not_found);
     CHECK(f.store->journal().find("0x03")->status == chain::TxStatus::pending);
 }
+
+// Issue 30 item 9: what the chain shows has the last word over the
+// operator's. An abandoned entry that a receipt shows landed is settled as
+// such; its mint, released by the abandon, is reopened for the answer the
+// chain proves, and its key claimed again unless a retry took it meanwhile.
+TEST_CASE("an abandoned entry found mined is settled mined, and its released mint reopened", "[store]") {
+    FreshStore f;
+    f.store->journal().add({journal_entry("0x01", 1), journal_entry("0x02", 2)});
+    REQUIRE(f.store->journal().abandon("0x01"));
+    REQUIRE(f.store->journal().abandon("0x02"));
+    f.store->journal().settle({{"0x01", chain::TxStatus::mined, 12}, {"0x02", chain::TxStatus::replaced, 0}});
+    CHECK(f.store->journal().find("0x01")->status == chain::TxStatus::mined);
+    CHECK(f.store->journal().find("0x01")->block_number == 12);
+    CHECK(f.store->journal().find("0x02")->status == chain::TxStatus::abandoned);
+
+    const std::string route = "POST /abci/contracts/mint-role-token";
+    const auto released = mint_request("user-1", route, "k1", "fp");
+    const auto retried = mint_request("user-1", route, "k2", "fp");
+    CHECK_FALSE(f.store->mints().begin(released));
+    CHECK_FALSE(f.store->mints().begin(retried));
+    f.store->mints().release(released.id, R"({"kind":"unavailable"})");
+    f.store->mints().release(retried.id, R"({"kind":"unavailable"})");
+    // A retry of k2 claimed its key meanwhile: it keeps it.
+    const auto retry = mint_request("user-1", route, "k2", "fp-2");
+    CHECK_FALSE(f.store->mints().begin(retry));
+
+    CHECK(f.store->mints().reopen(released.id));
+    const auto reopened = f.store->mints().find(released.id);
+    CHECK(reopened->state == MintState::pending);
+    CHECK(reopened->answer.empty());
+    CHECK(f.store->mints().find_by_key({"user-1", route, "k1"})->id == released.id);
+    CHECK(f.store->mints().finish(released.id, MintState::done, R"({"success":true})"));
+    CHECK(f.store->mints().begin(mint_request("user-1", route, "k1", "fp"))->answer == R"({"success":true})");
+
+    CHECK(f.store->mints().reopen(retried.id));
+    CHECK(f.store->mints().find_by_key({"user-1", route, "k2"})->id == retry.id);
+    // Only a failed mint is reopened.
+    CHECK_FALSE(f.store->mints().reopen(released.id));
+    CHECK_FALSE(f.store->mints().reopen(retry.id));
+    CHECK(test::error_kind([&] { (void)f.store->mints().reopen("missing"); }) == ErrorKind::not_found);
+}
+
+TEST_CASE("a lane records the chain's block 0 under its fence", "[store][lanes]") {
+    FreshStore f;
+    const std::string lane = "devnet/0x1111111111111111111111111111111111111111";
+    const std::string genesis = "0x" + std::string(63, '0') + "a";
+    const auto election = f.store->open_lane_election("server-a");
+    const auto fence = election->hold(lane);
+    REQUIRE(fence);
+    CHECK(f.store->lanes().find(lane)->genesis.empty());  // none recorded yet
+    f.store->lanes().record_genesis(*fence, genesis);
+    CHECK(f.store->lanes().find(lane)->genesis == genesis);
+    f.store->lanes().record_genesis(LaneFence{lane, fence->epoch + 1}, "0x" + std::string(64, 'b'));  // not its owner
+    CHECK(f.store->lanes().find(lane)->genesis == genesis);
+}

@@ -13,13 +13,15 @@
 //      │                              given back: it was never accepted, and is never sent again
 //      └──────► abandoned             given up by the operator (`abcictl admin journal abandon`)
 //
-// Only two ways lead back from a final status, both noticed by the sender
-// watching its mined transactions' blocks for reorg_watch_blocks:
+// Only three ways lead back from a final status, the first two noticed by the
+// sender watching its mined transactions' blocks for reorg_watch_blocks:
 //
 //   mined | reverted ──► pending      a reorg deeper than the confirmations took it out of
 //                                     its block (TxJournal::reopen): sent again, settled anew
 //   mined | reverted ──► dropped      the chain it was mined on is gone (another genesis block,
 //                                     or fewer blocks than it had: a reset)
+//   abandoned ──► mined | reverted    the operator gave it up, yet a receipt shows it landed (the
+//                                     sender's, or the chain's at a server's start): the chain's word
 //
 // A node's answer alone ("nonce too low", "already known", no such
 // transaction) never settles anything: it only means "look again".
@@ -35,7 +37,7 @@ enum class TxStatus { pending, mined, reverted, replaced, dropped, refused, aban
 [[nodiscard]] const char* to_string(TxStatus status) noexcept;
 /// The status of a journal name; nothing for an unknown one.
 [[nodiscard]] std::optional<TxStatus> parse_tx_status(std::string_view name) noexcept;
-/// Only pending leaves, but for the two reorg transitions above.
+/// Only pending leaves, but for the three transitions back above.
 [[nodiscard]] constexpr bool is_final(TxStatus status) noexcept { return status != TxStatus::pending; }
 
 }  // namespace abci::chain

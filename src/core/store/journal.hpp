@@ -46,7 +46,8 @@ public:
     virtual void add(const std::vector<JournalEntry>& entries, const std::optional<LaneFence>& fence = std::nullopt) = 0;
     /// Sets each pending entry's status and block number, all in one
     /// transaction (a block's worth of mined mints costs one commit); a final
-    /// entry stays as it is. Error(not_found), and nothing settled, when a
+    /// entry stays as it is, but for an abandoned one found mined or reverted
+    /// after all (core/chain/tx_state.hpp). Error(not_found), and nothing settled, when a
     /// hash is not journaled.
     virtual void settle(const std::vector<JournalSettlement>& settlements) = 0;
     /// A mined or reverted entry back to pending (a reorg deeper than the

@@ -38,6 +38,11 @@ struct LaneStatus {
     /// As the owner last reported them (report_stuck), so that every server's
     /// health tells, not only the owner's.
     std::vector<StuckTransaction> stuck;
+    /// The hash of the chain's block 0 as the owner's sender last saw it
+    /// (0x + 64 hex), or "" before any did: which chain the lane's
+    /// transactions were sent to, so that another node's word about them
+    /// can be checked (`admin journal abandon`).
+    std::string genesis;
 };
 
 /// A server's claim on a lane: the epoch it writes under.
@@ -71,6 +76,8 @@ public:
     virtual void accept_nonce(const LaneFence& fence, std::uint64_t nonce) = 0;
     /// Replaces the lane's stuck transactions with `stuck`, under `fence`.
     virtual void report_stuck(const LaneFence& fence, const std::vector<StuckTransaction>& stuck) = 0;
+    /// Records the hash of the chain's block 0 the lane sends to, under `fence`.
+    virtual void record_genesis(const LaneFence& fence, const std::string& genesis) = 0;
 };
 
 /// One server's bids for lanes. Not thread-safe: one thread of the server

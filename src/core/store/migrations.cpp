@@ -343,9 +343,16 @@ constexpr const char* kLaneStuck = R"sql(
 ALTER TABLE lanes ADD COLUMN stuck TEXT NOT NULL DEFAULT '[]';
 )sql";
 
-constexpr std::array<const char*, 9> kMigrations = {kInitialSchema, kChainState,       kEntityPerTransaction,
-                                                    kMintRecords,   kAuditByActor,     kRefusedAuditRows,
-                                                    kSharedState,   kMintJobs,         kLaneStuck};
+// The chain each lane sends to, by its block 0 (lanes.hpp): what `admin
+// journal abandon` checks a node against.
+constexpr const char* kLaneGenesis = R"sql(
+ALTER TABLE lanes ADD COLUMN genesis TEXT NOT NULL DEFAULT '';
+)sql";
+
+constexpr std::array<const char*, 10> kMigrations = {kInitialSchema, kChainState,   kEntityPerTransaction,
+                                                     kMintRecords,   kAuditByActor, kRefusedAuditRows,
+                                                     kSharedState,   kMintJobs,     kLaneStuck,
+                                                     kLaneGenesis};
 
 }  // namespace
 

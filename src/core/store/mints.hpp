@@ -58,6 +58,12 @@ public:
     /// signed, or nothing can be mined any more. A final mint is left as it is.
     /// Error(not_found) for an unknown id.
     virtual void release(const std::string& id, const std::string& answer) = 0;
+    /// Makes a failed mint pending again, and claims its idempotency key for
+    /// it again unless a retry claimed it meanwhile: a transaction given up
+    /// for it was mined after all (`admin journal abandon`), and what the
+    /// chain holds is what the mint answers. True when it was failed.
+    /// Error(not_found) for an unknown id.
+    [[nodiscard]] virtual bool reopen(const std::string& id) = 0;
     /// Tells a server waiting for the mint that its sender stopped waiting
     /// for a receipt (kMintUnsettledChannel); the mint stays pending and
     /// nothing is written.

@@ -258,6 +258,9 @@ const std::array kSchema{
               }},
     // What each lane's owner finds stuck at the fee cap, for every server's health (lanes.hpp).
     Migration{4, {"ALTER TABLE lanes ADD COLUMN stuck TEXT NOT NULL DEFAULT '[]'"}},
+    // The chain each lane sends to, by its block 0 (lanes.hpp): what `admin
+    // journal abandon` checks a node against.
+    Migration{5, {"ALTER TABLE lanes ADD COLUMN genesis TEXT NOT NULL DEFAULT ''"}},
 };
 
 }  // namespace

@@ -66,12 +66,14 @@ public:
     void settle(const std::vector<JournalSettlement>& settlements) override {
         const std::int64_t now = to_millis(now_millis());
         db_.transaction({}, [&](auto& c) {
-            // Only pending leaves pending (core/chain/tx_state.hpp): a final entry stays as it is.
+            // Only pending leaves pending (core/chain/tx_state.hpp): a final entry stays as it is,
+            // but for one the operator gave up that the chain shows landed after all.
             for (const auto& s : settlements) {
-                const bool settled = execute(c,
-                                             "UPDATE tx_journal SET status = ?, block_number = ?, updated_at = ? "
-                                             "WHERE hash = ? AND status = 'pending'",
-                                             s.status, s.block_number, now, s.hash) == 1;
+                const bool settled =
+                    execute(c,
+                            "UPDATE tx_journal SET status = ?1, block_number = ?2, updated_at = ?3 WHERE hash = ?4 AND "
+                            "(status = 'pending' OR (status = 'abandoned' AND ?1 IN ('mined', 'reverted')))",
+                            s.status, s.block_number, now, s.hash) == 1;
                 if (!settled) require_journaled(c, s.hash);
             }
         });

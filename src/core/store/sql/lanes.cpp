@@ -12,7 +12,7 @@
 namespace abci::store::sql {
 namespace {
 
-constexpr const char* kLaneColumns = "lane, epoch, owner, lease_until, halted, accepted_nonce, stuck";
+constexpr const char* kLaneColumns = "lane, epoch, owner, lease_until, halted, accepted_nonce, stuck, genesis";
 
 // The stuck column: a JSON array of {nonce, hash, since (ms)}.
 std::string stuck_to_text(const std::vector<StuckTransaction>& stuck) {
@@ -38,7 +38,8 @@ constexpr auto read_lane = [](const auto& row) {
                       .accepted_nonce = row.is_null("accepted_nonce")
                                             ? std::nullopt
                                             : std::optional(row.unsigned_integer("accepted_nonce")),
-                      .stuck = stuck_from_text(row.text("stuck"))};
+                      .stuck = stuck_from_text(row.text("stuck")),
+                      .genesis = row.text("genesis")};
 };
 
 template <class Db>
@@ -78,6 +79,12 @@ public:
         db_.run({}, [&](auto& c) {
             execute(c, "UPDATE lanes SET stuck = ? WHERE lane = ? AND epoch = ?", stuck_to_text(stuck), fence.lane,
                     fence.epoch);
+        });
+    }
+
+    void record_genesis(const LaneFence& fence, const std::string& genesis) override {
+        db_.run({}, [&](auto& c) {
+            execute(c, "UPDATE lanes SET genesis = ? WHERE lane = ? AND epoch = ?", genesis, fence.lane, fence.epoch);
         });
     }
 

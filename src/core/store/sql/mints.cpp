@@ -110,6 +110,22 @@ public:
         });
     }
 
+    bool reopen(const std::string& id) override {
+        const std::int64_t now = to_millis(now_millis());
+        return db_.transaction({}, [&](auto& c) {
+            if (execute(c, "UPDATE mint_requests SET state = 'pending', answer = '', updated_at = ? WHERE id = ? AND state = 'failed'",
+                        now, id) == 0) {
+                require_mint(c, id);
+                return false;
+            }
+            execute(c,
+                    "INSERT INTO idempotency_keys (actor, route, key, mint_id, created_at) SELECT actor, route, "
+                    "idempotency_key, id, ? FROM mint_requests WHERE id = ? AND idempotency_key != '' ON CONFLICT DO NOTHING",
+                    now, id);
+            return true;
+        });
+    }
+
     void announce_unsettled(const std::string& id) override {
         db_.run({}, [&](auto& c) { notify(c, kMintUnsettledChannel, id); });
     }
