@@ -7,6 +7,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "core/util/text.hpp"
+
 namespace abci::cli {
 
 void Context::print(const Record& record, const nlohmann::json& as_json) const {
@@ -14,22 +16,28 @@ void Context::print(const Record& record, const nlohmann::json& as_json) const {
         std::cout << as_json.dump(2) << "\n";
         return;
     }
+    // Values come from the server and, through it, from any user: shown as
+    // text, never as what drives the terminal (--json escapes them as JSON).
     if (options.quiet) {
-        std::cout << record.essential << "\n";
+        std::cout << util::display_text(record.essential) << "\n";
         return;
     }
     std::size_t width = 0;
     for (const auto& [key, _] : record.fields) width = std::max(width, key.size());
     for (const auto& [key, value] : record.fields)
-        std::cout << key << ":" << std::string(width - key.size() + 1, ' ') << value << "\n";
+        std::cout << key << ":" << std::string(width - key.size() + 1, ' ') << util::display_text(value) << "\n";
 }
 
-void Context::print_table(const std::vector<std::string>& headers, const std::vector<std::vector<std::string>>& rows,
+void Context::print_table(const std::vector<std::string>& headers, const std::vector<std::vector<std::string>>& given_rows,
                           const nlohmann::json& as_json) const {
     if (options.json) {
         std::cout << as_json.dump(2) << "\n";
         return;
     }
+    // As print(): a cell can neither drive the terminal nor forge a row.
+    auto rows = given_rows;
+    for (auto& row : rows)
+        for (auto& cell : row) cell = util::display_text(cell);
     if (options.quiet) {
         for (const auto& row : rows) std::cout << row.front() << "\n";
         return;

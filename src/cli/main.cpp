@@ -12,6 +12,7 @@
 #include "cli/help_formatter.hpp"
 #include "cli/unknown_word.hpp"
 #include "cli/validators.hpp"
+#include "core/util/text.hpp"
 
 namespace {
 
@@ -82,11 +83,13 @@ int main(int argc, char** argv) {
             return abci::cli::kExitHealthUnknown;
         return abci::cli::kExitUsage;
     } catch (const abci::Error& e) {
-        std::cerr << "abcictl: " << e.what() << "\n";
+        // A server's message may quote what a user sent (a path, a name): shown, never obeyed.
+        using abci::util::display_text;
+        std::cerr << "abcictl: " << display_text(e.what()) << "\n";
         // A refused request lists every problem (spec §7: details); other details are for -v.
         if (e.kind() == abci::ErrorKind::invalid_input || ctx.options.verbosity > 0)
             for (const auto& d : e.details())
-                if (d != e.what()) std::cerr << "  - " << d << "\n";
+                if (d != e.what()) std::cerr << "  - " << display_text(d) << "\n";
         if (const auto* answer = dynamic_cast<const abci::cli::ServerError*>(&e); answer && ctx.options.verbosity > 0)
             std::cerr << "  (" << answer->diagnosis() << ")\n";
         if (ctx.options.verbosity > 0) std::cerr << "  (error kind: " << abci::to_string(e.kind()) << ")\n";

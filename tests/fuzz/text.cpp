@@ -3,7 +3,8 @@
 // compared with a second decoder written the other way round (decode any
 // lead byte's pattern into a code point, then refuse overlong forms,
 // surrogates and values past U+10FFFF); escaping must always give text that
-// percent-decodes to the input.
+// percent-decodes to the input, and what is shown on a terminal must hold no
+// control character.
 // fuzz-max-len: 1024
 
 #include <cstddef>
@@ -67,5 +68,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto escaped = abci::util::escape_text(bytes);
     if (!abci::util::is_text(escaped) || percent_decode(escaped) != bytes) std::abort();
     if (!fault && bytes.find('%') == std::string_view::npos && escaped != bytes) std::abort();
+    // Shown on a terminal: text, with no control character left in it.
+    const auto shown = abci::util::display_text(bytes);
+    if (!abci::util::is_text(shown)) std::abort();
+    for (const char c : shown)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) std::abort();
     return 0;
 }

@@ -34,6 +34,21 @@ std::size_t sequence_length(std::string_view bytes, std::size_t at) noexcept {
     return 0;
 }
 
+/// The code point of the well-formed sequence of `length` bytes at `bytes[at]`.
+std::uint32_t code_point(std::string_view bytes, std::size_t at, std::size_t length) noexcept {
+    static constexpr std::uint8_t kLeadMask[] = {0, 0x7F, 0x1F, 0x0F, 0x07};
+    std::uint32_t point = static_cast<std::uint8_t>(bytes[at]) & kLeadMask[length];
+    for (std::size_t i = 1; i < length; ++i) point = (point << 6) | (static_cast<std::uint8_t>(bytes[at + i]) & 0x3F);
+    return point;
+}
+
+bool drives_a_terminal(std::uint32_t point) noexcept {
+    return point < 0x20 || (point >= 0x7F && point <= 0x9F) || point == 0x061C || point == 0x200E || point == 0x200F ||
+           (point >= 0x202A && point <= 0x202E) || (point >= 0x2066 && point <= 0x2069);
+}
+
+constexpr char kLowerHex[] = "0123456789abcdef";
+
 }  // namespace
 
 std::optional<TextFault> find_text_fault(std::string_view bytes) noexcept {
@@ -57,14 +72,14 @@ void require_text(std::string_view bytes, std::string_view field) {
 }
 
 std::string escape_text(std::string_view bytes) {
-    static constexpr char kHex[] = "0123456789ABCDEF";
+    static constexpr char kUpperHex[] = "0123456789ABCDEF";
     std::string out;
     out.reserve(bytes.size());
     const auto escape = [&](char c) {
         const auto b = static_cast<std::uint8_t>(c);
         out += '%';
-        out += kHex[b >> 4];
-        out += kHex[b & 0x0F];
+        out += kUpperHex[b >> 4];
+        out += kUpperHex[b & 0x0F];
     };
     for (std::size_t at = 0; at < bytes.size();) {
         const auto length = bytes[at] == '\0' ? 0 : sequence_length(bytes, at);
@@ -75,6 +90,41 @@ std::string escape_text(std::string_view bytes) {
             out.append(bytes.substr(at, length));
             at += length;
         }
+    }
+    return out;
+}
+
+std::string display_text(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    const auto hex = [&](std::uint32_t value, int digits) {
+        for (int shift = 4 * (digits - 1); shift >= 0; shift -= 4) out += kLowerHex[(value >> shift) & 0x0F];
+    };
+    for (std::size_t at = 0; at < text.size();) {
+        const auto length = sequence_length(text, at);
+        if (length == 0) {
+            out += "\\x";
+            hex(static_cast<std::uint8_t>(text[at]), 2);
+            ++at;
+            continue;
+        }
+        const auto point = code_point(text, at, length);
+        if (!drives_a_terminal(point)) {
+            out.append(text.substr(at, length));
+        } else if (point == '\n') {
+            out += "\\n";
+        } else if (point == '\t') {
+            out += "\\t";
+        } else if (point == '\r') {
+            out += "\\r";
+        } else if (point < 0x100) {
+            out += "\\x";
+            hex(point, 2);
+        } else {
+            out += "\\u";
+            hex(point, 4);
+        }
+        at += length;
     }
     return out;
 }

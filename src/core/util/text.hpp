@@ -34,4 +34,13 @@ void require_text(std::string_view bytes, std::string_view field);
 /// recorded rather than acted on (the audit log's raw path).
 [[nodiscard]] std::string escape_text(std::string_view bytes);
 
+/// `text` as a terminal shows it without being driven by it: line breaks,
+/// tabs and every other control character (C0, DEL, C1), the invisible
+/// bidirectional controls (U+061C, U+200E/F, U+202A-E, U+2066-9: "Trojan
+/// Source") and each byte of an invalid sequence become visible escapes
+/// (\n, \t, \x1b, \u202e, \xff). What a user stored can then neither
+/// move the cursor, recolour or clear the screen, open a link, nor forge a
+/// line of a listing, however it is printed.
+[[nodiscard]] std::string display_text(std::string_view text);
+
 }  // namespace abci::util

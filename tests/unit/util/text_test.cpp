@@ -77,3 +77,19 @@ TEST_CASE("text: escape_text keeps text and percent-encodes faults and '%', reve
 }
 
 }  // namespace abci
+
+namespace abci {
+
+TEST_CASE("text: display_text shows what would drive a terminal as visible escapes", "[text]") {
+    using namespace std::string_view_literals;
+    CHECK(util::display_text("field work, caf\xc3\xa9 \xf0\x9f\x8c\xb1") == "field work, caf\xc3\xa9 \xf0\x9f\x8c\xb1");
+    CHECK(util::display_text("\x1b[2J\x1b]8;;http://x\x07link") == "\\x1b[2J\\x1b]8;;http://x\\x07link");
+    CHECK(util::display_text("note\nFAKE ROW\tx\r") == "note\\nFAKE ROW\\tx\\r");
+    CHECK(util::display_text("a\0b\x7f"sv) == "a\\x00b\\x7f");
+    CHECK(util::display_text("\xc2\x9b" "31m") == "\\x9b31m");                            // C1 CSI
+    CHECK(util::display_text("admin\xe2\x80\xae" "txt.exe") == "admin\\u202etxt.exe");  // RIGHT-TO-LEFT OVERRIDE
+    CHECK(util::display_text("\xe2\x81\xa6\xd8\x9c\xe2\x80\x8f") == "\\u2066\\u061c\\u200f");
+    CHECK(util::display_text("\xff\xc3") == "\\xff\\xc3");
+}
+
+}  // namespace abci
