@@ -35,6 +35,8 @@ public:
         std::lock_guard lock(mutex_);
         status_.erase(hash);
     }
+    // Which chain the sender is on is the store's to keep (the lane's row).
+    void record_genesis(const eth::Hash32&) noexcept override {}
 
     /// From now on record() throws JournalClosed (a lane lost to another server).
     void close(const std::string& why) {

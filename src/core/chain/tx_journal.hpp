@@ -49,6 +49,10 @@ public:
     /// (or reverted) transaction out of its block: pending again, to be
     /// settled anew. The one way back from a final status. Must not throw.
     virtual void reopen(const eth::Hash32& hash) noexcept = 0;
+    /// The chain's block 0 as the sender saw it, first and after a reset:
+    /// which chain the transactions went to, so that an operator's proof
+    /// from some node can be checked against it. Must not throw.
+    virtual void record_genesis(const eth::Hash32& genesis) noexcept = 0;
 };
 
 }  // namespace abci::chain

@@ -902,6 +902,7 @@ void TxSender::check_settled() {
         bool other_genesis = false;
         if (const auto genesis = block_hash(outcomes.back())) {
             other_genesis = genesis_ && *genesis_ != *genesis;
+            if (options_.journal && genesis_ != genesis) options_.journal->record_genesis(*genesis);
             genesis_ = genesis;
         }
         std::size_t i = 0;

@@ -73,6 +73,16 @@ public:
         }
     }
 
+    void record_genesis(const eth::Hash32& genesis) noexcept override {
+        try {
+            store_.lanes().record_genesis(fence_, eth::to_hex(genesis));
+        } catch (const std::exception& e) {
+            // The sender reports it again after its next start.
+            util::log(util::LogLevel::warning, "recording the chain's block 0 failed",
+                      {{"blockchainId", blockchain_id_}, {"genesis", eth::to_hex(genesis)}, {"error", e.what()}});
+        }
+    }
+
 private:
     store::Store& store_;
     std::string blockchain_id_;

@@ -196,12 +196,17 @@ private:
     // alone), so its key is freed for a retry to send it anew.
     void settle_reverted(const std::string& mint_id, const chain::Receipt& receipt, bool batched);
     // The bookkeeping of a mined mint, from its journaled record: records,
-    // the mint's answer, role request. Returns the answer.
+    // the mint's answer, role request; a mint answered as failed meanwhile
+    // (its transaction given up) is made minted, with a warning. Returns the answer.
     MintResult finish(Network& network, const std::string& mint_id, const MintRecord& record,
                       const chain::Receipt& receipt);
     // The sender's report on a transaction nobody waited for.
     void settle_unwaited(Network& network, const chain::Unwaited& fate);
     void reconcile(const store::MintRequest& mint);
+    // At a lane's take: the transactions given up on its chain (`admin journal
+    // abandon`) that the chain shows landed after all are settled as such,
+    // and the mints they carried are minted again (finish()).
+    void settle_abandoned(Network& network);
     // One round of the lanes: each signing network's lane held, taken or let go.
     void keep_lanes();
     // A lane just taken: a term whose sender adopts the journal's unsettled

@@ -1,11 +1,15 @@
 // Recording a mint's outcome once its transaction settled: finish() for a
 // mined one (records, the answer a repeat of its key replays, the role
 // request), settle_reverted() and settle_unwaited() for what the sender
-// reports about a mint nobody waits for any more, and reconcile() at start
-// for what a crash left unsettled.
+// reports about a mint nobody waits for any more, and reconcile() and
+// settle_abandoned() at start for what a crash left unsettled and what an
+// operator gave up that the chain mined anyway.
 #include <algorithm>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
+#include "core/chain/receipt.hpp"
 #include "core/service/mint_record.hpp"
 #include "core/service/service.hpp"
 #include "core/service/service_parts.hpp"
@@ -27,6 +31,9 @@ constexpr std::chrono::milliseconds kLaneRound{500};
 // while it sends (a key used elsewhere meanwhile): one call to the node and
 // one query each time.
 constexpr std::chrono::seconds kNonceCheckEvery{5};
+// How many of a chain's transactions given up (the newest) each start asks
+// the chain about: one batched call; an operator gives up a few, by hand.
+constexpr std::size_t kAbandonedLooked = 256;
 
 }  // namespace
 
@@ -114,10 +121,18 @@ MintResult AbciService::finish(Network& network, const std::string& mint_id, con
         result.entity_type = entity.entity_type;
         result.entity_id = entity.entity_id;
     }
-    if (!store_.mints().finish(mint_id, store::MintState::done, result.serialize()))
-        // Settled first by another path (a new owner of the lane, the
-        // sender's report): its answer is the one every repeat of the key gets.
-        if (const auto stored = store_.mints().find(mint_id)) return replay(*stored, "");
+    if (store_.mints().finish(mint_id, store::MintState::done, result.serialize())) return result;
+    // Failed meanwhile: its transaction was given up (`admin journal abandon`)
+    // and mined after all. The chain holds the token, so the mint says so.
+    if (store_.mints().reopen(mint_id) && store_.mints().finish(mint_id, store::MintState::done, result.serialize())) {
+        util::log(util::LogLevel::warning,
+                  "a transaction given up was mined after all: its mint, answered as failed, is minted now",
+                  {{"blockchainId", config.id}, {"mintId", mint_id}, {"hash", hash}, {"block", receipt.block_number}});
+        return result;
+    }
+    // Settled first by another path (a new owner of the lane, the sender's
+    // report): its answer is the one every repeat of the key gets.
+    if (const auto stored = store_.mints().find(mint_id)) return replay(*stored, "");
     return result;
 }
 
@@ -267,9 +282,45 @@ void AbciService::take_over(Network& network, const store::LaneFence& fence) {
     util::log(util::LogLevel::info, "sending for a lane",
               {{"blockchainId", network.config().id}, {"epoch", fence.epoch}, {"unsettled", adopted.size()}});
     term->sender().adopt(std::move(adopted));
+    settle_abandoned(network);
     const auto& id = network.config().id;
     settle_pending_mints([&](const std::string& blockchain_id) { return blockchain_id == id; });
     network.start_term(std::move(term));
+}
+
+void AbciService::settle_abandoned(Network& network) {
+    const auto& config = network.config();
+    const auto abandoned = store_.journal().list(config.id, {chain::TxStatus::abandoned}, kAbandonedLooked);
+    if (abandoned.empty()) return;
+    std::vector<rpc::Request> lookups;
+    for (const auto& tx : abandoned) lookups.push_back({"eth_getTransactionReceipt", nlohmann::json::array({tx.hash})});
+    std::vector<rpc::Outcome> receipts;
+    std::uint64_t head = 0;
+    try {
+        receipts = network.client().rpc().batch(lookups);
+        head = network.client().block_number();
+    } catch (const Error& e) {
+        util::log(util::LogLevel::warning, "could not ask the chain about the transactions given up; the next start asks again",
+                  {{"blockchainId", config.id}, {"error", e.what()}});
+        return;
+    }
+    for (std::size_t i = 0; i < abandoned.size(); ++i) {
+        if (!receipts[i].ok() || receipts[i].value().is_null()) continue;
+        const auto& tx = abandoned[i];
+        try {
+            auto receipt = chain::Receipt::from_json(receipts[i].value());
+            receipt.confirmations = head >= receipt.block_number ? head - receipt.block_number + 1 : 1;
+            if (receipt.confirmations < config.confirmations) continue;  // the next start looks again
+            store_.journal().settle({{tx.hash, receipt.success ? chain::TxStatus::mined : chain::TxStatus::reverted,
+                                      receipt.block_number}});
+            if (!receipt.success) continue;  // nothing minted: its mints stay failed
+            for (const auto& record : parse_mint_purpose(tx.purpose).mints)
+                if (!record.mint_id.empty()) (void)finish(network, record.mint_id, record, receipt);
+        } catch (const Error& e) {
+            util::log(util::LogLevel::warning, "a transaction given up and mined after all could not be settled; the next start tries again",
+                      {{"blockchainId", config.id}, {"hash", tx.hash}, {"error", e.what()}});
+        }
+    }
 }
 
 void AbciService::settle_pending_mints(const std::function<bool(const std::string& blockchain_id)>& ours) {
