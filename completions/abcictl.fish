@@ -75,6 +75,7 @@ set -g __abcictl_valued \
     'abcictl admin journal abandon --database-url' \
     'abcictl admin journal abandon --database-password-file' \
     'abcictl admin journal abandon --rpc-url' \
+    'abcictl admin journal abandon --config' \
     'abcictl admin store copy --data-dir' \
     'abcictl admin store copy --to' \
     'abcictl admin store copy --password-file' \
@@ -384,7 +385,7 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l path -x -d '
 # abcictl admin journal
 complete -c abcictl -n '__abcictl_at \'abcictl admin journal\'' -a list -d 'Journaled transactions, newest first (default: the pending ones)'
 complete -c abcictl -n '__abcictl_at \'abcictl admin journal\'' -a show -d 'One journaled transaction, every field (-q: its status)'
-complete -c abcictl -n '__abcictl_at \'abcictl admin journal\'' -a abandon -d 'Give up a pending transaction (and the other versions of its nonce), failing its mints so that a retry mints anew: only once the node at --rpc-url proves its nonce consumed by another transaction, or with --force on a chain that was reset (asks first; -y). A running serve keeps sending what it adopted from the journal until its next start: restart it after an abandon.'
+complete -c abcictl -n '__abcictl_at \'abcictl admin journal\'' -a abandon -d 'Give up a pending transaction (and the other versions of its nonce), failing its mints so that a retry mints anew: only once a node of the chain it was sent to (the same block 0) proves its nonce consumed by another transaction, or with --force on a chain that was reset (asks first; -y; refused while a server sends for the chain, and when a node shows it mined). A running serve keeps sending what it adopted from the journal until its next start: restart it after an abandon.'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal\'' -s h -l help -d 'Show this help'
 
 # abcictl admin journal list
@@ -410,8 +411,10 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -s h 
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
-complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l rpc-url -x -d 'JSON-RPC endpoint of the chain, for the proof'
-complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l force -d 'No proof: the chain was reset (asks for confirmation unless -y)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l rpc-url -x -d 'JSON-RPC endpoint of the chain, for the proof; it must have the block 0 the server recorded for the chain (default: the server\'s node, from --config)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l config -r -F -d 'The server\'s config file, for its node of the chain; env ABCI_CONFIG'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l force -d 'No proof: the chain was reset (asks for confirmation unless -y). The chain is still asked when a node answers, and a version it shows mined is not abandoned'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l even-while-serving -d 'With --force: go on although a server sends for the chain (it keeps sending the transaction; a retry of its mints may mint twice)'
 
 # abcictl admin store
 complete -c abcictl -n '__abcictl_at \'abcictl admin store\'' -a copy -d 'Copy the data directory\'s SQLite store into an empty PostgreSQL database (creating its schema), all or nothing, each table\'s rows counted on both sides; no serve may run on the directory meanwhile'

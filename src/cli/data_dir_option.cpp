@@ -54,10 +54,16 @@ store::DataDir DataDirOption::directory(bool create_missing) const {
 
 CLI::App* add_store_command(CLI::App& parent, const std::string& name, const std::string& description,
                             std::function<void(store::Store&)> action) {
+    return add_store_command(parent, name, description,
+                             [action = std::move(action)](store::Store& store, const DataDirOption&) { action(store); });
+}
+
+CLI::App* add_store_command(CLI::App& parent, const std::string& name, const std::string& description,
+                            std::function<void(store::Store&, const DataDirOption&)> action) {
     auto data_dir = std::make_shared<DataDirOption>();
     auto* command = parent.add_subcommand(name, description);
     data_dir->add_to(*command);
-    command->callback([data_dir, action = std::move(action)] { action(*data_dir->open(false)); });
+    command->callback([data_dir, action = std::move(action)] { action(*data_dir->open(false), *data_dir); });
     return command;
 }
 

@@ -52,5 +52,9 @@ struct DataDirOption {
 /// without `create_missing`). Returns the subcommand, for its own options.
 CLI::App* add_store_command(CLI::App& parent, const std::string& name, const std::string& description,
                             std::function<void(store::Store&)> action);
+/// The same for an action that also needs to know where the store is (the
+/// data directory's lock, `admin journal abandon`).
+CLI::App* add_store_command(CLI::App& parent, const std::string& name, const std::string& description,
+                            std::function<void(store::Store&, const DataDirOption&)> action);
 
 }  // namespace abci::cli

@@ -1,13 +1,15 @@
 // `abcictl admin journal list|show|abandon`: the server's transaction journal,
 // read from its data directory (like `admin audit`). What is pending or
 // stuck, what each transaction is for (its mints and their Idempotency-Keys),
-// and giving up one whose nonce the chain proves consumed by something else,
-// or, with --force, on a chain that was reset. The logic is core's
+// and giving up one whose nonce the chain it was sent to proves consumed by
+// something else, or, with --force, on a chain that was reset. The logic is core's
 // (core/service/journal_admin.hpp); this file parses and prints.
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands/commands.hpp"
@@ -19,6 +21,10 @@
 #include "core/chain/tx_state.hpp"
 #include "core/error.hpp"
 #include "core/util/time.hpp"
+
+#ifdef ABCI_WITH_SERVE
+#include "serve/settings.hpp"
+#endif
 
 namespace abci::cli {
 namespace {
@@ -126,17 +132,95 @@ void show(const Context& ctx, store::Store& store, const std::string& hash) {
 struct AbandonSettings {
     std::string hash;
     std::string rpc_url;
+    std::string config;
     bool force = false;
+    bool even_while_serving = false;
 };
 
-void abandon(const Context& ctx, store::Store& store, const AbandonSettings& s) {
-    if (!s.force && s.rpc_url.empty())
-        throw Error(ErrorKind::invalid_input,
-                    "abandoning needs the chain's proof that the nonce is consumed by another transaction: "
-                    "give --rpc-url URL of the chain's node (or --force if the chain was reset)");
+// The node the chain is asked through: --rpc-url, else the one the server's
+// config names for the transaction's chain (--config or ABCI_CONFIG, else
+// the devnet's own config in the data directory); nothing when neither is given.
+std::optional<service::ChainNode> chain_node(const AbandonSettings& s, const DataDirOption& where,
+                                             const std::string& blockchain_id) {
+    if (!s.rpc_url.empty()) return service::ChainNode{{s.rpc_url}, false};
+#ifdef ABCI_WITH_SERVE
+    serve::FlagSettings flags;
+    flags.config_file = s.config;
+    auto env = serve::abci_environment();
+    if (flags.config_file.empty() && !env.contains("ABCI_CONFIG")) {
+        const auto devnet = where.directory(false).root() / "devnet" / "config.toml";
+        if (!std::filesystem::exists(devnet)) return std::nullopt;
+        flags.config_file = devnet.string();
+    }
+    const auto settings = serve::load_settings(flags, env);
+    for (const auto& chain : settings.chains)
+        if (chain.id == blockchain_id) return service::ChainNode{chain.rpc_urls, true};
+    throw Error(ErrorKind::not_found, "the server's config " + settings.config_file + " names no chain " + blockchain_id +
+                                          ": give --rpc-url URL of its node");
+#else
+    (void)where, (void)blockchain_id;
+    if (s.config.empty()) return std::nullopt;
+    throw Error(ErrorKind::unavailable, "this abcictl was built without the server and cannot read its config: give --rpc-url");
+#endif
+}
+
+// What the node holds, before anything is done: the operator sees what the
+// decision rests on.
+void print_findings(const Context& ctx, const service::AbandonPlan& plan, const service::ChainFindings& found) {
+    std::string mined;
+    for (const auto& [hash, block] : found.mined) mined += (mined.empty() ? "" : ", ") + hash + " in block " + std::to_string(block);
+    ctx.note("The node at " + found.node + " (block 0 " + found.genesis + "): the account's latest nonce is " +
+             std::to_string(found.latest_nonce) + "; of the " + std::to_string(plan.versions.size()) + " version(s) of nonce " +
+             std::to_string(plan.entry.nonce) + ", " + (mined.empty() ? "none is mined" : mined) + ".");
+}
+
+// A server sending for the chain keeps sending what --force gives up: the
+// data directory's lock (SQLite), or the lane's running lease (a database
+// that replicas share). The lock is held, when taken, until the abandon is done.
+std::optional<store::DataDirLock> refuse_while_serving(const AbandonSettings& s, const DataDirOption& where,
+                                                       store::Store& store, const service::AbandonPlan& plan) {
+    std::string holder;
+    std::optional<store::DataDirLock> lock;
+    if (where.database.url.empty()) {
+        try {
+            lock.emplace(where.directory(false).lock_for_server("abcictl admin journal abandon"));
+        } catch (const Error& e) {
+            if (e.kind() != ErrorKind::invalid_input) throw;
+            holder = e.what();
+        }
+    } else if (const auto owner = service::lane_owner(store, plan)) {
+        holder = "the server " + *owner + " sends for lane " + plan.lane;
+    }
+    if (holder.empty() || s.even_while_serving) return lock;
+    throw Error(ErrorKind::conflict,
+                holder + ": a server would keep sending the transaction --force gives up, and a retry of its mints "
+                         "would mint twice. Stop it first (or add --even-while-serving if you must)");
+}
+
+void abandon(const Context& ctx, store::Store& store, const DataDirOption& where, const AbandonSettings& s) {
     const auto plan = service::plan_abandon(store, s.hash);
+    const auto lock = s.force ? refuse_while_serving(s, where, store, plan) : std::nullopt;
+    const auto node = chain_node(s, where, plan.entry.blockchain_id);
+    if (!node && !s.force)
+        throw Error(ErrorKind::invalid_input,
+                    "abandoning needs the chain's proof that the nonce is consumed by another transaction: give "
+                    "--config FILE (the server's config, for its node of the chain) or --rpc-url URL (or --force if "
+                    "the chain was reset)");
+    std::optional<service::ChainFindings> found;
+    if (node) {
+        try {
+            found = service::ask_chain(plan, *node);
+            print_findings(ctx, plan, *found);
+        } catch (const Error& e) {
+            // Under --force a node that is down or on another chain (one reset
+            // since) proves nothing either way: the operator's word stands.
+            if (!s.force || e.kind() == ErrorKind::internal) throw;
+            ctx.note(std::string(e.what()) + ": going on without the chain's word.");
+        }
+    }
     std::string reason;
     if (s.force) {
+        if (found) service::require_none_mined(plan, *found);
         const std::string question =
             "Abandon transaction " + s.hash + " (nonce " + std::to_string(plan.entry.nonce) + " of " + plan.entry.sender +
             " on " + plan.entry.blockchain_id + ", " + std::to_string(plan.versions.size()) +
@@ -145,9 +229,9 @@ void abandon(const Context& ctx, store::Store& store, const AbandonSettings& s) 
         if (!confirm(ctx.options, question)) throw Error(ErrorKind::conflict, "nothing abandoned");
         reason = "given up by the operator without the chain's proof (--force)";
     } else {
-        const auto latest = service::prove_nonce_consumed(plan, s.rpc_url);
+        service::require_nonce_consumed(plan, *found);
         reason = "its nonce was consumed on chain by another transaction (the account's latest nonce is " +
-                 std::to_string(latest) + ")";
+                 std::to_string(found->latest_nonce) + ")";
     }
     const auto result = service::abandon(store, plan, reason);
     Record record;
@@ -196,14 +280,27 @@ void add_admin_journal_command(CLI::App& admin, Context& ctx) {
     auto* abandon_cmd = add_store_command(
         *journal, "abandon",
         std::string("Give up a pending transaction (and the other versions of its nonce), failing its mints so that "
-                    "a retry mints anew: only once the node at --rpc-url proves its nonce consumed by another "
-                    "transaction, or with --force on a chain that was reset (asks first; -y). ") + kServeNote,
-        [a, &ctx](store::Store& store) { abandon(ctx, store, *a); });
+                    "a retry mints anew: only once a node of the chain it was sent to (the same block 0) proves its "
+                    "nonce consumed by another transaction, or with --force on a chain that was reset (asks first; -y; "
+                    "refused while a server sends for the chain, and when a node shows it mined). ") + kServeNote,
+        [a, &ctx](store::Store& store, const DataDirOption& where) { abandon(ctx, store, where, *a); });
     set_examples(*abandon_cmd, {
-                 {"Give up a transaction the node proves replaced", "abcictl admin journal abandon --data-dir /var/lib/abcictl --rpc-url https://rpc.sepolia.org 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060"}});
+                 {"Give up a transaction the server's node proves replaced", "abcictl admin journal abandon --data-dir /var/lib/abcictl --config /etc/abcictl/serve.toml 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060"},
+                 {"Ask another node of the same chain", "abcictl admin journal abandon --data-dir /var/lib/abcictl --rpc-url https://rpc.sepolia.org 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060"}});
     abandon_cmd->add_option("HASH", a->hash, "The transaction hash (0x…)")->required();
-    auto* rpc = abandon_cmd->add_option("--rpc-url", a->rpc_url, "JSON-RPC endpoint of the chain, for the proof");
-    abandon_cmd->add_flag("--force", a->force, "No proof: the chain was reset (asks for confirmation unless -y)")->excludes(rpc);
+    auto* rpc = abandon_cmd->add_option("--rpc-url", a->rpc_url,
+                                        "JSON-RPC endpoint of the chain, for the proof; it must have the block 0 the "
+                                        "server recorded for the chain (default: the server's node, from --config)");
+    abandon_cmd->add_option("--config", a->config, "The server's config file, for its node of the chain; env ABCI_CONFIG")
+        ->excludes(rpc);
+    auto* force = abandon_cmd->add_flag(
+        "--force", a->force,
+        "No proof: the chain was reset (asks for confirmation unless -y). The chain is still asked when a node "
+        "answers, and a version it shows mined is not abandoned");
+    abandon_cmd->add_flag("--even-while-serving", a->even_while_serving,
+                          "With --force: go on although a server sends for the chain (it keeps sending the "
+                          "transaction; a retry of its mints may mint twice)")
+        ->needs(force);
 }
 
 }  // namespace abci::cli

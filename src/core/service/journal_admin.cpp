@@ -1,6 +1,7 @@
 #include "core/service/journal_admin.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include <nlohmann/json.hpp>
 
@@ -85,6 +86,8 @@ AbandonPlan plan_abandon(store::Store& store, const std::string& hash) {
                                              " already: only a pending one can be abandoned");
     const auto raw = eth::from_hex(plan.entry.raw);
     plan.chain_id = eth::decode_transaction(raw).tx.chain_id;
+    plan.lane = plan.entry.blockchain_id + "/" + plan.entry.sender;
+    if (const auto lane = store.lanes().find(plan.lane)) plan.genesis = lane->genesis;
     for (auto& e : store.journal().list(plan.entry.blockchain_id, {}, kWholeJournal))
         if (e.sender == plan.entry.sender && e.nonce == plan.entry.nonce) plan.versions.push_back(std::move(e));
     std::reverse(plan.versions.begin(), plan.versions.end());  // journal_list is newest first
@@ -93,37 +96,72 @@ AbandonPlan plan_abandon(store::Store& store, const std::string& hash) {
     return plan;
 }
 
-std::uint64_t prove_nonce_consumed(const AbandonPlan& plan, const std::string& rpc_url) {
+ChainFindings ask_chain(const AbandonPlan& plan, const ChainNode& node) {
     chain::ChainSettings settings;
     settings.chain_id = plan.chain_id;
-    settings.rpc_urls = {rpc_url};
-    chain::ChainClient node(settings);
-    const std::string nonce = "nonce " + std::to_string(plan.entry.nonce) + " of " + plan.entry.sender;
-    std::uint64_t latest = 0;
-    std::vector<rpc::Request> lookups;
+    settings.rpc_urls = node.rpc_urls;
+    chain::ChainClient client(settings);
+    ChainFindings found;
+    found.node = rpc::mask_url(node.rpc_urls.front());
+    std::vector<rpc::Request> lookups{{"eth_getBlockByNumber", json::array({"0x0", false})}};
     for (const auto& version : plan.versions) lookups.push_back({"eth_getTransactionReceipt", json::array({version.hash})});
-    std::vector<rpc::Outcome> receipts;
+    std::vector<rpc::Outcome> answers;
     try {
-        node.verify_chain_id();  // the transaction was signed for this chain: another's nonces prove nothing
-        latest = node.latest_nonce(eth::Address::parse(plan.entry.sender));
-        receipts = node.rpc().batch(lookups);
+        client.verify_chain_id();  // the transaction was signed for this chain: another's nonces prove nothing
+        answers = client.rpc().batch(lookups);
+        found.latest_nonce = client.latest_nonce(eth::Address::parse(plan.entry.sender));
     } catch (const Error& e) {
         if (e.kind() != ErrorKind::unavailable && e.kind() != ErrorKind::timeout) throw;
-        throw Error(e.kind(), "cannot ask the node at " + rpc::mask_url(rpc_url) + " for the proof: " + e.what());
+        throw Error(e.kind(), "cannot ask the node at " + found.node + ": " + e.what());
     }
-    for (std::size_t i = 0; i < receipts.size(); ++i) {
-        const auto& receipt = receipts[i].value();
-        if (!receipt.is_null())
-            throw Error(ErrorKind::conflict,
-                        "transaction " + plan.versions[i].hash + " of " + nonce + " is in block " +
-                            std::to_string(rpc::quantity_to_u64(receipt.at("blockNumber"), "blockNumber")) +
-                            ": nothing to abandon (serve records it; restart it if it does not)");
-    }
-    if (latest <= plan.entry.nonce)
+    const auto& block0 = answers.front().value();
+    if (!block0.is_object() || !block0.contains("hash") || !block0.at("hash").is_string())
+        throw Error(ErrorKind::unavailable, "the node at " + found.node + " has no block 0");
+    found.genesis = block0.at("hash").get<std::string>();
+    // A second devnet or a fork has the chain id and may have the signer's
+    // nonce past ours: only the chain the lane sent to can prove anything.
+    if (plan.genesis.empty() && !node.configured)
         throw Error(ErrorKind::conflict,
-                    nonce + " is not consumed on chain (the account's latest nonce is " + std::to_string(latest) +
+                    "no server has recorded which chain " + plan.entry.blockchain_id +
+                        " is (its block 0) yet, so the node at " + found.node +
+                        " cannot be told from another chain with chain id " + std::to_string(plan.chain_id) +
+                        ": leave out --rpc-url to ask the node the server's config names (--config), or start serve "
+                        "once, which records it");
+    if (!plan.genesis.empty() && found.genesis != plan.genesis)
+        throw Error(ErrorKind::conflict,
+                    "the node at " + found.node + " serves another chain with chain id " + std::to_string(plan.chain_id) +
+                        ": its block 0 is " + found.genesis + ", the one lane " + plan.lane + " sent to is " +
+                        plan.genesis + ". Give --rpc-url a node of that chain, or leave it out to use the server's");
+    for (std::size_t i = 0; i < plan.versions.size(); ++i) {
+        const auto& receipt = answers[i + 1].value();
+        if (!receipt.is_null())
+            found.mined.emplace_back(plan.versions[i].hash,
+                                     rpc::quantity_to_u64(receipt.at("blockNumber"), "blockNumber"));
+    }
+    return found;
+}
+
+void require_none_mined(const AbandonPlan& plan, const ChainFindings& found) {
+    if (found.mined.empty()) return;
+    throw Error(ErrorKind::conflict, "transaction " + found.mined.front().first + " of nonce " +
+                                         std::to_string(plan.entry.nonce) + " of " + plan.entry.sender + " is in block " +
+                                         std::to_string(found.mined.front().second) + " on the node at " + found.node +
+                                         ": nothing to abandon (serve records it; restart it if it does not)");
+}
+
+void require_nonce_consumed(const AbandonPlan& plan, const ChainFindings& found) {
+    require_none_mined(plan, found);
+    if (found.latest_nonce <= plan.entry.nonce)
+        throw Error(ErrorKind::conflict,
+                    "nonce " + std::to_string(plan.entry.nonce) + " of " + plan.entry.sender +
+                        " is not consumed on chain (the account's latest nonce is " + std::to_string(found.latest_nonce) +
                         "): the transaction can still be mined. Wait for it, or, if the chain was reset, use --force");
-    return latest;
+}
+
+std::optional<std::string> lane_owner(store::Store& store, const AbandonPlan& plan) {
+    const auto lane = store.lanes().find(plan.lane);
+    if (!lane || lane->owner.empty() || lane->lease_until <= std::chrono::system_clock::now()) return std::nullopt;
+    return lane->owner;
 }
 
 AbandonResult abandon(store::Store& store, const AbandonPlan& plan, const std::string& reason) {

@@ -2,16 +2,24 @@
 // The operator's view of the transaction journal on a server's data
 // directory (`abcictl admin journal list|show|abandon`, issue 12 item 7):
 // what each entry is for, and giving up a pending one. Giving up needs proof
-// from the chain, the same proof the sender needs to call a transaction
-// dropped (core/chain/tx_state.hpp): the account's latest nonce is past the
-// entry's and none of the versions journaled for that nonce has a receipt.
-// Or the operator's word that the chain was reset (`force`).
+// from the chain the transaction was sent to, the same proof the sender needs
+// to call a transaction dropped (core/chain/tx_state.hpp): the account's
+// latest nonce is past the entry's and none of the versions journaled for
+// that nonce has a receipt. A node proves it only when it has the block 0 the
+// lane's sender recorded (store::LaneStatus::genesis): a second devnet or a
+// fork with the same chain id, where the signer's nonce went further, proves
+// nothing about the chain the transaction is pending on (issue 30 item 9).
+// Or the operator's word that the chain was reset (`force`), which still
+// refuses a transaction a node shows mined.
 //
 // A running `serve` is not told: it keeps re-sending what it adopted until
-// its next start, which reads the journal again.
+// its next start, which reads the journal again; if a given-up transaction
+// is mined after all, the server makes its mints minted again (settle.cpp).
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/store/store.hpp"
@@ -44,6 +52,8 @@ struct TxPurpose {
 struct AbandonPlan {
     store::JournalEntry entry;
     std::uint64_t chain_id = 0;                  // what the transaction was signed for
+    std::string lane;                            // "<blockchain id>/<sender>" (store/lanes.hpp)
+    std::string genesis;                         // block 0 of the lane's chain as its sender recorded it; "" if none did
     std::vector<store::JournalEntry> versions;   // entry included, oldest first
     std::vector<std::string> mint_ids;           // linked to any version
 };
@@ -52,12 +62,40 @@ struct AbandonPlan {
 /// Error(conflict) naming its status when it is not pending.
 [[nodiscard]] AbandonPlan plan_abandon(store::Store& store, const std::string& hash);
 
-/// Asks the node at `rpc_url` for the proof that the plan's nonce is consumed
-/// by a transaction not journaled for it; returns the account's latest nonce.
-/// Error(conflict) saying why when there is none: the node serves another
-/// chain, the nonce is not consumed yet, or a version has a receipt.
+/// Where the chain is asked: the operator's --rpc-url, or the nodes the
+/// server's config names for the chain.
+struct ChainNode {
+    std::vector<std::string> rpc_urls;  // first is primary; the rest are failover
+    bool configured = false;            // the server's own node: trusted when no genesis is recorded yet
+};
+
+/// What a node holds of the plan's nonce.
+struct ChainFindings {
+    std::string node;                   // the node asked, its URL masked
+    std::string genesis;                // its block 0
+    std::uint64_t latest_nonce = 0;     // the account's, at the latest block
+    std::vector<std::pair<std::string, std::uint64_t>> mined;  // versions with a receipt, and their blocks
+};
+
+/// Asks `node` what it holds of the plan's nonce, after checking that it
+/// serves the transaction's chain: its chain id, and its block 0 against the
+/// recorded one. Error(conflict) naming both when either differs, or when
+/// no genesis is recorded and the node is not the configured one.
 /// Error(unavailable|timeout) when the node cannot be asked.
-std::uint64_t prove_nonce_consumed(const AbandonPlan& plan, const std::string& rpc_url);
+[[nodiscard]] ChainFindings ask_chain(const AbandonPlan& plan, const ChainNode& node);
+
+/// The findings as the proof that the nonce is consumed by a transaction not
+/// journaled for it: Error(conflict) saying why they are not (a version is
+/// mined, or the nonce is not consumed yet).
+void require_nonce_consumed(const AbandonPlan& plan, const ChainFindings& found);
+
+/// Error(conflict) when the findings show a version of the nonce mined:
+/// nothing to abandon, whatever the operator says.
+void require_none_mined(const AbandonPlan& plan, const ChainFindings& found);
+
+/// The server that sends for the plan's lane now (its lease runs), or
+/// nothing: a server on another data directory but the same database.
+[[nodiscard]] std::optional<std::string> lane_owner(store::Store& store, const AbandonPlan& plan);
 
 struct AbandonResult {
     std::vector<std::string> abandoned;       // versions now abandoned (were pending)
