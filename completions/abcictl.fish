@@ -542,12 +542,12 @@ complete -c abcictl -n '__abcictl_under \'abcictl health\'' -l warn-latency -x -
 # abcictl role-requests
 complete -c abcictl -n '__abcictl_at \'abcictl role-requests\'' -a list -d 'The role requests, oldest first (-q: their ids)'
 complete -c abcictl -n '__abcictl_at \'abcictl role-requests\'' -a approve -d 'Approve a request: mints its role token to its wallet (-q: the transaction hash)'
-complete -c abcictl -n '__abcictl_at \'abcictl role-requests\'' -a reject -d 'Reject a pending request: nothing is minted (-q: its status)'
+complete -c abcictl -n '__abcictl_at \'abcictl role-requests\'' -a reject -d 'Reject a pending or failed request: nothing is minted (-q: its status)'
 complete -c abcictl -n '__abcictl_under \'abcictl role-requests\'' -s h -l help -d 'Show this help'
 
 # abcictl role-requests list
 complete -c abcictl -n '__abcictl_under \'abcictl role-requests list\'' -s h -l help -d 'Show this help'
-complete -c abcictl -n '__abcictl_under \'abcictl role-requests list\'' -l status -x -a 'pending approved minted rejected' -d 'Only those in this status'
+complete -c abcictl -n '__abcictl_under \'abcictl role-requests list\'' -l status -x -a 'pending approved minted rejected failed' -d 'Only those in this status'
 
 # abcictl role-requests approve
 complete -c abcictl -n '__abcictl_at \'abcictl role-requests approve\'' -x -d 'The request\'s id (see: abcictl role-requests list)'

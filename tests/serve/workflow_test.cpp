@@ -145,7 +145,8 @@ nlohmann::json verifier_request_body(const std::string& wallet) {
 
 TEST_CASE("workflow role requests: only for a wallet linked to the requester, else 422 and nothing filed",
           "[serve][workflow]") {
-    Server server;
+    ChainServer chain;  // a request names a configured chain
+    const auto& server = chain.server();
     const auto http = server.http();
     const auto farmer_wallet = Anvil::dev_accounts()[4].address;
     const auto nobodys_wallet = Anvil::dev_accounts()[9].address;
@@ -178,6 +179,150 @@ TEST_CASE("workflow role requests: only for a wallet linked to the requester, el
     (void)request_verifier_role(http, users.farmer, lower(farmer_wallet));
     auto bad = verifier_request_body("0x1234");
     require_invalid_request(http.post("/v1/role-requests", bad, users.other.token));
+}
+
+TEST_CASE("workflow role requests: a status the listing does not know is 400 naming every status",
+          "[serve][workflow]") {
+    Server server;
+    const auto http = server.http();
+    const auto admin = server.login_admin();
+    // Misspelt, wrong case, empty: each once listed nothing, which reads as "no such requests".
+    for (const char* route : {"/v1/admin/role-requests", "/api/admin/role-requests"}) {
+        for (const char* status : {"bogus", "PENDING", ""}) {
+            const auto r = http.get(std::string(route) + "?status=" + status, admin.token);
+            require_invalid_request(r);
+            const auto details = r.json.value("details", nlohmann::json::array()).dump();
+            for (const char* known : {"pending", "approved", "minted", "rejected", "failed"})
+                CHECK(details.find(known) != std::string::npos);
+        }
+        const auto failed = http.get(std::string(route) + "?status=failed", admin.token);
+        INFO(failed.body);
+        CHECK(failed.status == 200);
+        CHECK(failed.json["data"] == nlohmann::json::array());
+    }
+}
+
+TEST_CASE("workflow role requests: one pending per wallet, role and chain, 409 naming it, also when filed at once; "
+          "an unknown chain is 404",
+          "[serve][workflow]") {
+    ChainServer chain;
+    const auto http = chain.http();
+    const auto wallet = Anvil::dev_accounts()[4].address;
+    const auto users = add_users(chain.server(), wallet);
+
+    const auto first = request_verifier_role(http, users.farmer, wallet)["id"].get<std::string>();
+    for (const auto& twin : {wallet, lower(wallet)}) {
+        const auto again = http.post("/v1/role-requests", verifier_request_body(twin), users.farmer.token);
+        require_error(again, 409, "conflict");
+        INFO(again.body);
+        CHECK(again.json.value("message", "").find(first) != std::string::npos);
+    }
+
+    // Filed at once (on every replica, in that topology): one is filed, every other names it.
+    constexpr int kRacers = 8;
+    auto producer = verifier_request_body(wallet);
+    producer["roleType"] = "producer";
+    std::vector<std::future<HttpResponse>> racers;
+    for (int i = 0; i < kRacers; ++i)
+        racers.push_back(std::async(std::launch::async, [&] { return http.post("/v1/role-requests", producer, users.farmer.token); }));
+    std::vector<HttpResponse> answers;
+    for (auto& racer : racers) answers.push_back(racer.get());
+    std::string filed;
+    for (const auto& r : answers)
+        if (r.status == 201) filed = r.json["data"]["id"].get<std::string>();
+    REQUIRE_FALSE(filed.empty());
+    int refused = 0;
+    for (const auto& r : answers) {
+        INFO(r.status << " " << r.body);
+        if (r.status == 201) {
+            CHECK(r.json["data"]["id"] == filed);
+            continue;
+        }
+        require_error(r, 409, "conflict");
+        CHECK(r.json.value("message", "").find(filed) != std::string::npos);
+        ++refused;
+    }
+    CHECK(refused == kRacers - 1);
+    const auto pending = http.get("/v1/admin/role-requests?status=pending", users.admin.token);
+    INFO(pending.body);
+    CHECK(pending.json["data"].size() == 2);
+
+    // Once the first is decided, the same request may be filed again.
+    REQUIRE(http.send("PUT", "/v1/admin/role-requests/" + first + "/reject", "", "application/json", users.admin.token).status == 200);
+    (void)request_verifier_role(http, users.farmer, wallet);
+
+    // A chain the server does not know is refused when filed, as a mint would be.
+    auto unknown = verifier_request_body(wallet);
+    unknown["blockchainId"] = "nosuchchain";
+    const auto r = http.post("/v1/role-requests", unknown, users.farmer.token);
+    require_error(r, 404, "not_found");
+    CHECK(r.json.value("message", "").find("unknown blockchain 'nosuchchain'") != std::string::npos);
+    const auto all = http.get("/v1/admin/role-requests", users.admin.token);
+    for (const auto& request : all.json["data"]) CHECK(request["blockchainId"] == ChainServer::blockchain_id);
+}
+
+TEST_CASE("workflow role approval: a refusal moves the request to failed with its reason; the admin rejects it or "
+          "approves it again",
+          "[serve][workflow]") {
+    ChainServer chain;
+    const auto http = chain.http();
+    const auto wallet = Anvil::dev_accounts()[4].address;
+    auto users = add_users(chain.server(), wallet);
+
+    // The wallet holds the role by another way: the approval's pre-flight refuses it (409).
+    const auto direct = http.post("/abci/contracts/mint-role-token", role_mint_body(wallet, "verifier"), users.admin.token);
+    INFO(direct.body);
+    REQUIRE(direct.status == 200);
+    const auto held = request_verifier_role(http, users.farmer, wallet)["id"].get<std::string>();
+    const auto nonce = chain.nonce(ChainServer::signer());
+    for (int attempt = 0; attempt < 2; ++attempt) {  // approving it again is refused again
+        require_error(approve(http, held, users.admin.token), 409, "conflict");
+        const auto failed = listed_request(http, users.admin, held, "failed");
+        INFO(failed.dump());
+        REQUIRE(failed.is_object());
+        CHECK(failed["failure"].get<std::string>().find("already holds the verifier role token") != std::string::npos);
+        CHECK(failed["approvedBy"] == users.admin.id());
+        CHECK(failed["transactionHash"].is_null());
+        CHECK(listed_request(http, users.admin, held, "approved").is_null());
+    }
+    const auto rejected = http.send("PUT", "/v1/admin/role-requests/" + held + "/reject", "", "application/json", users.admin.token);
+    INFO(rejected.body);
+    REQUIRE(rejected.status == 200);
+    CHECK(rejected.json["data"]["roleRequest"]["status"] == "rejected");
+    CHECK(chain.nonce(ChainServer::signer()) == nonce);
+
+    // The chain is made inactive after the filing (409): failed; active again, the retry mints.
+    auto producer = verifier_request_body(wallet);
+    producer["roleType"] = "producer";
+    const auto filed = http.post("/v1/role-requests", producer, users.farmer.token);
+    INFO(filed.body);
+    REQUIRE(filed.status == 201);
+    const auto id = filed.json["data"]["id"].get<std::string>();
+    auto inactive = chain.config();
+    const auto at = inactive.find("status = \"testnet\"");
+    REQUIRE(at != std::string::npos);
+    inactive.replace(at, std::string("status = \"testnet\"").size(), "status = \"disabled\"");
+    chain.server().restart(inactive);
+    users.admin = chain.server().login_admin();
+    require_error(approve(http, id, users.admin.token), 409, "conflict");
+    const auto failed = listed_request(http, users.admin, id, "failed");
+    INFO(failed.dump());
+    REQUIRE(failed.is_object());
+    CHECK(failed["failure"].get<std::string>().find("not active") != std::string::npos);
+    CHECK(chain.nonce(ChainServer::signer()) == nonce);
+
+    chain.server().restart(chain.config());
+    users.admin = chain.server().login_admin();
+    const auto retried = approve(http, id, users.admin.token);
+    INFO(retried.body);
+    REQUIRE(retried.status == 200);
+    const auto& request = retried.json["data"]["roleRequest"];
+    CHECK(request["status"] == "minted");
+    CHECK(request["failure"].is_null());
+    REQUIRE(is_tx_hash(request["transactionHash"]));
+    CHECK(chain.receipt(request["transactionHash"].get<std::string>())["status"] == "0x1");
+    CHECK(chain.chain_balance(wallet, 10000) == "1");
+    CHECK(chain.nonce(ChainServer::signer()) == nonce + 1);
 }
 
 TEST_CASE("workflow role approval: a wallet linked to another user by then is 422, nothing minted, no role changes",

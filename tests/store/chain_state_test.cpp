@@ -86,6 +86,56 @@ TEST_CASE("role requests move by compare-and-set, record the approver and the mi
     CHECK_FALSE(rejected->approved_at);
 }
 
+TEST_CASE("role requests: one pending per wallet, role and chain; a refused approval fails, then is rejected or "
+          "approved again",
+          "[store]") {
+    FreshStore f;
+    const User u = add_user(*f.store, "twins@example.org");
+    auto& requests = f.store->role_requests();
+    const RoleRequest first = requests.create(NewRoleRequest{u.id, "producer", kStoreWallet, kStoreChainId, ""});
+    std::string refusal;
+    try {
+        (void)requests.create(NewRoleRequest{u.id, "producer", kStoreWallet, kStoreChainId, "again"});
+    } catch (const Error& e) {
+        CHECK(e.kind() == ErrorKind::conflict);
+        refusal = e.what();
+    }
+    CHECK(refusal.find(first.id) != std::string::npos);
+    // Another role, wallet or chain is another request.
+    (void)requests.create(NewRoleRequest{u.id, "verifier", kStoreWallet, kStoreChainId, ""});
+    (void)requests.create(NewRoleRequest{u.id, "producer", "0x2222222222222222222222222222222222222222", kStoreChainId, ""});
+    (void)requests.create(NewRoleRequest{u.id, "producer", kStoreWallet, "other-chain", ""});
+    CHECK(requests.list(RoleRequestStatus::pending).size() == 4);
+
+    CHECK_FALSE(requests.fail(first.id, "not approved yet"));
+    REQUIRE(requests.transition(first.id, RoleRequestStatus::pending, RoleRequestStatus::approved, "admin"));
+    CHECK(requests.find(first.id)->attempt == 0);
+    // No longer pending: the same request may be filed again.
+    const RoleRequest second = requests.create(NewRoleRequest{u.id, "producer", kStoreWallet, kStoreChainId, ""});
+    CHECK(requests.transition(second.id, RoleRequestStatus::pending, RoleRequestStatus::rejected, "admin"));
+
+    CHECK(requests.fail(first.id, "0x11 already holds the producer role token"));
+    CHECK_FALSE(requests.fail(first.id, "twice"));
+    const auto failed = requests.find(first.id);
+    REQUIRE(failed);
+    CHECK(failed->status == RoleRequestStatus::failed);
+    CHECK(failed->failure == "0x11 already holds the producer role token");
+    CHECK(failed->approved_by == "admin");
+    CHECK(requests.list(RoleRequestStatus::failed).size() == 1);
+
+    // Approved again: a new attempt, the failure cleared, the new approver recorded.
+    REQUIRE(requests.transition(first.id, RoleRequestStatus::failed, RoleRequestStatus::approved, "second-admin"));
+    const auto retried = requests.find(first.id);
+    CHECK(retried->status == RoleRequestStatus::approved);
+    CHECK(retried->attempt == 1);
+    CHECK(retried->failure.empty());
+    CHECK(retried->approved_by == "second-admin");
+    CHECK(requests.fail(first.id, "refused again"));
+    CHECK(requests.transition(first.id, RoleRequestStatus::failed, RoleRequestStatus::rejected, "admin"));
+    CHECK(requests.find(first.id)->status == RoleRequestStatus::rejected);
+    CHECK(requests.find(first.id)->attempt == 1);
+}
+
 TEST_CASE("concurrent record_mint calls each land once, and one that fails fails alone", "[store]") {
     FreshStore f;
     const TimePoint now = millis_from_now(0ms);

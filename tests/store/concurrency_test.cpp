@@ -105,6 +105,30 @@ TEST_CASE("concurrent claims of one idempotency key: exactly one wins, the rest 
     }
 }
 
+TEST_CASE("concurrent identical role requests: exactly one is filed, every other names it", "[store]") {
+    FreshStore f;
+    const User u = add_user(*f.store, "file-race@example.org");
+    constexpr int kThreads = 8;
+    std::vector<std::optional<std::string>> filed(kThreads);
+    std::vector<std::string> refusals(kThreads);
+    on_threads(kThreads, [&](int t) {
+        try {
+            filed[static_cast<std::size_t>(t)] =
+                f.store->role_requests().create(NewRoleRequest{u.id, "producer", "0x11", "31337", ""}).id;
+        } catch (const Error& e) {
+            CHECK(e.kind() == ErrorKind::conflict);
+            refusals[static_cast<std::size_t>(t)] = e.what();
+        }
+    });
+    std::vector<std::string> ids;
+    for (const auto& id : filed)
+        if (id) ids.push_back(*id);
+    REQUIRE(ids.size() == 1);
+    for (int t = 0; t < kThreads; ++t)
+        if (!filed[static_cast<std::size_t>(t)]) CHECK(refusals[static_cast<std::size_t>(t)].find(ids[0]) != std::string::npos);
+    CHECK(f.store->role_requests().list(RoleRequestStatus::pending).size() == 1);
+}
+
 TEST_CASE("concurrent approvals of one role request: exactly one moves it", "[store]") {
     FreshStore f;
     const User u = add_user(*f.store, "approve-race@example.org");
@@ -112,7 +136,7 @@ TEST_CASE("concurrent approvals of one role request: exactly one moves it", "[st
     constexpr int kThreads = 8;
     std::vector<std::string> ids;
     for (int i = 0; i < kRequests; ++i) {
-        ids.push_back(f.store->role_requests().create(NewRoleRequest{u.id, "producer", "0x11", "31337", ""}).id);
+        ids.push_back(f.store->role_requests().create(NewRoleRequest{u.id, "producer", "0x1" + std::to_string(i), "31337", ""}).id);
     }
     std::vector<std::vector<std::string>> won(kThreads);
     on_threads(kThreads, [&](int t) {

@@ -44,13 +44,14 @@ void list(Context& ctx, const std::string& status) {
         const auto email = emails.find(r.value("userId", ""));
         rows.push_back({cell(r["id"]), cell(r["status"]), cell(r["roleType"]), wallet_text(r["walletAddress"]),
                         cell(r["blockchainId"]), email == emails.end() ? cell(r["userId"]) : email->second,
-                        cell(r["createdAt"]), r.value("note", "").empty() ? "-" : r["note"].get<std::string>()});
+                        cell(r["createdAt"]), r.value("note", "").empty() ? "-" : r["note"].get<std::string>(),
+                        cell(r.value("failure", nlohmann::json(nullptr)))});
     }
     if (rows.empty() && !ctx.options.json && !ctx.options.quiet) {
         std::cout << "no role requests" << (status.empty() ? "" : " with status " + status) << "\n";
         return;
     }
-    ctx.print_table({"ID", "STATUS", "ROLE", "WALLET", "CHAIN", "REQUESTED BY", "CREATED", "NOTE"}, rows,
+    ctx.print_table({"ID", "STATUS", "ROLE", "WALLET", "CHAIN", "REQUESTED BY", "CREATED", "NOTE", "FAILURE"}, rows,
                     data_and_metadata(answer));
 }
 
@@ -63,7 +64,8 @@ Record request_record(const nlohmann::json& r) {
                      {"wallet", wallet_text(r["walletAddress"])},
                      {"chain", cell(r["blockchainId"])},
                      {"transactionHash", cell(r["transactionHash"])},
-                     {"blockNumber", cell(r["blockNumber"])}};
+                     {"blockNumber", cell(r["blockNumber"])},
+                     {"failure", cell(r.value("failure", nlohmann::json(nullptr)))}};
     return record;
 }
 
@@ -101,13 +103,13 @@ void add_role_requests_command(CLI::App& app, Context& ctx) {
         auto status = std::make_shared<std::string>();
         auto* list_cmd = cmd.add_subcommand("list", "The role requests, oldest first (-q: their ids)");
         one_of(list_cmd->add_option("--status", *status, "Only those in this status"),
-               {"pending", "approved", "minted", "rejected"});
+               {"pending", "approved", "minted", "rejected", "failed"});
         set_examples(*list_cmd, {{"The requests waiting for an admin", "abcictl role-requests list --status pending"}});
         list_cmd->callback([status, &ctx] { list(ctx, *status); });
         for (const auto& [decision, description] :
              {std::pair<std::string, std::string>{"approve", "Approve a request: mints its role token to its wallet "
                                                              "(-q: the transaction hash)"},
-              {"reject", "Reject a pending request: nothing is minted (-q: its status)"}}) {
+              {"reject", "Reject a pending or failed request: nothing is minted (-q: its status)"}}) {
             auto id = std::make_shared<std::string>();
             auto* sub = cmd.add_subcommand(decision, description);
             sub->add_option("ID", *id, "The request's id (see: abcictl role-requests list)")->required();

@@ -51,7 +51,13 @@ std::vector<store::AuditEntry> Listings::audit(const std::optional<std::string>&
 std::vector<store::RoleRequest> Listings::role_requests(const std::optional<std::string>& status) {
     if (!status) return store_.role_requests().list(std::nullopt);
     const auto wanted = store::parse_role_request_status(*status);
-    return wanted ? store_.role_requests().list(wanted) : std::vector<store::RoleRequest>{};
+    // A misspelt status would list nothing, which reads as "no such requests".
+    if (!wanted) {
+        std::string names;
+        for (const auto& name : store::role_request_status_names()) names += (names.empty() ? "" : ", ") + name;
+        throw Error(ErrorKind::invalid_input, "invalid request", {"status must be one of " + names});
+    }
+    return store_.role_requests().list(wanted);
 }
 
 std::vector<store::ApiKey> Listings::api_keys() { return store_.api_keys().list(); }

@@ -33,8 +33,9 @@ public:
     /// Error(invalid_input) for a malformed since or limit.
     [[nodiscard]] std::vector<store::AuditEntry> audit(const std::optional<std::string>& since,
                                                        const std::optional<std::string>& limit);
-    /// Role requests, oldest first; only those in `status` when given (a
-    /// status no request can be in lists nothing).
+    /// Role requests, oldest first; only those in `status` when given.
+    /// Error(invalid_input) naming the statuses for any other status (its
+    /// case counts, and an empty one is none of them).
     [[nodiscard]] std::vector<store::RoleRequest> role_requests(const std::optional<std::string>& status);
     /// Every API key, oldest first (hashes are never stored, so never listed).
     [[nodiscard]] std::vector<store::ApiKey> api_keys();

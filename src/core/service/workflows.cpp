@@ -55,10 +55,33 @@ store::RoleRequest load(store::Store& store, const std::string& id) {
     return *request;
 }
 
+// Whether a failed mint refused the approval for good, as far as a retry of
+// the same approval goes: what the caller or the chain said no to, rather
+// than a node that did not answer or a dependency that was down.
+bool refusal(ErrorKind kind) {
+    switch (kind) {
+    case ErrorKind::invalid_input:
+    case ErrorKind::not_found:
+    case ErrorKind::conflict:
+    case ErrorKind::forbidden:
+    case ErrorKind::unprocessable:
+    case ErrorKind::chain_rejected: return true;
+    default: return false;
+    }
+}
+
+// The Idempotency-Key of an approval's mint: one mint per approval whoever
+// retries it, and each approval after a failure a mint of its own (the first
+// keeps the request's id, the key of releases before failures were recorded).
+std::string mint_key(const store::RoleRequest& request) {
+    return request.attempt == 0 ? request.id : request.id + "/attempt-" + std::to_string(request.attempt);
+}
+
 }  // namespace
 
 store::RoleRequest Workflows::file_role_request(const std::string& user_id, const json& body) {
     auto request = parse_role_request(body, user_id);
+    (void)registry_.find(request.blockchain_id);  // an unknown chain is 404 now, not when an admin approves
     // One message whether the wallet is someone else's or nobody's: a
     // requester learns nothing about other users' wallets.
     if (!linked_to(store_, request.wallet_address, user_id)) {
@@ -83,9 +106,9 @@ RoleApproval Workflows::approve_role_request(const std::string& id, const std::s
                                                   " of role request " + id +
                                                   " is no longer linked to the user who filed it; this approval "
                                                   "mints nothing, and the user may file a new request for a wallet of theirs");
-    if (request.status == store::RoleRequestStatus::pending) {
+    if (request.status == store::RoleRequestStatus::pending || request.status == store::RoleRequestStatus::failed) {
         // Of two admins approving at once, one records the approval; both go on to the same idempotent mint.
-        (void)store_.role_requests().transition(id, store::RoleRequestStatus::pending, store::RoleRequestStatus::approved, admin_id);
+        (void)store_.role_requests().transition(id, request.status, store::RoleRequestStatus::approved, admin_id);
         request = load(store_, id);
     }
     std::optional<MintResult> mint;
@@ -100,9 +123,17 @@ RoleApproval Workflows::approve_role_request(const std::string& id, const std::s
         if (!request.note.empty()) body["metadata"]["notes"] = request.note;
         MintOptions options;
         options.actor = "workflow:role-request";
-        options.idempotency_key = request.id;  // one mint per request, whoever retries
+        options.idempotency_key = mint_key(request);
         options.role_request_id = request.id;
-        mint = abci_.mint_role(parse_mint_role(body), options);
+        try {
+            mint = abci_.mint_role(parse_mint_role(body), options);
+        } catch (const MintUnsettled&) {
+            throw;  // signed, and perhaps mined yet: still approved
+        } catch (const Error& e) {
+            // Never approved for ever: the admin sees why, then rejects it or approves it again.
+            if (refusal(e.kind())) (void)store_.role_requests().fail(id, e.what());
+            throw;
+        }
         request = load(store_, id);  // the mint marked it minted
     }
     update_user_role(store_, *holder, request);
@@ -110,11 +141,13 @@ RoleApproval Workflows::approve_role_request(const std::string& id, const std::s
 }
 
 store::RoleRequest Workflows::reject_role_request(const std::string& id, const std::string& admin_id) {
-    // Compare-and-set from pending: an approval that got there first keeps its mint.
-    if (!store_.role_requests().transition(id, store::RoleRequestStatus::pending, store::RoleRequestStatus::rejected, admin_id)) {
+    // Compare-and-set from pending (or failed): an approval that got there first keeps its mint.
+    auto& requests = store_.role_requests();
+    if (!requests.transition(id, store::RoleRequestStatus::pending, store::RoleRequestStatus::rejected, admin_id) &&
+        !requests.transition(id, store::RoleRequestStatus::failed, store::RoleRequestStatus::rejected, admin_id)) {
         const auto request = load(store_, id);
         if (request.status != store::RoleRequestStatus::rejected)
-            throw Error(ErrorKind::conflict, "role request " + id + " is " + store::to_string(request.status) + ", not pending: it can no longer be rejected");
+            throw Error(ErrorKind::conflict, "role request " + id + " is " + store::to_string(request.status) + ", not pending or failed: it can no longer be rejected");
     }
     return load(store_, id);
 }

@@ -26,30 +26,38 @@ struct RoleApproval {
 
 class Workflows {
 public:
-    /// Both must outlive this object.
-    Workflows(store::Store& store, AbciService& abci) : store_(store), abci_(abci) {}
+    /// All three must outlive this object.
+    Workflows(store::Store& store, Registry& registry, AbciService& abci)
+        : store_(store), registry_(registry), abci_(abci) {}
 
     /// Files a role request of user `user_id` (spec §1). `body`: roleType,
-    /// walletAddress, blockchainId (strings), optional note. The wallet must
-    /// be linked to the requester: the token goes to the wallet and the
-    /// platform role to the user, so they must be one person
+    /// walletAddress, blockchainId (strings), optional note. The chain must
+    /// be configured (Error(not_found), as the mint's pre-flight says). The
+    /// wallet must be linked to the requester: the token goes to the wallet
+    /// and the platform role to the user, so they must be one person
     /// (Error(unprocessable) otherwise, whoever the wallet belongs to).
+    /// Error(conflict) naming the request when the same wallet, role and
+    /// chain have one pending already.
     [[nodiscard]] store::RoleRequest file_role_request(const std::string& user_id, const nlohmann::json& body);
 
-    /// Approves role request `id` on behalf of admin `admin_id` and carries it
-    /// through to minted. Returns the request and the mint's result (none
-    /// when the request was already minted earlier). Error(not_found) for
-    /// an unknown request; Error(unprocessable) when its wallet is no longer
-    /// linked to its requester (nothing is recorded or minted then);
-    /// Error(conflict) when it was rejected, or its mint is
-    /// still running (retry later), or the wallet already holds the role by
-    /// another way; the mint's own errors otherwise (the request then stays
-    /// approved, and a retry continues from there).
+    /// Approves role request `id` (pending, or failed: a retry) on behalf of
+    /// admin `admin_id` and carries it through to minted. Returns the
+    /// request and the mint's result (none when the request was already
+    /// minted earlier). Error(not_found) for an unknown request;
+    /// Error(unprocessable) when its wallet is no longer linked to its
+    /// requester (nothing is recorded or minted then); Error(conflict) when it
+    /// was rejected, or its mint is still running (retry later). Otherwise the
+    /// mint's own errors: a refusal (the wallet holds the role already, the
+    /// chain is unknown or inactive, the chain reverted the mint…) moves the
+    /// request to failed with the reason; a mint that may still land or a
+    /// node that did not answer leaves it approved, and a retry continues
+    /// from there.
     [[nodiscard]] RoleApproval approve_role_request(const std::string& id, const std::string& admin_id);
 
-    /// Rejects pending role request `id` (admin `admin_id`); rejecting it
-    /// again changes nothing. Returns the request. Error(not_found) for an
-    /// unknown request, Error(conflict) when it is approved or minted already.
+    /// Rejects role request `id` (pending or failed; admin `admin_id`);
+    /// rejecting it again changes nothing. Returns the request.
+    /// Error(not_found) for an unknown request, Error(conflict) when it is
+    /// approved or minted already.
     [[nodiscard]] store::RoleRequest reject_role_request(const std::string& id, const std::string& admin_id);
 
     /// Issues a certificate from the certifier `user_id` (spec §1). `body`:
@@ -67,6 +75,7 @@ public:
 
 private:
     store::Store& store_;
+    Registry& registry_;
     AbciService& abci_;
 };
 

@@ -349,10 +349,29 @@ constexpr const char* kLaneGenesis = R"sql(
 ALTER TABLE lanes ADD COLUMN genesis TEXT NOT NULL DEFAULT '';
 )sql";
 
-constexpr std::array<const char*, 10> kMigrations = {kInitialSchema, kChainState,   kEntityPerTransaction,
+// Role requests: at most one pending request per wallet, role and chain (a
+// partial unique index, which holds across servers; pending twins filed
+// before it are rejected, the oldest kept), and a failed approval's reason
+// and retries (role_requests.hpp).
+constexpr const char* kRoleRequestFailures = R"sql(
+ALTER TABLE role_requests ADD COLUMN failure TEXT NOT NULL DEFAULT '';
+ALTER TABLE role_requests ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0;
+UPDATE role_requests
+   SET status = 'rejected', failure = 'a duplicate of an older pending request for the same wallet, role and chain',
+       updated_at = CAST(strftime('%s', 'now') AS INTEGER) * 1000
+ WHERE status = 'pending' AND EXISTS (
+       SELECT 1 FROM role_requests AS older
+        WHERE older.status = 'pending' AND older.wallet_address = role_requests.wallet_address
+          AND older.role_type = role_requests.role_type AND older.blockchain_id = role_requests.blockchain_id
+          AND older.rowid < role_requests.rowid);
+CREATE UNIQUE INDEX role_requests_pending ON role_requests(wallet_address, role_type, blockchain_id)
+    WHERE status = 'pending';
+)sql";
+
+constexpr std::array<const char*, 11> kMigrations = {kInitialSchema, kChainState,   kEntityPerTransaction,
                                                      kMintRecords,   kAuditByActor, kRefusedAuditRows,
                                                      kSharedState,   kMintJobs,     kLaneStuck,
-                                                     kLaneGenesis};
+                                                     kLaneGenesis,   kRoleRequestFailures};
 
 }  // namespace
 

@@ -26,11 +26,12 @@ std::optional<Enum> value_of(const std::array<std::pair<Enum, const char*>, N>& 
     return std::nullopt;
 }
 
-constexpr std::array<std::pair<RoleRequestStatus, const char*>, 4> kRoleRequestStatuses{{
+constexpr std::array<std::pair<RoleRequestStatus, const char*>, 5> kRoleRequestStatuses{{
     {RoleRequestStatus::pending, "pending"},
     {RoleRequestStatus::approved, "approved"},
     {RoleRequestStatus::minted, "minted"},
     {RoleRequestStatus::rejected, "rejected"},
+    {RoleRequestStatus::failed, "failed"},
 }};
 constexpr std::array<std::pair<MintState, const char*>, 3> kMintStates{{
     {MintState::pending, "pending"},
@@ -51,6 +52,11 @@ constexpr std::array<std::pair<VerificationOutcome, const char*>, 2> kVerificati
 const char* to_string(RoleRequestStatus status) noexcept { return name_of(kRoleRequestStatuses, status); }
 std::optional<RoleRequestStatus> parse_role_request_status(std::string_view name) noexcept {
     return value_of(kRoleRequestStatuses, name);
+}
+std::vector<std::string> role_request_status_names() {
+    std::vector<std::string> names;
+    for (const auto& [status, name] : kRoleRequestStatuses) names.emplace_back(name);
+    return names;
 }
 const char* to_string(MintState state) noexcept { return name_of(kMintStates, state); }
 std::optional<MintState> parse_mint_state(std::string_view name) noexcept { return value_of(kMintStates, name); }

@@ -76,6 +76,7 @@ nlohmann::json role_request_view(const store::RoleRequest& r) {
             {"approvedAt", r.approved_at ? nlohmann::json(iso_time(*r.approved_at)) : nlohmann::json(nullptr)},
             {"transactionHash", r.tx_hash.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.tx_hash)},
             {"blockNumber", r.block_number ? nlohmann::json(r.block_number) : nlohmann::json(nullptr)},
+            {"failure", r.failure.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.failure)},
             {"createdAt", iso_time(r.created_at)},
             {"updatedAt", iso_time(r.updated_at)}};
 }

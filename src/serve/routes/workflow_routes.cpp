@@ -13,38 +13,38 @@ namespace abci::serve {
 namespace {
 
 Reply create_role_request(RequestContext& ctx) {
-    service::Workflows workflows(ctx.services.store, ctx.services.abci);
+    service::Workflows workflows(ctx.services.store, ctx.services.registry, ctx.services.abci);
     const auto request = workflows.file_role_request(ctx.caller().id, ctx.json_body());
     return Reply::data(201, role_request_view(request));
 }
 
 Reply approve_role_request(RequestContext& ctx) {
-    service::Workflows workflows(ctx.services.store, ctx.services.abci);
+    service::Workflows workflows(ctx.services.store, ctx.services.registry, ctx.services.abci);
     const auto approval = workflows.approve_role_request(ctx.path_match(1), ctx.caller().id);
     const nlohmann::json mint = approval.mint ? mint_result_view(*approval.mint) : nlohmann::json(nullptr);
     return Reply::data(200, {{"roleRequest", role_request_view(approval.request)}, {"mint", mint}});
 }
 
 Reply reject_role_request(RequestContext& ctx) {
-    service::Workflows workflows(ctx.services.store, ctx.services.abci);
+    service::Workflows workflows(ctx.services.store, ctx.services.registry, ctx.services.abci);
     const auto request = workflows.reject_role_request(ctx.path_match(1), ctx.caller().id);
     return Reply::data(200, {{"roleRequest", role_request_view(request)}});
 }
 
 Reply issue_certificate(RequestContext& ctx) {
-    service::Workflows workflows(ctx.services.store, ctx.services.abci);
+    service::Workflows workflows(ctx.services.store, ctx.services.registry, ctx.services.abci);
     const auto certificate = workflows.issue_certificate(ctx.caller().id, ctx.json_body());
     return Reply::data(201, certificate_view(certificate));
 }
 
 Reply read_certificate(RequestContext& ctx) {
-    service::Workflows workflows(ctx.services.store, ctx.services.abci);
+    service::Workflows workflows(ctx.services.store, ctx.services.registry, ctx.services.abci);
     const auto certificate = workflows.certificate(ctx.path_match(1), ctx.caller());
     return Reply::data(200, certificate_view(certificate));
 }
 
 Reply own_certificates(RequestContext& ctx) {
-    service::Workflows workflows(ctx.services.store, ctx.services.abci);
+    service::Workflows workflows(ctx.services.store, ctx.services.registry, ctx.services.abci);
     nlohmann::json data = nlohmann::json::array();
     for (const auto& certificate : workflows.certificates_of(ctx.caller().id))
         data.push_back(certificate_view(certificate));

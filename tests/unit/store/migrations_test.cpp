@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <tuple>
 
 #include "core/store/migrations.hpp"
 #include "support/error_kind.hpp"
@@ -130,6 +131,37 @@ TEST_CASE("store: a database at schema version 1 upgrades to the latest, keeping
     CHECK_FALSE(store->mints().begin(mint_request("u1", "POST /x", "k", "fp")));
     CHECK(store->certificates().create(NewCertificate{"u1", "31337", "0x11", "0x11", "t", "d", "c"}).status ==
           CertificateStatus::pending);
+}
+
+TEST_CASE("store: pending twins filed before the rule keep the oldest, the others rejected, on upgrade", "[store]") {
+    test::TempDir dir;
+    const std::string path = dir / "abci.db";
+    {
+        SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+        db.exec(sqlite::migrations()[0]);
+        db.exec("PRAGMA user_version = 1");
+        db.exec("INSERT INTO users (id, email, role, verified, created_at) VALUES ('u1', 'u@example.org', 'farmer', 1, 1)");
+        // r1–r3 the same ask, all pending; r4 the same but approved; r5 another role.
+        for (const auto& [id, role, status] : {std::tuple{"r1", "producer", "pending"}, {"r2", "producer", "pending"},
+                                               {"r3", "producer", "pending"}, {"r4", "producer", "approved"},
+                                               {"r5", "verifier", "pending"}})
+            db.exec(std::string("INSERT INTO role_requests (id, user_id, role_type, wallet_address, blockchain_id, note, "
+                                "status, created_at, updated_at) VALUES ('") +
+                    id + "', 'u1', '" + role + "', '0x11', '31337', '', '" + status + "', 1000, 1000)");
+    }
+    auto store = open_sqlite_store(path);
+    auto& requests = store->role_requests();
+    CHECK(requests.find("r1")->status == RoleRequestStatus::pending);
+    for (const char* twin : {"r2", "r3"}) {
+        const auto rejected = requests.find(twin);
+        CHECK(rejected->status == RoleRequestStatus::rejected);
+        CHECK(rejected->failure.find("duplicate") != std::string::npos);
+        CHECK(rejected->updated_at > TimePoint(std::chrono::milliseconds(1000)));
+    }
+    CHECK(requests.find("r4")->status == RoleRequestStatus::approved);
+    CHECK(requests.find("r5")->status == RoleRequestStatus::pending);
+    CHECK(test::error_kind([&] { (void)requests.create(NewRoleRequest{"u1", "producer", "0x11", "31337", ""}); }) ==
+          ErrorKind::conflict);
 }
 
 TEST_CASE("store: idempotency keys of schema version 3 become mints, with their answers and transactions", "[store]") {

@@ -261,6 +261,24 @@ const std::array kSchema{
     // The chain each lane sends to, by its block 0 (lanes.hpp): what `admin
     // journal abandon` checks a node against.
     Migration{5, {"ALTER TABLE lanes ADD COLUMN genesis TEXT NOT NULL DEFAULT ''"}},
+    // Role requests: at most one pending per wallet, role and chain (older
+    // pending twins kept, later ones rejected), and a failed approval's
+    // reason and retries (role_requests.hpp; SQLite's kRoleRequestFailures).
+    Migration{6,
+              {
+                  "ALTER TABLE role_requests ADD COLUMN failure TEXT NOT NULL DEFAULT ''",
+                  "ALTER TABLE role_requests ADD COLUMN attempt BIGINT NOT NULL DEFAULT 0",
+                  R"sql(UPDATE role_requests
+   SET status = 'rejected', failure = 'a duplicate of an older pending request for the same wallet, role and chain',
+       updated_at = CAST(floor(extract(epoch FROM now()) * 1000) AS BIGINT)
+ WHERE status = 'pending' AND EXISTS (
+       SELECT 1 FROM role_requests AS older
+        WHERE older.status = 'pending' AND older.wallet_address = role_requests.wallet_address
+          AND older.role_type = role_requests.role_type AND older.blockchain_id = role_requests.blockchain_id
+          AND older.rowid < role_requests.rowid))sql",
+                  "CREATE UNIQUE INDEX role_requests_pending ON role_requests(wallet_address, role_type, blockchain_id) "
+                  "WHERE status = 'pending'",
+              }},
 };
 
 }  // namespace

@@ -8,7 +8,7 @@ namespace {
 
 constexpr const char* kRoleRequestColumns =
     "id, user_id, role_type, wallet_address, blockchain_id, note, status, created_at, updated_at, approved_by, "
-    "approved_at, tx_hash, block_number";
+    "approved_at, tx_hash, block_number, failure, attempt";
 constexpr auto read_role_request = [](const auto& row) {
     return RoleRequest{.id = row.text("id"),
                        .user_id = row.text("user_id"),
@@ -22,8 +22,14 @@ constexpr auto read_role_request = [](const auto& row) {
                        .approved_by = row.text("approved_by"),
                        .approved_at = row.optional_time_at("approved_at"),
                        .tx_hash = row.text("tx_hash"),
-                       .block_number = row.unsigned_integer("block_number")};
+                       .block_number = row.unsigned_integer("block_number"),
+                       .failure = row.text("failure"),
+                       .attempt = static_cast<std::uint32_t>(row.unsigned_integer("attempt"))};
 };
+
+// Attempts to file a request before giving up on a pending twin that keeps
+// moving on between the insert and the look-up (each time, another was filed).
+constexpr int kFilingAttempts = 8;
 
 template <class Db>
 class SqlRoleRequests final : public RoleRequests {
@@ -42,12 +48,30 @@ public:
                             .created_at = now,
                             .updated_at = now};
         db_.run({.not_found = "user not found"}, [&](auto& c) {
-            execute(c,
-                    "INSERT INTO role_requests (id, user_id, role_type, wallet_address, blockchain_id, note, status, "
-                    "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    created.id, created.user_id, created.role_type, created.wallet_address, created.blockchain_id,
-                    created.note, created.status, to_millis(created.created_at),
-                    to_millis(created.updated_at));
+            // The partial unique index over pending requests decides, on
+            // either backend and across servers: the insert that meets a
+            // pending twin adds nothing, and the twin is named.
+            for (int attempt = 1; attempt <= kFilingAttempts; ++attempt) {
+                if (execute(c,
+                            "INSERT INTO role_requests (id, user_id, role_type, wallet_address, blockchain_id, note, "
+                            "status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                            "ON CONFLICT (wallet_address, role_type, blockchain_id) WHERE status = 'pending' DO NOTHING",
+                            created.id, created.user_id, created.role_type, created.wallet_address,
+                            created.blockchain_id, created.note, created.status, to_millis(created.created_at),
+                            to_millis(created.updated_at)) == 1)
+                    return;
+                const auto twin = query_one(
+                    c,
+                    "SELECT id FROM role_requests WHERE wallet_address = ? AND role_type = ? AND blockchain_id = ? "
+                    "AND status = 'pending'",
+                    [](const auto& row) { return row.text("id"); }, created.wallet_address, created.role_type,
+                    created.blockchain_id);
+                if (twin)
+                    throw Error(ErrorKind::conflict,
+                                "role request " + *twin + " asks for the same role for this wallet on this chain and is "
+                                "still pending: it is the one an admin approves or rejects");
+            }
+            throw Error(ErrorKind::unavailable, "role requests for this wallet and role keep changing: file it again");
         });
         return created;
     }
@@ -75,9 +99,20 @@ public:
             return execute(c,
                            "UPDATE role_requests SET status = ?3, updated_at = ?5, "
                            "approved_by = CASE WHEN ?3 = 'approved' THEN ?4 ELSE approved_by END, "
-                           "approved_at = CASE WHEN ?3 = 'approved' THEN ?5 ELSE approved_at END "
+                           "approved_at = CASE WHEN ?3 = 'approved' THEN ?5 ELSE approved_at END, "
+                           "failure = CASE WHEN ?3 = 'approved' THEN '' ELSE failure END, "
+                           "attempt = CASE WHEN ?2 = 'failed' AND ?3 = 'approved' THEN attempt + 1 ELSE attempt END "
                            "WHERE id = ?1 AND status = ?2",
                            id, from, to, actor, to_millis(now_millis())) == 1;
+        });
+    }
+
+    bool fail(const std::string& id, const std::string& reason) override {
+        return db_.run({}, [&](auto& c) {
+            return execute(c,
+                           "UPDATE role_requests SET status = 'failed', failure = ?2, updated_at = ?3 "
+                           "WHERE id = ?1 AND status = 'approved'",
+                           id, reason, to_millis(now_millis())) == 1;
         });
     }
 
