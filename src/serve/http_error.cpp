@@ -7,6 +7,7 @@
 
 #include "core/service/service.hpp"
 #include "core/limits/rate_limiter.hpp"
+#include "core/store/unavailable.hpp"
 
 namespace abci::serve {
 
@@ -84,6 +85,13 @@ void render_error(httplib::Response& res, const Error& error, Unauthorized why) 
     case ErrorKind::forbidden:
         body["message"] = error.what();
         body["code"] = "INSUFFICIENT_PERMISSIONS";
+        break;
+    case ErrorKind::unavailable:
+        // Where the database lives is the operator's (the request's log
+        // line has it), not something to tell whoever asks during an outage.
+        body["message"] = dynamic_cast<const store::DatabaseUnavailable*>(&error)
+                              ? "the service is unavailable: try again later"
+                              : error.what();
         break;
     default: body["message"] = error.what();
     }

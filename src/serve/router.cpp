@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <regex>
 
 #include <fmt/format.h>
@@ -174,7 +175,7 @@ void Router::add(Route r) {
                 // Spec 5.2 and 8: the caller is counted against the limit
                 // before anything else is decided, so refused probes count too.
                 const auto bearer = bearer_of(request);
-                std::optional<Error> refused;
+                std::exception_ptr refused;  // the error as thrown: a copy would lose what it is (http_error.cpp)
                 try {
                     if (bearer.empty()) {
                         why = Unauthorized::missing_token;
@@ -182,12 +183,12 @@ void Router::add(Route r) {
                     }
                     ctx.principal = services_.auth.authenticate(bearer);
                 } catch (const Error& e) {
-                    refused = e;
+                    refused = std::current_exception();
                 }
                 check_rate(response, *services_.abci_limiter,
                            ctx.principal ? ctx.principal->actor() : "addr:" + ctx.client_address, "rate_limit.abci",
                            "ABCI_RATE_LIMIT");
-                if (refused) throw *refused;
+                if (refused) std::rethrow_exception(refused);
                 auth::require(ctx.principal->is_admin() || (scope && ctx.principal->has_scope(*scope)),
                         scope ? "this route needs the admin role or an API key with scope " + *scope
                               : "this route needs the admin role");

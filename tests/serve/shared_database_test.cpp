@@ -102,4 +102,39 @@ TEST_CASE("replicas: a session and the rate limit hold across three servers, a r
     }
 }
 
+// During an outage whoever asks learns that the service is unavailable, not
+// where its database lives; the operator's log and commands still say.
+TEST_CASE("replicas: while the database is down, public answers name no host, port or database; the log does",
+          "[serve][postgres]") {
+    Postgres pg;
+    const auto url = pg.create_database("outage_store");
+    const Server server({.env = {{"ABCI_DATABASE_URL", url}}});
+    (void)server.login_admin();
+    const auto http = server.http();
+    pg.stop();
+
+    const std::string where = "127.0.0.1:" + std::to_string(pg.port()) + "/outage_store";
+    const auto login = http.post("/api/auth/login-email-password",
+                                 {{"email", Server::admin_email}, {"password", Server::admin_password}});
+    const auto abci = http.get("/abci/blockchains/list", "not-a-token");
+    const auto ready = http.get("/readyz");
+    for (const auto* answer : {&login, &abci, &ready}) {
+        INFO(answer->status << " " << answer->body);
+        // The bad token may be refused before the database is asked anything.
+        CHECK((answer->status == 503 || (answer == &abci && answer->status == 401)));
+        for (const auto& secret : {std::string("127.0.0.1"), std::to_string(pg.port()), std::string("outage_store"),
+                                   std::string("PostgreSQL")})
+            CHECK(answer->body.find(secret) == std::string::npos);
+    }
+    CHECK(login.json == nlohmann::json{{"error", "unavailable"}, {"message", "the service is unavailable: try again later"}});
+    CHECK(ready.json["checks"]["database"]["healthy"] == false);
+    CHECK(server.log().find(where) != std::string::npos);
+
+    // The operator's own commands still name it.
+    const auto listed = run_abcictl({"admin", "user", "list"}, "", {{"ABCI_DATABASE_URL", url}});
+    INFO(listed.err);
+    CHECK(listed.exit_code != 0);
+    CHECK(listed.err.find(where) != std::string::npos);
+}
+
 }  // namespace abci::test::shared_database_tests

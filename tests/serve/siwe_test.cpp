@@ -193,4 +193,25 @@ TEST_CASE("wallet login: an unknown wallet registers as a farmer only when autoR
     CHECK(second.json["user"]["id"] == first.json["user"]["id"]);
 }
 
+// A server without [auth.wallet] serves no wallet sign-in: a well-formed,
+// well-signed message is answered as the nonce route is (404), never 500.
+TEST_CASE("wallet login: while it is off, wallet-connect answers the 404 of wallet-nonce", "[serve][siwe]") {
+    Server server;
+    const auto http = server.http();
+    const auto& wallet = Anvil::dev_accounts()[3];
+    server.add_user("off@example.org", "farmer", "wallet off pass 12");
+    server.link_wallet("off@example.org", wallet.address);
+    const auto nonce = http.get("/api/auth/wallet-nonce");
+    INFO(nonce.body);
+    require_error(nonce, 404, "not_found");
+
+    const auto signed_messages = wallet_sign(nlohmann::json::array(
+        {{{"privateKey", wallet.private_key}, {"domain", server.host()}, {"uri", server.url()}, {"chainId", 31337},
+          {"nonce", "walletOffNonce123"}, {"issuedAt", iso_in(0)}}}));
+    const auto connect = http.post("/api/auth/wallet-connect", connect_body(signed_messages[0]));
+    INFO(connect.body);
+    require_error(connect, 404, "not_found");
+    CHECK(connect.json == nonce.json);
+}
+
 }  // namespace abci::test

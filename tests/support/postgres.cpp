@@ -152,12 +152,16 @@ void Postgres::start() {
 }
 
 void Postgres::restart_immediate() {
-    const auto stopped = pg_ctl_stop();
-    INFO(stopped.out << stopped.err);
-    REQUIRE(stopped.exit_code == 0);
+    stop();
     const auto started = pg_ctl_start();
     INFO(log_tail());
     REQUIRE(started.exit_code == 0);
+}
+
+void Postgres::stop() {
+    const auto stopped = pg_ctl_stop();
+    INFO(stopped.out << stopped.err);
+    REQUIRE(stopped.exit_code == 0);
 }
 
 std::string Postgres::url(const std::string& database) const {

@@ -46,6 +46,8 @@ public:
     /// Stops the server at once (as a crash: no shutdown checkpoint) and
     /// starts it again on the same port and cluster: `pg_ctl restart -m immediate`.
     void restart_immediate();
+    /// Stops the server at once (as a crash), its cluster and port kept: an outage.
+    void stop();
     /// Stops the server cleanly (a shutdown checkpoint, so a copy starts
     /// without recovery) and copies its cluster to `to`, by a rename into
     /// place: never seen half made. The fixture is then stopped for good.

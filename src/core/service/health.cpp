@@ -10,6 +10,8 @@
 #include "core/error.hpp"
 #include "core/eth/address.hpp"
 #include "core/store/store.hpp"
+#include "core/store/unavailable.hpp"
+#include "core/util/log.hpp"
 
 namespace abci::service {
 
@@ -171,6 +173,10 @@ HealthCheck database_check(store::Store& store) {
     try {
         (void)store.users().count();
         return {.name = "database", .healthy = true};
+    } catch (const store::DatabaseUnavailable& e) {
+        // /readyz is anyone's: where the database lives goes to the operator's log only.
+        util::log(util::LogLevel::error, "the database check failed", {{"error", e.what()}});
+        return {.name = "database", .healthy = false, .message = "the database cannot be reached: the server's log says why"};
     } catch (const Error& e) {
         return {.name = "database", .healthy = false, .message = e.what()};
     }

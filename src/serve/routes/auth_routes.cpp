@@ -32,10 +32,16 @@ Reply login_password(RequestContext& ctx) {
     return login_reply(ctx.services.auth.login_password(email, password, ctx.client_address));
 }
 
-Reply wallet_nonce(RequestContext& ctx) {
+// The wallet sign-in settings; Error(not_found) while it is off, for the nonce and the sign-in alike.
+const auth::WalletLoginSettings& enabled_wallet_login(RequestContext& ctx) {
     const auto& wallet = ctx.services.auth.settings().wallet;
     if (wallet.chain_ids.empty())
         throw Error(ErrorKind::not_found, "wallet login is not enabled: no chain ids are configured");
+    return wallet;
+}
+
+Reply wallet_nonce(RequestContext& ctx) {
+    const auto& wallet = enabled_wallet_login(ctx);
     const auto nonce = ctx.services.auth.issue_wallet_nonce(ctx.client_address);
     return Reply::json(200, {{"success", true},
                              {"nonce", nonce.nonce},
@@ -46,6 +52,7 @@ Reply wallet_nonce(RequestContext& ctx) {
 }
 
 Reply wallet_connect(RequestContext& ctx) {
+    (void)enabled_wallet_login(ctx);
     const auto body = ctx.json_body();
     util::Fields fields(body);
     const auto address = fields.required_string("address", 42);

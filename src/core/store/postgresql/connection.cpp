@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/store/unavailable.hpp"
 #include "core/util/log.hpp"
 
 namespace abci::store::postgresql {
@@ -99,13 +100,13 @@ pg_conn* connect(const std::string& url, const std::string& password) {
 }  // namespace
 
 Connection::Connection(const std::string& url, const std::string& password) : conn_(connect(url, password)) {
-    if (!conn_) throw Error(ErrorKind::unavailable, "cannot connect to PostgreSQL: out of memory");
+    if (!conn_) throw DatabaseUnavailable("cannot connect to PostgreSQL: out of memory");
     where_ = where(conn_);
     if (PQstatus(conn_) != CONNECTION_OK) {
         const auto message = fmt::format("cannot connect to PostgreSQL at {}: {}", where_, one_line(PQerrorMessage(conn_)));
         PQfinish(conn_);
         conn_ = nullptr;
-        throw Error(ErrorKind::unavailable, message);
+        throw DatabaseUnavailable(message);
     }
     PQsetNoticeProcessor(conn_, log_notice, &where_);
     // Notices are the server thinking aloud ("already exists, skipping");
@@ -134,7 +135,7 @@ int Connection::backend_pid() const noexcept { return PQbackendPID(conn_); }
 
 std::vector<Notification> Connection::notifications(std::chrono::milliseconds timeout) {
     const auto lost = [&] {
-        return Error(ErrorKind::unavailable, fmt::format("the connection to PostgreSQL at {} was lost", where_));
+        return DatabaseUnavailable(fmt::format("the connection to PostgreSQL at {} was lost", where_));
     };
     const auto take = [&] {
         std::vector<Notification> arrived;
@@ -153,7 +154,7 @@ std::vector<Notification> Connection::notifications(std::chrono::milliseconds ti
 
 Result Connection::exec(const std::string& sql, const std::vector<Param>& params) {
     if (broken())
-        throw Error(ErrorKind::unavailable, fmt::format("the connection to PostgreSQL at {} was lost", where_));
+        throw DatabaseUnavailable(fmt::format("the connection to PostgreSQL at {} was lost", where_));
     std::vector<const char*> values;
     values.reserve(params.size());
     for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
@@ -188,7 +189,7 @@ Result Connection::checked(pg_result* raw_result) {
     // No SQLSTATE: libpq's own failure, the connection lost on the way.
     const auto kind = sqlstate ? kind_of(sqlstate) : ErrorKind::unavailable;
     if (kind == ErrorKind::unavailable && broken())
-        throw Error(kind, fmt::format("the connection to PostgreSQL at {} was lost: {}", where_, one_line(message)));
+        throw DatabaseUnavailable(fmt::format("the connection to PostgreSQL at {} was lost: {}", where_, one_line(message)));
     throw StatementError(kind, one_line(message), sqlstate ? sqlstate : "");
 }
 
