@@ -122,8 +122,13 @@ Server::Server(Settings settings) : state_(std::make_unique<State>()) {
         log_line(level == util::LogLevel::warning ? "warn" : util::to_string(level), message, fields);
     });
     s.store = open_store(s.settings);
-    s.store->audit().set_error_handler(
-        [](const std::string& error) { log_line("error", "audit write failed (will retry)", {{"error", error}}); });
+    s.store->audit().set_error_handler([](const std::string& error, bool retried) {
+        if (retried) {
+            log_line("error", "audit write failed (will retry)", {{"error", error}});
+        } else {
+            log_line("warn", "audit row dropped: the database refuses it", {{"error", error}});
+        }
+    });
 
     s.counters = s.settings.database.url.empty() ? std::make_unique<limits::Counters>()
                                                  : std::make_unique<service::SharedCounters>(s.store->rate_windows());

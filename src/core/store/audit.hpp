@@ -50,14 +50,20 @@ public:
     virtual ~AuditLog() = default;
     /// Queues the entry and returns without waiting for the disk: entries are
     /// committed in batches by a writer of their own, within a few
-    /// milliseconds, and at the latest when the store is destroyed. A failed
-    /// commit is retried (and reported to the error handler); only a crash
-    /// can lose the entries of the last few milliseconds, as with any commit
-    /// under synchronous=NORMAL.
+    /// milliseconds, and at the latest when the store is destroyed. Text that
+    /// is not text (a NUL, invalid UTF-8) is recorded escaped
+    /// (util::escape_text), never refused. A commit that fails because the
+    /// database cannot be reached is retried (and reported to the error
+    /// handler); a row the database refuses for itself is dropped, reported
+    /// once, and the rows after it are written. Only a crash can lose the
+    /// entries of the last few milliseconds, as with any commit under
+    /// synchronous=NORMAL.
     virtual void append(const AuditEntry& entry) = 0;
-    /// Who hears of a failed audit commit (the server logs it). Called on the
-    /// writer's thread; must not throw. Until set, failures are only retried.
-    virtual void set_error_handler(std::function<void(const std::string& error)> handler) = 0;
+    /// Who hears of a failed audit commit (the server logs it): `retried`
+    /// when the rows are kept for another try, false when a row was dropped.
+    /// Called on the writer's thread; must not throw. Until set, failures
+    /// are only retried or dropped.
+    virtual void set_error_handler(std::function<void(const std::string& error, bool retried)> handler) = 0;
     /// The entries `query` selects, in its order; entries this store queued before the call are included.
     [[nodiscard]] virtual std::vector<AuditEntry> query(const AuditQuery& query) = 0;
     /// When each API key was last used: the time of its newest audit entry, by key id.

@@ -1,7 +1,9 @@
 // util::BatchWriter: every appended item written once, in order; what is
 // appended during a write goes out together in the next batch; a failed write
-// is offered again; flush() is read-your-writes; the destructor writes the rest.
+// is offered again, unless an item is refused, which alone is dropped;
+// flush() is read-your-writes; the destructor writes the rest.
 
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <condition_variable>
@@ -11,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/util/batch_writer.hpp"
 
 namespace abci::util {
@@ -36,11 +39,12 @@ struct Sink {
 };
 
 const auto no_errors = [](const std::exception& e) { FAIL_CHECK(e.what()); };
+const auto no_drops = [](int item, const std::exception& e) { FAIL_CHECK(item << ": " << e.what()); };
 
 TEST_CASE("batch writer: items of many threads are written once each, each thread's in order", "[util]") {
     Sink sink;
     {
-        BatchWriter<int> writer([&](std::vector<int>& b) { sink.take(b); }, no_errors, 1ms);
+        BatchWriter<int> writer([&](std::vector<int>& b) { sink.take(b); }, no_errors, no_drops, 1ms);
         std::vector<std::thread> threads;
         for (int t = 0; t < 8; ++t)
             threads.emplace_back([&, t] {
@@ -71,7 +75,7 @@ TEST_CASE("batch writer: what is appended while a batch is written goes out as o
             gate.wait(lock, [&] { return open; });
             sink.take(b);
         },
-        no_errors, 0ms);
+        no_errors, no_drops, 0ms);
     writer.append(0);
     {
         // The writer holds the batch {0} and waits at the gate.
@@ -107,7 +111,7 @@ TEST_CASE("batch writer: a failed write is offered again, reported, and nothing 
             std::lock_guard lock(errors_mutex);
             errors.emplace_back(e.what());
         },
-        1ms);
+        no_drops, 1ms);
     for (int i = 0; i < 10; ++i) writer.append(i);
     REQUIRE(writer.flush(10s));
     CHECK(sink.all() == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
@@ -123,12 +127,63 @@ TEST_CASE("batch writer: flush gives up after its timeout while writes keep fail
             if (failing) throw std::runtime_error("locked");
             sink.take(b);
         },
-        [](const std::exception&) {}, 1ms);
+        [](const std::exception&) {}, no_drops, 1ms);
     writer.append(7);
     CHECK_FALSE(writer.flush(50ms));
     failing = false;
     CHECK(writer.flush(10s));
     CHECK(sink.all() == std::vector<int>{7});
+}
+
+TEST_CASE("batch writer: an item refused alone is dropped once, and the items around and after it are written",
+          "[util]") {
+    Sink sink;
+    std::mutex mutex;
+    std::vector<int> dropped;
+    int writes = 0;
+    BatchWriter<int> writer(
+        [&](std::vector<int>& b) {
+            {
+                std::lock_guard lock(mutex);
+                ++writes;
+            }
+            // As a database refuses a row (a CHECK, a value out of range): the whole batch fails.
+            if (std::find(b.begin(), b.end(), 3) != b.end()) throw Error(ErrorKind::internal, "row 3 refused");
+            sink.take(b);
+        },
+        no_errors,
+        [&](int item, const std::exception&) {
+            std::lock_guard lock(mutex);
+            dropped.push_back(item);
+        },
+        1ms);
+    for (int i = 0; i < 10; ++i) writer.append(i);
+    REQUIRE(writer.flush(10s));
+    for (int i = 10; i < 16; ++i) writer.append(i);
+    REQUIRE(writer.flush(10s));
+    std::this_thread::sleep_for(50ms);  // time enough for a retry that should not come
+    CHECK(sink.all() == std::vector<int>{0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15});
+    std::lock_guard lock(mutex);
+    CHECK(dropped == std::vector<int>{3});
+    // The failed batch once, then each of its items alone, then what came after: never the refused item again.
+    CHECK(writes <= 2 + 10 + 6);
+}
+
+TEST_CASE("batch writer: while the destination is unreachable every item is kept, and written once it is back",
+          "[util]") {
+    Sink sink;
+    std::atomic<int> failures_left{3};
+    std::atomic<int> errors{0};
+    BatchWriter<int> writer(
+        [&](std::vector<int>& b) {
+            if (failures_left.fetch_sub(1) > 0) throw Error(ErrorKind::unavailable, "the database is down");
+            sink.take(b);
+        },
+        [&](const std::exception&) { ++errors; }, no_drops, 1ms);
+    for (int i = 0; i < 5; ++i) writer.append(i);
+    REQUIRE(writer.flush(10s));
+    CHECK(sink.all() == std::vector<int>{0, 1, 2, 3, 4});
+    CHECK(errors == 3);
 }
 
 }  // namespace

@@ -31,8 +31,9 @@ std::string dollar_parameters(std::string_view sql);
 
 // --- binding -----------------------------------------------------------------
 
-inline Param to_param(const std::string& v) { return v; }
-inline Param to_param(const char* v) { return std::string(v); }
+// Text only (sql::bound_text): libpq would cut a value at its first NUL.
+inline Param to_param(const std::string& v) { return sql::bound_text(v); }
+inline Param to_param(const char* v) { return std::string(sql::bound_text(v)); }
 inline Param to_param(std::int64_t v) { return std::to_string(v); }
 // uint64 columns hold the two's-complement int64 (read back by unsigned_integer()).
 inline Param to_param(std::uint64_t v) { return std::to_string(static_cast<std::int64_t>(v)); }

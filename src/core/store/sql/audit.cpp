@@ -1,5 +1,7 @@
 // The audit log.
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <limits>
 #include <mutex>
@@ -12,15 +14,17 @@ namespace {
 
 constexpr const char* kAuditColumns =
     "id, time, actor, method, path, status, client_address, request_id, refused_window, count, last_time";
+// Escaped as written (recordable_text): what a release before text was
+// checked wrote (a NUL, a 0xFF in a path) is listed, not refused by a reader.
 constexpr auto read_audit = [](const auto& row) {
     return AuditEntry{.id = row.integer("id"),
                       .time = row.time_at("time"),
-                      .actor = row.text("actor"),
-                      .method = row.text("method"),
-                      .path = row.text("path"),
+                      .actor = recordable_text(row.text("actor")),
+                      .method = recordable_text(row.text("method")),
+                      .path = recordable_text(row.text("path")),
                       .status = static_cast<int>(row.integer("status")),
-                      .client_address = row.text("client_address"),
-                      .request_id = row.text("request_id"),
+                      .client_address = recordable_text(row.text("client_address")),
+                      .request_id = recordable_text(row.text("request_id")),
                       .refused = !row.is_null("refused_window"),
                       .count = row.integer("count"),
                       .last_time = row.optional_time_at("last_time")};
@@ -33,7 +37,7 @@ public:
 
     void append(const AuditEntry& entry) override { writer_.append(entry); }
 
-    void set_error_handler(std::function<void(const std::string&)> handler) override {
+    void set_error_handler(std::function<void(const std::string&, bool)> handler) override {
         std::lock_guard lock(error_mutex_);
         error_handler_ = std::move(handler);
     }
@@ -86,20 +90,28 @@ private:
                         "WHERE refused_window IS NOT NULL "
                         "DO UPDATE SET count = audit_log.count + excluded.count, last_time = CASE WHEN excluded.last_time > "
                         "audit_log.last_time THEN excluded.last_time ELSE audit_log.last_time END",
-                        time, entry.actor, entry.method, entry.path, entry.status, entry.client_address,
-                        entry.request_id, refused_window, entry.count, refused_time);
+                        time, recordable_text(entry.actor), recordable_text(entry.method),
+                        recordable_text(entry.path), entry.status, recordable_text(entry.client_address),
+                        recordable_text(entry.request_id), refused_window, entry.count, refused_time);
             }
         });
     }
 
-    void report_failure(const std::exception& e) {
+    void report(const std::string& error, bool retried) {
         std::lock_guard lock(error_mutex_);
-        if (error_handler_) error_handler_(e.what());
+        if (error_handler_) error_handler_(error, retried);
+    }
+
+    void report_dropped(const AuditEntry& entry, const std::exception& e) {
+        report(fmt::format("the audit row of request {} ({} {}, status {}) was dropped: {}",
+                           recordable_text(entry.request_id), recordable_text(entry.method),
+                           recordable_text(entry.path), entry.status, e.what()),
+               false);
     }
 
     Db& db_;
     std::mutex error_mutex_;  // guards the handler only
-    std::function<void(const std::string&)> error_handler_;
+    std::function<void(const std::string&, bool)> error_handler_;
     // Every /abci request appends an audit row. They are committed in batches
     // at most every few milliseconds, off the request's path: each commit
     // would otherwise make every reader's page cache stale (SQLite drops a
@@ -107,7 +119,10 @@ private:
     // re-read its pages from disk on nearly every request. Last member: its
     // destructor writes what is queued.
     util::BatchWriter<AuditEntry> writer_{[this](std::vector<AuditEntry>& batch) { write(batch); },
-                                          [this](const std::exception& e) { report_failure(e); },
+                                          [this](const std::exception& e) { report(e.what(), true); },
+                                          [this](const AuditEntry& entry, const std::exception& e) {
+                                              report_dropped(entry, e);
+                                          },
                                           std::chrono::milliseconds(5)};
 };
 

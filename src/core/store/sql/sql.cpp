@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "core/eth/u256.hpp"
+#include "core/util/text.hpp"
 
 namespace abci::store::sql {
 
@@ -17,6 +18,20 @@ std::int64_t to_millis(TimePoint t) {
 TimePoint from_millis(std::int64_t ms) { return TimePoint(std::chrono::milliseconds(ms)); }
 
 TimePoint now_millis() { return from_millis(to_millis(std::chrono::system_clock::now())); }
+
+const std::string& bound_text(const std::string& value) {
+    util::require_text(value, "a value to be stored");
+    return value;
+}
+
+const char* bound_text(const char* value) {
+    util::require_text(value, "a value to be stored");
+    return value;
+}
+
+std::string recordable_text(std::string_view value) {
+    return util::is_text(value) ? std::string(value) : util::escape_text(value);
+}
 
 std::string select_columns(const char* columns, std::string_view rest) {
     return fmt::format("SELECT {} {}", columns, rest);

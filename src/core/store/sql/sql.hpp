@@ -48,6 +48,20 @@ TimePoint from_millis(std::int64_t ms);
 /// Now, at the stored precision, so that what a create returns equals what a later read returns.
 TimePoint now_millis();
 
+/// `value`, to be bound as a statement's text: Error(invalid_input) unless it
+/// is text (util::is_text). Both backends bind text through this, so that they
+/// store the same or neither does: SQLite keeps any bytes, PostgreSQL cuts a
+/// value at its first NUL without a word (libpq's parameters are C strings)
+/// and refuses invalid UTF-8 with an error that says nothing of the caller.
+const std::string& bound_text(const std::string& value);
+const char* bound_text(const char* value);
+
+/// `value` as it is when it is text, else escaped (util::escape_text): for
+/// what is recorded rather than looked up (the audit log), and for what an
+/// older release stored before text was checked, so that no value makes a row
+/// unwritable or unreadable. Text is never escaped twice.
+std::string recordable_text(std::string_view value);
+
 /// "SELECT <columns> <rest>": one column list per reader, shared by its queries.
 std::string select_columns(const char* columns, std::string_view rest);
 

@@ -30,13 +30,14 @@ using sql::Meaning;
 
 // --- binding -----------------------------------------------------------------
 
-inline void bind_value(Statement& s, int i, const std::string& v) { s.bind(i, v); }
+// Text only (sql::bound_text): the same values as PostgreSQL stores.
+inline void bind_value(Statement& s, int i, const std::string& v) { s.bind(i, sql::bound_text(v)); }
 inline void bind_value(Statement& s, int i, std::int64_t v) { s.bind(i, v); }
 // uint64 columns hold the two's-complement int64 (read back by unsigned_integer()).
 inline void bind_value(Statement& s, int i, std::uint64_t v) { s.bind(i, static_cast<std::int64_t>(v)); }
 inline void bind_value(Statement& s, int i, int v) { s.bind(i, v); }
 inline void bind_value(Statement& s, int i, bool v) { s.bind(i, v ? 1 : 0); }
-inline void bind_value(Statement& s, int i, const char* v) { s.bind(i, v); }
+inline void bind_value(Statement& s, int i, const char* v) { s.bind(i, sql::bound_text(v)); }
 /// A store enum (status, state, outcome) is stored by its name (its to_string).
 template <class Enum>
     requires std::is_enum_v<Enum>
