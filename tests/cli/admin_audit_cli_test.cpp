@@ -1,6 +1,7 @@
 // `abcictl admin audit` through the real binary, on entries the test appends
 // through the store as the server does.
 
+#include <SQLiteCpp/SQLiteCpp.h>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <nlohmann/json.hpp>
@@ -129,6 +130,28 @@ TEST_CASE("admin audit: newest first by default, users by e-mail, filtered by ac
     CHECK(unknown.exit_code == 1);
     CHECK(unknown.err.find("abcictl admin user list") != std::string::npos);
     CHECK(data.run({"admin", "audit", "--status", "4x"}).exit_code == 2);
+}
+
+TEST_CASE("admin audit lists, escaped, the rows an older release stored with a NUL or 0xFF in a path",
+          "[cli][admin][audit]") {
+    const AdminDataDir data;
+    data.add_user("root@example.com", "admin");
+    {
+        // As the release before text was checked recorded a request for /abci/%FF and one for /abci/x%00y.
+        SQLite::Database file(data.database(), SQLite::OPEN_READWRITE);
+        file.exec("INSERT INTO audit_log (time, actor, method, path, status, client_address, request_id) VALUES "
+                  "(1000, 'u', 'GET', CAST(x'2f616263692fff' AS TEXT), 403, '127.0.0.1', 'r-ff'), "
+                  "(2000, 'u', 'GET', '/abci/x' || char(0) || 'y', 403, '127.0.0.1', 'r-nul')");
+    }
+    const nlohmann::json rows = data.json({"admin", "audit", "--oldest-first"});
+    REQUIRE(rows.size() == 2);
+    CHECK(rows[0].at("path") == "/abci/%FF");
+    CHECK(rows[1].at("path") == "/abci/x%00y");
+    const auto table = data.ok({"admin", "audit"});
+    CHECK(table.find("/abci/%FF") != std::string::npos);
+    CHECK(table.find("/abci/x%00y") != std::string::npos);
+    // The prefix filter still finds them.
+    CHECK(data.json({"admin", "audit", "--path", "/abci/"}).size() == 2);
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 
 #include <unistd.h>
 
+#include <SQLiteCpp/SQLiteCpp.h>
+
 #include <algorithm>
 
 #include "admin_data_dir.hpp"
@@ -55,10 +57,29 @@ TEST_CASE("admin store copy copies a data directory into an empty PostgreSQL dat
     CHECK(again.out.empty());
     CHECK(pg.psql("copy", "SELECT count(*) FROM users") == "2\n");
 
-    // --json: each table and its rows.
+    // --json: each table, its rows and the values copied escaped.
     const auto json = data.json({"admin", "store", "copy", "--to", pg.create_database("copy_json")});
     REQUIRE(json.is_array());
-    CHECK(std::count(json.begin(), json.end(), nlohmann::json{{"table", "users"}, {"rows", 2}}) == 1);
+    CHECK(std::count(json.begin(), json.end(), nlohmann::json{{"table", "users"}, {"rows", 2}, {"escaped", 0}}) == 1);
+}
+
+TEST_CASE("admin store copy copies what an older release stored with a NUL or 0xFF escaped, and says how many",
+          "[cli][admin][postgres]") {
+    AdminDataDir data;
+    (void)data.add_user("ann@example.org", "farmer");
+    {
+        // As the release before text was checked recorded a request for /abci/%FF and one for /abci/x%00y.
+        SQLite::Database file(data.database(), SQLite::OPEN_READWRITE);
+        file.exec("INSERT INTO audit_log (time, actor, method, path, status, client_address, request_id) VALUES "
+                  "(1, 'u', 'GET', CAST(x'2f616263692fff' AS TEXT), 403, '127.0.0.1', 'r-ff'), "
+                  "(2, 'u', 'GET', '/abci/x' || char(0) || 'y', 403, '127.0.0.1', 'r-nul')");
+    }
+    Postgres pg;
+    const auto copied = copy_to(data, pg.create_database("escaped"));
+    INFO("stdout: " << copied.out << "\nstderr: " << copied.err);
+    REQUIRE(copied.exit_code == 0);
+    CHECK(copied.err.find("2 values") != std::string::npos);
+    CHECK(pg.psql("escaped", "SELECT path FROM audit_log ORDER BY id") == "/abci/%FF\n/abci/x%00y\n");
 }
 
 TEST_CASE("admin store copy refuses a URL with a password without repeating it, and a directory a server holds",

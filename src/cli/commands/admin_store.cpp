@@ -39,11 +39,17 @@ void copy_store(const Context& ctx, const StoreCopySettings& s) {
     const auto report = store::copy_to_postgresql(dir.database(), s.target);
     std::vector<std::vector<std::string>> rows;
     auto json = nlohmann::json::array();
+    std::int64_t escaped = 0;
     for (const auto& table : report.tables) {
         rows.push_back({table.name, std::to_string(table.rows)});
-        json.push_back({{"table", table.name}, {"rows", table.rows}});
+        json.push_back({{"table", table.name}, {"rows", table.rows}, {"escaped", table.escaped}});
+        escaped += table.escaped;
     }
     ctx.print_table({"TABLE", "ROWS"}, rows, json);
+    if (escaped > 0)
+        ctx.note(std::to_string(escaped) + " values held a NUL or bytes that are not UTF-8 (stored by an older "
+                                           "release) and were copied escaped, each such byte as %XX (a '%' as %25); "
+                                           "the \"escaped\" count of each table in --json says where.");
     ctx.note("Copied, every count checked. Give the replicas this database as [database] url, with its password file.");
 }
 

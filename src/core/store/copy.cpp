@@ -16,6 +16,7 @@
 #include "core/store/postgresql/migrate.hpp"
 #include "core/store/postgresql/schema.hpp"
 #include "core/store/sqlite/sqlite.hpp"
+#include "core/util/text.hpp"
 
 namespace abci::store {
 namespace {
@@ -150,24 +151,26 @@ void lock_empty_target(postgresql::Connection& pg) {
     }
 }
 
-/// A SQLite value as PostgreSQL's text input for `column`.
-postgresql::Param target_value(const SQLite::Column& value, const TablePlan& plan, const TargetColumn& column) {
+/// A SQLite value as PostgreSQL's text input for `column`; `escaped` counts
+/// the values that were not text.
+postgresql::Param target_value(const SQLite::Column& value, const TargetColumn& column, std::int64_t& escaped) {
     if (value.isNull()) return std::nullopt;
     // As the store reads a flag: any number but 0 is true.
     if (column.boolean) return std::string(value.getInt64() != 0 ? "true" : "false");
+    // What a release before text was checked let in (a NUL or a 0xFF in an
+    // audit row's path, a note): PostgreSQL's text holds neither, libpq would
+    // cut a value at its NUL. Escaped as the store now records such text,
+    // rather than the whole store refused for one row nobody can fix.
     std::string text = value.getString();
-    // libpq takes a value up to its first NUL: the rest would be lost unseen.
-    if (text.find('\0') != std::string::npos)
-        throw Error(ErrorKind::internal, fmt::format("column {}.{} holds a NUL character, which PostgreSQL's text "
-                                                     "cannot: nothing copied",
-                                                     plan.table, column.name));
-    return text;
+    if (util::is_text(text)) return text;
+    ++escaped;
+    return sql::recordable_text(text);
 }
 
 /// Inserts every row of the table, a batch of rows per statement. SQLite's
 /// identity values (audit and entity ids, rowids) are kept as they are: ids
 /// handed out stay the same, and so does the insertion order.
-void copy_rows(SQLite::Database& sqlite, postgresql::Connection& pg, const TablePlan& plan) {
+std::int64_t copy_rows(SQLite::Database& sqlite, postgresql::Connection& pg, const TablePlan& plan) {
     std::string names;
     for (const auto& column : plan.columns) names += (names.empty() ? "" : ", ") + quoted_name(column.name);
     const bool identity = std::ranges::any_of(plan.columns, &TargetColumn::identity);
@@ -179,6 +182,7 @@ void copy_rows(SQLite::Database& sqlite, postgresql::Connection& pg, const Table
     SQLite::Statement rows(sqlite, "SELECT " + names + " FROM " + quoted_name(plan.table));
     std::string tuples;
     std::vector<postgresql::Param> values;
+    std::int64_t escaped = 0;
     const auto send = [&] {
         try {
             (void)pg.exec(insert + tuples, values);
@@ -193,13 +197,14 @@ void copy_rows(SQLite::Database& sqlite, postgresql::Connection& pg, const Table
     for (std::size_t row = 1; rows.executeStep(); ++row) {
         tuples += tuples.empty() ? "(" : ", (";
         for (std::size_t i = 0; i < width; ++i) {
-            values.push_back(target_value(rows.getColumn(static_cast<int>(i)), plan, plan.columns[i]));
+            values.push_back(target_value(rows.getColumn(static_cast<int>(i)), plan.columns[i], escaped));
             tuples += fmt::format("{}${}", i == 0 ? "" : ", ", values.size());
         }
         tuples += ')';
         if (row % rows_per_insert == 0) send();
     }
     if (!values.empty()) send();
+    return escaped;
 }
 
 /// Restarts the table's identity column past the values copied into it, so
@@ -236,12 +241,14 @@ CopyReport copy_tables(SQLite::Database& sqlite, postgresql::Connection& pg) {
         lock_empty_target(pg);
         std::vector<TablePlan> plans;
         for (const auto& table : source_tables(sqlite)) plans.push_back(plan_table(sqlite, pg, table));
+        std::vector<std::int64_t> escaped;
         for (const auto& plan : plans) {
-            copy_rows(sqlite, pg, plan);
+            escaped.push_back(copy_rows(sqlite, pg, plan));
             restart_identity(pg, plan);
         }
         CopyReport report;
-        for (const auto& plan : plans) report.tables.push_back({plan.table, checked_count(sqlite, pg, plan.table)});
+        for (std::size_t i = 0; i < plans.size(); ++i)
+            report.tables.push_back({plans[i].table, checked_count(sqlite, pg, plans[i].table), escaped[i]});
         (void)pg.exec("COMMIT");
         return report;
     } catch (...) {

@@ -16,6 +16,9 @@ namespace abci::store {
 struct CopiedTable {
     std::string name;
     std::int64_t rows = 0;
+    /// Values that were not text (a NUL, invalid UTF-8: what a release before
+    /// text was checked stored), copied escaped (util::escape_text).
+    std::int64_t escaped = 0;
 };
 
 struct CopyReport {
@@ -30,7 +33,9 @@ struct CopyReport {
 /// checked empty, filled (the columns both databases have, by name; SQLite's
 /// rowid where PostgreSQL keeps it in a `rowid` column; identity values as
 /// they were, each identity then restarted past them), and committed only
-/// when every table holds as many rows as in SQLite.
+/// when every table holds as many rows as in SQLite. A value that is not text
+/// (util::is_text), which PostgreSQL's text cannot hold, is copied escaped
+/// (util::escape_text) and counted.
 ///
 /// Error(not_found) when `sqlite_database` does not exist (or the password
 /// file cannot be read); Error(invalid_input) when its schema is older than
@@ -38,7 +43,8 @@ struct CopyReport {
 /// database cannot be opened or reached; Error(conflict) naming a table when
 /// the target holds rows already; Error(internal) naming the table when SQLite
 /// has a table or column PostgreSQL's schema has not, when its schema is newer
-/// than this binary's, when a row cannot be copied, or when the counts
+/// than this binary's, when a row cannot be copied (an escaped value clashing
+/// with a unique one), or when the counts
 /// differ. On any error nothing of the copy is left in the target.
 [[nodiscard]] CopyReport copy_to_postgresql(const std::filesystem::path& sqlite_database,
                                             const PostgresqlSettings& target);
