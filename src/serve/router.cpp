@@ -110,8 +110,15 @@ void require_request_text(const httplib::Request& request) {
         util::require_text(name, "a query parameter's name");
         util::require_text(value, "query parameter " + name);
     }
-    if (request.has_header("Idempotency-Key"))
-        util::require_text(request.get_header_value("Idempotency-Key"), "the Idempotency-Key header");
+    // cpp-httplib's get_header_value() returns a value only up to a NUL (RFC
+    // 9110 5.5: reject it): "k\0zz" would be key "k" and a token with junk
+    // after a NUL would pass. Read whole here, and refused.
+    for (const auto& [name, value] : request.headers)
+        if (name.find('\0') != std::string::npos || value.find('\0') != std::string::npos)
+            throw Error(ErrorKind::invalid_input, "invalid request",
+                        {"header " + util::escape_text(name) + " has a NUL character; send it without"});
+    if (const auto key = request.headers.find("Idempotency-Key"); key != request.headers.end())
+        util::require_text(key->second, "the Idempotency-Key header");
 }
 
 /// Every string of `value` (member names too) is text; `field` names where
