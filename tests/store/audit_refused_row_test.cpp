@@ -8,6 +8,7 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include <algorithm>
 #include <mutex>
 #include <thread>
 
@@ -85,4 +86,39 @@ TEST_CASE("audit refused row: a row the database refuses is dropped with one rep
     REQUIRE(reports.all.size() == 1);
     CHECK_FALSE(reports.all[0].second);
     CHECK(reports.all[0].first.find("refused-1") != std::string::npos);  // which request's row was lost
+}
+
+TEST_CASE("audit refused row: a database that refuses every write for a while (read-only, as a standby during a "
+          "failover) loses no row",
+          "[store][audit]") {
+    if (backend_under_test() != "postgresql") return;  // SQLite has no standby to fail over to
+    RefusingStore f;
+    Store& s = *f.store;
+    Reports reports;
+    s.audit().set_error_handler([&](const std::string& error, bool retried) {
+        std::lock_guard lock(reports.mutex);
+        reports.all.emplace_back(error, retried);
+    });
+    // Sessions read the setting again on the reload: every write now fails with 25006.
+    const auto read_only = [&](bool on) {
+        postgresql::Connection admin(f.server->url("postgres"));
+        (void)admin.exec(on ? "ALTER SYSTEM SET default_transaction_read_only = on"
+                            : "ALTER SYSTEM RESET default_transaction_read_only");
+        (void)admin.exec("SELECT pg_reload_conf()");
+    };
+    read_only(true);
+    for (int i = 0; i < 5; ++i) s.audit().append(entry("/abci/during", "r" + std::to_string(i)));
+    const auto retried = [&] {
+        std::lock_guard lock(reports.mutex);
+        return std::count_if(reports.all.begin(), reports.all.end(), [](const auto& r) { return r.second; });
+    };
+    for (int waited = 0; waited < 100 && retried() == 0; ++waited) std::this_thread::sleep_for(20ms);
+    read_only(false);
+
+    std::vector<std::string> written;
+    for (const auto& row : s.audit().list(std::nullopt, 100)) written.push_back(row.request_id);
+    CHECK(written == std::vector<std::string>{"r0", "r1", "r2", "r3", "r4"});
+    std::lock_guard lock(reports.mutex);
+    CHECK(std::none_of(reports.all.begin(), reports.all.end(), [](const auto& r) { return !r.second; }));
+    CHECK_FALSE(reports.all.empty());
 }

@@ -30,10 +30,16 @@ ErrorKind kind_of(std::string_view sqlstate) {
     if (sqlstate == "23503") return ErrorKind::not_found;  // foreign_key_violation
     // Class 08: connection exception; 57P01–57P03: the server shutting down
     // or not accepting connections; 57014: the statement was cancelled;
-    // 40001 and 40P01: a serialization failure or deadlock (worth a retry).
+    // 40001 and 40P01: a serialization failure or deadlock (worth a retry);
+    // 25006: a read-only transaction (a standby, or a primary demoted during
+    // a failover); class 53: out of disk, memory or connections. All pass:
+    // a write refused for them is the database's state, not the row's.
     if (sqlstate.starts_with("08") || sqlstate.starts_with("57P") || sqlstate == "57014" || sqlstate == "40001" ||
-        sqlstate == "40P01")
+        sqlstate == "40P01" || sqlstate == "25006" || sqlstate.starts_with("53"))
         return ErrorKind::unavailable;
+    // Class 22: a data exception (a value out of range, not in the encoding):
+    // the value's fault, as the bind check's Error(invalid_input).
+    if (sqlstate.starts_with("22")) return ErrorKind::invalid_input;
     return ErrorKind::internal;
 }
 
