@@ -18,23 +18,30 @@ ConnectionLimiter::Ticket ConnectionLimiter::admit(const std::string& address, i
     const auto it = per_address_.find(address);
     const std::size_t held = it == per_address_.end() ? 0 : it->second;
     const bool proxy = std::find(proxies_.begin(), proxies_.end(), address) != proxies_.end();
-    if (open_ >= limits_.max_connections || (!proxy && (held >= limits_.max_per_client || (in_reserve() && held > 0))))
-        return Ticket();
+    if (!proxy && held >= limits_.max_per_client) return Ticket();
+    if (open_ >= limits_.max_connections) shed_slowest_reader(held);
+    if (open_ >= limits_.max_connections || (!proxy && in_reserve() && held > 0)) return Ticket();
     ++open_;
     ++per_address_[address];
-    return Ticket(new Slot{*this, address, fd});
+    Ticket ticket(new Slot{*this, address, fd});
+    enter(*ticket, Phase::reading);
+    return ticket;
 }
 
 void ConnectionLimiter::idle(Slot& slot) {
     std::lock_guard lock(mutex_);
-    if (!slot.counted) return;
-    slot.idle = true;
-    slot.idle_position = idle_.insert(idle_.end(), &slot);
+    if (slot.counted) enter(slot, Phase::idle);
 }
 
-bool ConnectionLimiter::busy(Slot& slot) {
+bool ConnectionLimiter::reading(Slot& slot) {
     std::lock_guard lock(mutex_);
-    leave_idle(slot);
+    if (slot.counted) enter(slot, Phase::reading);
+    return slot.counted;
+}
+
+bool ConnectionLimiter::handling(Slot& slot) {
+    std::lock_guard lock(mutex_);
+    if (slot.counted) enter(slot, Phase::handling);
     return slot.counted;
 }
 
@@ -49,26 +56,51 @@ std::size_t ConnectionLimiter::open() const {
 }
 
 void ConnectionLimiter::evict_oldest_idle() {
-    if (idle_.empty()) return;
-    Slot& oldest = *idle_.front();
-    leave_idle(oldest);
+    if (!idle_.empty()) shed(*idle_.front());
+}
+
+void ConnectionLimiter::shed_slowest_reader(std::size_t held) {
+    const auto started_before = Clock::now() - grace_;
+    for (Slot* slot : reading_) {
+        // Listed in the order they began reading: the rest are younger still.
+        if (slot->since > started_before) return;
+        if (per_address_.at(slot->address) > held) {
+            shed(*slot);
+            return;
+        }
+    }
+}
+
+void ConnectionLimiter::shed(Slot& slot) {
+    leave_list(slot);
     // The connection's thread wakes from its wait on the socket, finds itself
-    // no longer counted (busy() is false) and closes; until then its
-    // descriptor stays open, so shutting it down here cannot hit another.
-    ::shutdown(oldest.fd, SHUT_RDWR);
-    forget(oldest);
+    // no longer counted (reading() or handling() is false, or the socket is
+    // closed under it) and closes; until then its descriptor stays open, so
+    // shutting it down here cannot hit another.
+    ::shutdown(slot.fd, SHUT_RDWR);
+    forget(slot);
 }
 
 void ConnectionLimiter::release(Slot& slot) {
     std::lock_guard lock(mutex_);
-    leave_idle(slot);
+    leave_list(slot);
     forget(slot);
 }
 
-void ConnectionLimiter::leave_idle(Slot& slot) {
-    if (!slot.idle) return;
-    idle_.erase(slot.idle_position);
-    slot.idle = false;
+void ConnectionLimiter::enter(Slot& slot, Phase phase) {
+    leave_list(slot);
+    slot.phase = phase;
+    slot.since = Clock::now();
+    if (phase == Phase::handling) return;
+    auto& list = phase == Phase::idle ? idle_ : reading_;
+    slot.position = list.insert(list.end(), &slot);
+    slot.listed = true;
+}
+
+void ConnectionLimiter::leave_list(Slot& slot) {
+    if (!slot.listed) return;
+    (slot.phase == Phase::idle ? idle_ : reading_).erase(slot.position);
+    slot.listed = false;
 }
 
 void ConnectionLimiter::forget(Slot& slot) {

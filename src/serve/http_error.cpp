@@ -32,6 +32,7 @@ const char* error_name(int status) {
     case 408: return "request_timeout";
     case 409: return "conflict";
     case 413: return "payload_too_large";
+    case 415: return "unsupported_media_type";
     case 422: return "unprocessable";
     case 429: return "too_many_requests";
     case 431: return "request_header_fields_too_large";
@@ -125,14 +126,23 @@ void render_status(httplib::Response& res) {
 }
 
 std::string connection_refusal(int status, std::string_view message, int retry_after) {
-    const auto body = nlohmann::json{{"error", error_name(status)}, {"message", message}}.dump();
-    const char* reason = status == 408   ? "Request Timeout"
+    nlohmann::json body{{"error", error_name(status)}};
+    // Spec §7: a 400 lists its problems in `details`, as render_status's.
+    if (status == 400)
+        body["details"] = {message};
+    else
+        body["message"] = message;
+    const char* reason = status == 400   ? "Bad Request"
+                         : status == 408 ? "Request Timeout"
+                         : status == 413 ? "Payload Too Large"
+                         : status == 415 ? "Unsupported Media Type"
                          : status == 431 ? "Request Header Fields Too Large"
                                          : "Service Unavailable";
+    const auto text = body.dump();
     return fmt::format("HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{}"
                        "Connection: close\r\n\r\n{}",
-                       status, reason, body.size(),
-                       retry_after > 0 ? fmt::format("Retry-After: {}\r\n", retry_after) : "", body);
+                       status, reason, text.size(),
+                       retry_after > 0 ? fmt::format("Retry-After: {}\r\n", retry_after) : "", text);
 }
 
 }  // namespace abci::serve

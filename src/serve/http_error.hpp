@@ -28,7 +28,8 @@ void render_status(httplib::Response& res);
 
 /// A whole HTTP/1.1 response, "Connection: close", with the spec's error body:
 /// for what the connection layer refuses before cpp-httplib parses anything
-/// (408 head too slow, 431 head too large, 503 too many connections).
+/// (400 broken body framing, 408 head or body too slow, 413 body too large,
+/// 415 compressed body, 431 head too large, 503 too many connections).
 /// `retry_after` > 0 adds Retry-After.
 [[nodiscard]] std::string connection_refusal(int status, std::string_view message, int retry_after = 0);
 

@@ -13,9 +13,11 @@
 #include <chrono>
 #include <climits>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <type_traits>
 
+#include "serve/body_framing.hpp"
 #include "serve/connection_limiter.hpp"
 #include "serve/head_reader.hpp"
 #include "serve/http_error.hpp"
@@ -63,14 +65,15 @@ void endpoint(int fd, bool peer, std::string& ip, int& port) {
 }
 
 /// One connection's bytes, plain or over TLS, on a non-blocking socket: every
-/// wait is a poll(2) with a deadline. A request head is read into the buffer
-/// first (read_head); cpp-httplib then parses it from there.
+/// wait is a poll(2) with a deadline. A request head and body are read into
+/// the buffer first (read_head, read_body); cpp-httplib then parses the
+/// request from there and reads no further than its end.
 class Connection final : public httplib::Stream {
 public:
     enum class Head { complete, closed, timed_out, too_large };
+    enum class Body { complete, closed, timed_out, too_large, malformed };
 
-    Connection(int fd, SSL* ssl, std::chrono::seconds read_timeout, std::chrono::seconds write_timeout)
-        : fd_(fd), ssl_(ssl), read_timeout_(read_timeout), write_timeout_(write_timeout) {}
+    Connection(int fd, SSL* ssl, std::chrono::seconds write_timeout) : fd_(fd), ssl_(ssl), write_timeout_(write_timeout) {}
 
     /// The TLS handshake, by `deadline`.
     bool handshake(Clock::time_point deadline) {
@@ -83,8 +86,6 @@ public:
 
     /// Reads until the buffer holds a whole request head, by `deadline`.
     Head read_head(HeadReader& reader, Clock::time_point deadline) {
-        buffer_.erase(0, offset_);
-        offset_ = 0;
         for (;;) {
             switch (reader.feed(std::string_view(buffer_).substr(reader.scanned()))) {
             case HeadReader::State::complete: return Head::complete;
@@ -95,6 +96,61 @@ public:
             if (got == 0) return Head::closed;
             if (got < 0) return Clock::now() >= deadline ? Head::timed_out : Head::closed;
         }
+    }
+
+    /// The head read_head() found, `size` bytes.
+    [[nodiscard]] std::string_view head(std::size_t size) const { return std::string_view(buffer_).substr(0, size); }
+
+    /// Reads the body `framing` announces after the head's `head_size` bytes,
+    /// by `deadline`, and leaves the request in the buffer as cpp-httplib is
+    /// to parse it: a chunked body decoded (at most `max_body` bytes) behind
+    /// a head that gives its length.
+    Body read_body(const BodyFraming& framing, std::size_t head_size, std::size_t max_body,
+                   Clock::time_point deadline) {
+        using Kind = BodyFraming::Kind;
+        // The client waits for this before it sends the body; cpp-httplib's
+        // own would come after the body, so the head given it has no Expect.
+        if (framing.expects_continue && framing.kind != Kind::none) {
+            constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+            if (send_all(kContinue.data(), kContinue.size(), deadline) < 0) return Body::closed;
+        }
+        std::string decoded;
+        if (framing.kind == Kind::chunked) {
+            ChunkedDecoder decoder(max_body);
+            for (;;) {
+                // Fed bytes leave the buffer at once: it holds the head, the
+                // decoded data and one read's worth of what comes after.
+                const auto fed = decoder.scanned();
+                decoder.feed(std::string_view(buffer_).substr(head_size), decoded);
+                buffer_.erase(head_size, decoder.scanned() - fed);
+                if (decoder.state() == ChunkedDecoder::State::complete) break;
+                if (decoder.state() == ChunkedDecoder::State::too_large) return Body::too_large;
+                if (decoder.state() == ChunkedDecoder::State::malformed) return Body::malformed;
+                if (const auto failed = wait_for_more(deadline)) return *failed;
+            }
+        } else {
+            const auto length = framing.kind == Kind::length ? framing.length : 0;
+            while (buffer_.size() - head_size < length)
+                if (const auto failed = wait_for_more(deadline)) return *failed;
+        }
+        std::size_t body_size = framing.kind == Kind::chunked ? decoded.size() : framing.length;
+        if (framing.kind == Kind::chunked || framing.expects_continue) {
+            auto plain = plain_head(head(head_size), body_size);
+            plain += decoded;
+            body_size -= decoded.size();  // what is still in the buffer, after the head
+            buffer_.replace(0, head_size, plain);
+            head_size = plain.size();
+        }
+        request_end_ = head_size + body_size;
+        return Body::complete;
+    }
+
+    /// Drops the request cpp-httplib was given, read or not (a GET's body
+    /// is not), so that the buffer starts with whatever follows it.
+    void finish_request() {
+        buffer_.erase(0, request_end_);
+        offset_ = 0;
+        request_end_ = 0;
     }
 
     /// Whether a next request starts by `deadline` (bytes already buffered count).
@@ -116,20 +172,13 @@ public:
         }
     }
 
-    bool is_readable() const override {
-        return offset_ < buffer_.size() || (ssl_ && SSL_pending(ssl_) > 0) ||
-               wait_for(fd_, POLLIN, Clock::now() + read_timeout_);
-    }
+    // cpp-httplib reads the request it is given and finds its end there:
+    // it would read a POST without a length until the client closes.
+    bool is_readable() const override { return offset_ < request_end_; }
     bool is_writable() const override { return wait_for(fd_, POLLOUT, Clock::now() + write_timeout_); }
 
     ssize_t read(char* ptr, std::size_t size) override {
-        if (offset_ == buffer_.size()) {
-            buffer_.clear();
-            offset_ = 0;
-            const auto got = fill(Clock::now() + read_timeout_);
-            if (got <= 0) return got;
-        }
-        const auto n = std::min(size, buffer_.size() - offset_);
+        const auto n = std::min(size, request_end_ - offset_);
         std::memcpy(ptr, buffer_.data() + offset_, n);
         offset_ += n;
         return static_cast<ssize_t>(n);
@@ -144,6 +193,13 @@ public:
     socket_t socket() const override { return fd_; }
 
 private:
+    /// Appends what arrives by `deadline`; why not when nothing does.
+    std::optional<Body> wait_for_more(Clock::time_point deadline) {
+        const auto got = fill(deadline);
+        if (got > 0) return std::nullopt;
+        return got < 0 && Clock::now() >= deadline ? Body::timed_out : Body::closed;
+    }
+
     /// Appends what arrives by `deadline`: bytes read, 0 at end of stream, -1 on timeout or error.
     ssize_t fill(Clock::time_point deadline) {
         const auto old_size = buffer_.size();
@@ -201,10 +257,10 @@ private:
 
     int fd_;
     SSL* ssl_;
-    std::chrono::seconds read_timeout_;
     std::chrono::seconds write_timeout_;
     std::string buffer_;
-    std::size_t offset_ = 0;  // what cpp-httplib has read of buffer_
+    std::size_t offset_ = 0;       // what cpp-httplib has read of buffer_
+    std::size_t request_end_ = 0;  // where the request given to cpp-httplib ends in buffer_
 };
 
 /// An SSL for a connection, freed (after a close_notify when the exchange
@@ -240,6 +296,14 @@ protected:
     ~IdleCloser() = default;
 };
 
+int refusal_status(BodyFraming::Verdict verdict) {
+    switch (verdict) {
+    case BodyFraming::Verdict::too_large: return 413;
+    case BodyFraming::Verdict::unsupported_encoding: return 415;
+    default: return 400;
+    }
+}
+
 template <class Base>
 class LimitedServer final : public Base, public IdleCloser {
 public:
@@ -247,6 +311,7 @@ public:
     explicit LimitedServer(const Settings& settings, Args&&... args)
         : Base(std::forward<Args>(args)...),
           limits_(settings.connections),
+          max_body_(settings.max_body_bytes),
           limiter_(settings.connections, settings.trusted_proxies) {}
 
     void close_idle() override { limiter_.close_idle(); }
@@ -281,8 +346,7 @@ private:
             tls = std::make_unique<Tls>(this->ssl_context(), sock);
             if (!tls->get()) return false;
         }
-        Connection connection(sock, tls ? tls->get() : nullptr, seconds(this->read_timeout_sec_),
-                              seconds(this->write_timeout_sec_));
+        Connection connection(sock, tls ? tls->get() : nullptr, seconds(this->write_timeout_sec_));
         if (!slot) {
             connection.refuse(connection_refusal(503, "too many connections; retry later", 1), std::chrono::milliseconds(0));
             return false;
@@ -299,7 +363,7 @@ private:
                 // idle (and closes it) or has been seen here.
                 const bool next = this->svr_sock_ != INVALID_SOCKET &&
                                   connection.wait_for_request(Clock::now() + seconds(this->keep_alive_timeout_sec_));
-                if (!limiter_.busy(*slot) || !next) break;
+                if (!limiter_.reading(*slot) || !next) break;
                 deadline = Clock::now() + limits_.head_timeout;
             }
             reader.reset();
@@ -313,10 +377,32 @@ private:
                     std::chrono::seconds(1));
                 return false;
             }
+            const auto framing = frame_body(connection.head(reader.scanned()), max_body_);
+            if (framing.verdict != BodyFraming::Verdict::ok) {
+                connection.refuse(connection_refusal(refusal_status(framing.verdict), framing.problem),
+                                  std::chrono::seconds(1));
+                return false;
+            }
+            const auto body =
+                connection.read_body(framing, reader.scanned(), max_body_, Clock::now() + limits_.body_timeout);
+            if (body == Connection::Body::closed) break;
+            if (body != Connection::Body::complete) {
+                connection.refuse(
+                    body == Connection::Body::timed_out ? connection_refusal(408, "the request body did not arrive in time")
+                    : body == Connection::Body::too_large
+                        ? connection_refusal(413, "the request body is larger than the server accepts")
+                        : connection_refusal(400, "the request body's chunked framing is malformed"),
+                    std::chrono::seconds(1));
+                return false;
+            }
+            // Read whole: from here the request is being served, and the
+            // connection is no longer a slow one to shed.
+            if (!limiter_.handling(*slot)) break;
             bool closed = false;
             ok = this->process_request(connection, count == 1, closed, [&](httplib::Request& request) {
                 if (tls) request.ssl = tls->get();
             });
+            connection.finish_request();
             if (!ok || closed) break;
         }
         if (tls) tls->graceful = ok;
@@ -324,6 +410,7 @@ private:
     }
 
     const ConnectionLimits limits_;
+    const std::size_t max_body_;
     ConnectionLimiter limiter_;
 };
 

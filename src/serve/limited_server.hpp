@@ -10,8 +10,11 @@
 // (process_request), so a subclass owns the loop: it admits the connection by
 // its peer address (serve/connection_limiter.hpp), reads each request head
 // whole under one deadline and within the header-line cap
-// (serve/head_reader.hpp), and only then lets cpp-httplib parse and route it
-// from the bytes already read. HTTPS gets the same loop over OpenSSL.
+// (serve/head_reader.hpp), then its body under a deadline of its own and
+// within the body limit, framed and decoded by the server itself
+// (serve/body_framing.hpp: cpp-httplib's own body reading has no bound), and
+// only then lets cpp-httplib parse and route the request from the bytes
+// already read, never from the socket. HTTPS gets the same loop over OpenSSL.
 
 #include <memory>
 

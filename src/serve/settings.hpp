@@ -25,6 +25,7 @@ namespace abci::serve {
 /// accept to close, so the caps are what keeps threads free for others.
 struct ConnectionLimits {
     std::chrono::seconds head_timeout{10};  // the whole request line and headers, from accept or first byte
+    std::chrono::seconds body_timeout{30};  // the whole body, from the end of its head (1 MiB at 35 KB/s)
     std::size_t max_header_lines = 100;     // more: 431
     std::size_t max_connections = 1984;     // open at once; must stay below `threads`: the rest answer refusals
     std::size_t max_per_client = 1536;      // open at once from one client address (1500 concurrent mints fit)

@@ -1,11 +1,13 @@
 // Who may hold a connection: caps per address and in total, the reserve for
-// addresses holding none, and idle keep-alive connections closed first.
+// addresses holding none, idle keep-alive connections closed first, then the
+// slowest reading ones, never one being handled.
 
 #include <catch2/catch.hpp>
 
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <vector>
 
 #include "serve/connection_limiter.hpp"
@@ -59,12 +61,60 @@ TEST_CASE("connection limiter: under pressure the longest idle connection is clo
     char byte = 0;
     CHECK(::recv(first[1], &byte, 1, MSG_DONTWAIT) == 0);  // its socket was shut down
     CHECK(::recv(second[1], &byte, 1, MSG_DONTWAIT) < 0);  // still open
-    CHECK(!limiter.busy(*a));
-    CHECK(limiter.busy(*b));
+    CHECK(!limiter.reading(*a));
+    CHECK(limiter.reading(*b));
     CHECK(limiter.open() == 3);  // a's place went to the fourth
     a.reset();  // and a's thread closing it gives nothing back twice
     CHECK(limiter.open() == 3);
     for (int fd : {first[0], first[1], second[0], second[1]}) ::close(fd);
+}
+
+TEST_CASE("connection limiter: when full, the longest-reading connection is shed for a smaller holder, never one being handled",
+          "[unit][serve][connections]") {
+    // No grace: every reading connection may be shed.
+    ConnectionLimiter limiter(limits(3, 3, 0), {}, std::chrono::milliseconds(0));
+    int pairs[3][2];
+    for (auto& pair : pairs) REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, pair) == 0);
+    const auto shut_down = [](int fd) {
+        char byte = 0;
+        return ::recv(fd, &byte, 1, MSG_DONTWAIT) == 0;
+    };
+    auto handled = limiter.admit("10.0.0.1", pairs[0][0]);
+    auto slow = limiter.admit("10.0.0.1", pairs[1][0]);
+    auto other = limiter.admit("10.0.0.2", pairs[2][0]);
+    REQUIRE(limiter.handling(*handled));  // read whole, being served
+    // Full, and no address holds more than 10.0.0.1 itself.
+    CHECK(!limiter.admit("10.0.0.1", -1));
+    CHECK(!shut_down(pairs[1][1]));
+    // A new address sheds the connection reading the longest: `slow`, not `handled`.
+    auto newcomer = limiter.admit("10.0.0.3", -1);
+    REQUIRE(newcomer);
+    CHECK(shut_down(pairs[1][1]));
+    CHECK(!shut_down(pairs[0][1]));
+    CHECK(!limiter.handling(*slow));
+    CHECK(limiter.open() == 3);
+    // Next in line: `other`.
+    auto fourth = limiter.admit("10.0.0.4", -1);
+    REQUIRE(fourth);
+    CHECK(shut_down(pairs[2][1]));
+    // One each now: an address holding one cannot shed another's only one.
+    CHECK(!limiter.admit("10.0.0.4", -1));
+    // Connections being handled are never shed.
+    REQUIRE(limiter.handling(*newcomer));
+    REQUIRE(limiter.handling(*fourth));
+    CHECK(!limiter.admit("10.0.0.5", -1));
+    CHECK(!shut_down(pairs[0][1]));
+    CHECK(limiter.open() == 3);
+    for (auto& pair : pairs)
+        for (const int fd : pair) ::close(fd);
+}
+
+TEST_CASE("connection limiter: a connection reading for less than the grace is not shed", "[unit][serve][connections]") {
+    ConnectionLimiter limiter(limits(2, 2, 0), {}, std::chrono::seconds(60));
+    auto a = limiter.admit("10.0.0.1", -1);
+    auto b = limiter.admit("10.0.0.2", -1);
+    CHECK(!limiter.admit("10.0.0.3", -1));
+    CHECK(limiter.open() == 2);
 }
 
 TEST_CASE("connection limiter: a trusted proxy is held to the total cap only", "[unit][serve][connections]") {
