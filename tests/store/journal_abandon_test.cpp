@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "core/service/journal_admin.hpp"
 #include "support/error_kind.hpp"
 #include "support/store_helpers.hpp"
 
@@ -106,4 +107,18 @@ TEST_CASE("a lane records the chain's block 0 under its fence", "[store][lanes]"
     CHECK(f.store->lanes().find(lane)->genesis == genesis);
     f.store->lanes().record_genesis(LaneFence{lane, fence->epoch + 1}, "0x" + std::string(64, 'b'));  // not its owner
     CHECK(f.store->lanes().find(lane)->genesis == genesis);
+}
+
+// `abandon --force` on a database that replicas share has no data directory
+// lock to take: a server sending for the lane is the one holding its lease.
+TEST_CASE("Journal abandon: the lane's owner is the server holding its lease, none once given up", "[store]") {
+    FreshStore f;
+    service::AbandonPlan plan;
+    plan.lane = "devnet/0x1111111111111111111111111111111111111111";
+    CHECK_FALSE(service::lane_owner(*f.store, plan));  // never held
+    const auto election = f.store->open_lane_election("replica-a");
+    REQUIRE(election->hold(plan.lane));
+    CHECK(service::lane_owner(*f.store, plan) == "replica-a");
+    election->release(plan.lane);
+    CHECK_FALSE(service::lane_owner(*f.store, plan));
 }
