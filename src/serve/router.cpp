@@ -154,7 +154,8 @@ RequestContext::RequestContext(const httplib::Request& request_, httplib::Respon
 }
 
 nlohmann::json RequestContext::json_body() const {
-    auto body = util::parse_strict_json(request.body, static_cast<std::size_t>(services.settings.max_json_depth));
+    auto body = util::parse_strict_json(request.body, static_cast<std::size_t>(services.settings.max_json_depth),
+                                        "the body", services.settings.max_json_values);
     if (!body.is_object()) throw Error(ErrorKind::invalid_input, "the body must be a JSON object");
     require_json_text(body, "");
     return body;

@@ -43,12 +43,17 @@ std::string describe_syntax_error(std::string_view text, std::size_t byte, std::
 
 }  // namespace
 
-json parse_strict_json(std::string_view text, std::size_t max_depth, std::string_view what) {
+json parse_strict_json(std::string_view text, std::size_t max_depth, std::string_view what, std::size_t max_values) {
     std::vector<std::set<std::string>> open_objects;
+    std::size_t values = 0;
     const json::parser_callback_t check = [&](int depth, json::parse_event_t event, json& value) {
         if (static_cast<std::size_t>(depth) > max_depth)
             throw Error(ErrorKind::invalid_input,
                         fmt::format("{} is nested deeper than {} levels", what, max_depth));
+        const bool starts_a_value = event == json::parse_event_t::value || event == json::parse_event_t::object_start ||
+                                    event == json::parse_event_t::array_start;
+        if (starts_a_value && ++values > max_values)
+            throw Error(ErrorKind::invalid_input, fmt::format("{} holds more than {} JSON values", what, max_values));
         if (event == json::parse_event_t::object_start) open_objects.emplace_back();
         if (event == json::parse_event_t::object_end) open_objects.pop_back();
         if (event == json::parse_event_t::key && !open_objects.back().insert(value.get<std::string>()).second) {

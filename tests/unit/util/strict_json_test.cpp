@@ -7,9 +7,10 @@ namespace abci {
 namespace {
 
 // The message of the Error(invalid_input) that parsing `text` raises.
-std::string refusal(std::string_view text, std::size_t max_depth = 8) {
+std::string refusal(std::string_view text, std::size_t max_depth = 8,
+                    std::size_t max_values = std::numeric_limits<std::size_t>::max()) {
     try {
-        (void)util::parse_strict_json(text, max_depth);
+        (void)util::parse_strict_json(text, max_depth, "the body", max_values);
     } catch (const Error& e) {
         CHECK(e.kind() == ErrorKind::invalid_input);
         return e.what();
@@ -48,6 +49,21 @@ TEST_CASE("parse_strict_json refuses a number beyond a double's range as bad inp
           "the body holds a number too large to read (beyond 1.8e308); send a smaller one");
     CHECK(refusal("[-1E999]").find("too large") != std::string::npos);
     CHECK(util::parse_strict_json("[1e308]", 8)[0].get<double>() == 1e308);
+}
+
+}  // namespace abci
+
+namespace abci {
+
+TEST_CASE("parse_strict_json counts every value against its limit, containers included", "[strict_json]") {
+    const std::string_view six = R"({"a":[1,2],"b":{"c":null}})";
+    CHECK(util::parse_strict_json(six, 8, "the body", 6).size() == 2);
+    CHECK(refusal(six, 8, 5) == "the body holds more than 5 JSON values");
+    // A megabyte of tiny members stops at the limit, long before it is all parsed.
+    std::string many = "{";
+    for (int i = 0; i < 100000; ++i) many += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":0";
+    many += "}";
+    CHECK(refusal(many, 8, 10000) == "the body holds more than 10000 JSON values");
 }
 
 }  // namespace abci
