@@ -75,9 +75,10 @@ BodyFraming frame_body(std::string_view head, std::size_t max_body) noexcept {
     std::size_t codings = 0;
     for (at += 2; at < head.size();) {
         const auto end = head.find("\r\n", at);
+        // A head ends with an empty line: nothing is framed after it.
+        if (end == std::string_view::npos || end == at) break;
         const auto line = head.substr(at, end - at);
         at = end + 2;
-        if (line.empty()) break;
         const auto name = field_name(line);
         if (name.size() == line.size() || name.empty() || !std::all_of(name.begin(), name.end(), is_token_char))
             return refuse(BodyFraming::Verdict::malformed, "a header line is not a name, a colon and a value");

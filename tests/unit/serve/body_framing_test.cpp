@@ -120,6 +120,16 @@ TEST_CASE("body framing: the request-smuggling shapes are malformed", "[unit][se
     }
 }
 
+TEST_CASE("body framing: bytes that are not a whole head end the reading, framed as nothing", "[unit][serve][body]") {
+    // The fuzzer's find: a last line without CRLF sent the reading back to the start, for ever.
+    for (const std::string partial : {"XA: b\r\nC: d", "POST / HTTP/1.1\r\nContent-Length: 5", "G\r\n"}) {
+        INFO(partial);
+        const auto framing = frame_body(partial, 100);
+        CHECK(framing.verdict == Verdict::ok);
+        CHECK(framing.kind == Kind::none);
+    }
+}
+
 TEST_CASE("body framing: the head cpp-httplib parses names the decoded length and nothing else", "[unit][serve][body]") {
     const auto head = head_with({"Transfer-Encoding: chunked", "X-Kept: 1", "expect: 100-continue"});
     const auto plain = plain_head(head, 12);
