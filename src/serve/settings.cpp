@@ -204,7 +204,7 @@ const std::vector<Entry<Settings>>& server_entries() {
         {{"rate_limit.api", "rate N/S, or 0", "ABCI_API_RATE_LIMIT", "120/60", "The same for /api and /v1, per user."},
          [](const Value& v, Settings& s) { s.api_rate = v.rate(); }, [](const Settings& s) { return text(s.api_rate); }},
         {{"rate_limit.login", "rate N/S, or 0", "", "10/300",
-          "Login attempts per account from one client address; five times as many per client address, and an account slowed down after five times as many failures from everywhere."},
+          "Failed login attempts per account from one client address (a login that succeeds is not counted); five times as many per client address, and an account slowed down after five times as many failures from everywhere."},
          [](const Value& v, Settings& s) {
              const auto login = v.rate();
              s.auth.login_per_account_address = login;

@@ -54,6 +54,23 @@ TEST_CASE("login lock-out: an attacker's address is locked, the owner from anoth
     require_log_free_of(server, {kWrong, Server::admin_password});
 }
 
+TEST_CASE("login lock-out: logins that succeed do not count, only failures lock", "[serve][auth][lockout]") {
+    Server server({.config = behind_proxy("[rate_limit]\nlogin = \"4/300\"\n")});
+    const auto http = server.http();
+    const std::string owner = "198.51.100.30";
+
+    // Three good logins and three typos: seven attempts, but only three failures of the four allowed.
+    for (int i = 0; i < 3; ++i)
+        require_login_response(login_from(http, owner, Server::admin_password), Server::admin_email, "admin");
+    for (int i = 0; i < 3; ++i) require_unauthorized(login_from(http, owner, kWrong), "INVALID_CREDENTIALS");
+    require_login_response(login_from(http, owner, Server::admin_password), Server::admin_email, "admin");
+
+    // The fourth failure is still allowed, the fifth is not, and then the right password waits too.
+    require_unauthorized(login_from(http, owner, kWrong), "INVALID_CREDENTIALS");
+    require_too_many(login_from(http, owner, kWrong));
+    require_too_many(login_from(http, owner, Server::admin_password));
+}
+
 TEST_CASE("login back-off: failures from many addresses slow the account's logins but never lock them",
           "[serve][auth][lockout]") {
     // 2 attempts per (account, address), so the back-off starts after 5·2 = 10 failures.

@@ -74,7 +74,8 @@ LoginResult AuthService::login_password(std::string_view email, std::string_view
                                          std::string_view client_address) {
     const auto account_key = lower(email);
     // '\x1f' occurs in no client address: no two pairs share a key.
-    const auto by_pair = per_account_address_->hit(std::string(client_address) + '\x1f' + account_key);
+    const auto pair_key = std::string(client_address) + '\x1f' + account_key;
+    const auto by_pair = per_account_address_->hit(pair_key);
     const auto by_address = per_address_->hit(client_address);
     if (!by_pair.allowed || !by_address.allowed)
         throw limits::RateLimitExceeded("too many login attempts; try again later",
@@ -97,6 +98,10 @@ LoginResult AuthService::login_password(std::string_view email, std::string_view
         account_backoff_->failed(account_key);
         throw refused("invalid e-mail or password");
     }
+    // The limits count failures (README: wrong passwords lock), so an owner's
+    // good logins never use up the attempts a mistyped password needs.
+    per_account_address_->forgive(pair_key);
+    per_address_->forgive(client_address);
     return start_session(*user);
 }
 

@@ -47,6 +47,14 @@ RateDecision RateLimiter::hit(std::string_view key, Clock::time_point now) {
     return decide(limit_, window.count, std::chrono::duration_cast<std::chrono::seconds>(now - window.start));
 }
 
+void RateLimiter::forgive(std::string_view key) {
+    if (!limit_.enabled()) return;
+    auto& shard = shards_[std::hash<std::string_view>{}(key) % kShards];
+    std::lock_guard lock(shard.mutex);
+    const auto it = shard.windows.find(std::string(key));
+    if (it != shard.windows.end() && it->second.count > 0) --it->second.count;
+}
+
 RateDecision decide(const RateLimit& limit, std::uint32_t count, std::chrono::seconds elapsed) {
     RateDecision decision;
     decision.limit = limit.limit;

@@ -74,6 +74,10 @@ public:
     /// Counts one request of `key` now and says whether it is allowed. A
     /// refused request is counted too, so hammering does not help.
     [[nodiscard]] virtual RateDecision hit(std::string_view key) = 0;
+    /// Takes back one hit of `key` in its current window: for a limit on
+    /// failures, each attempt is counted before it is decided (so concurrent
+    /// attempts cannot all slip under the limit) and forgiven once it succeeded.
+    virtual void forgive(std::string_view key) = 0;
     [[nodiscard]] virtual const RateLimit& limit() const noexcept = 0;
 };
 
@@ -86,6 +90,7 @@ public:
     [[nodiscard]] RateDecision hit(std::string_view key) override { return hit(key, Clock::now()); }
     /// hit() at `now`.
     [[nodiscard]] RateDecision hit(std::string_view key, Clock::time_point now);
+    void forgive(std::string_view key) override;
 
     [[nodiscard]] const RateLimit& limit() const noexcept override { return limit_; }
 

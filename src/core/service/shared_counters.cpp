@@ -19,6 +19,10 @@ limits::RateDecision SharedRateLimiter::hit(std::string_view key) {
     return limits::decide(limit_, window.count, std::max(elapsed, std::chrono::seconds(0)));
 }
 
+void SharedRateLimiter::forgive(std::string_view key) {
+    if (limit_.enabled()) windows_.forgive(name_ + ":" + std::string(key), now());
+}
+
 std::chrono::seconds SharedBackoff::wait(std::string_view key) {
     if (policy_.threshold == 0) return std::chrono::seconds(0);
     const auto at = now();

@@ -19,6 +19,7 @@ public:
 
     /// Throws what the store throws (Error(unavailable) when the database is down).
     [[nodiscard]] limits::RateDecision hit(std::string_view key) override;
+    void forgive(std::string_view key) override;
     [[nodiscard]] const limits::RateLimit& limit() const noexcept override { return limit_; }
 
 private:

@@ -26,6 +26,8 @@ public:
     /// `window` starts over with this hit. Of concurrent hits, each sees a
     /// distinct count. Windows that ended are deleted now and then.
     [[nodiscard]] virtual RateWindow hit(const std::string& key, std::chrono::milliseconds window, TimePoint now) = 0;
+    /// Takes back one hit of `key`'s window if it is still open at `now`.
+    virtual void forgive(const std::string& key, TimePoint now) = 0;
     /// When `key`'s window ends, if it is still open at `now`; counts nothing.
     [[nodiscard]] virtual std::optional<TimePoint> open_until(const std::string& key, TimePoint now) = 0;
 };

@@ -39,6 +39,13 @@ public:
         });
     }
 
+    void forgive(const std::string& key, TimePoint now) override {
+        db_.run({}, [&](auto& c) {
+            execute(c, "UPDATE rate_windows SET count = count - 1 WHERE key = ? AND count > 0 AND started_at + length_ms > ?",
+                    key, to_millis(now));
+        });
+    }
+
     std::optional<TimePoint> open_until(const std::string& key, TimePoint now) override {
         return db_.run({}, [&](auto& c) {
             return query_one(c,
