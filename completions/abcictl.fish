@@ -24,39 +24,48 @@ set -g __abcictl_valued \
     'abcictl admin user add --data-dir' \
     'abcictl admin user add --database-url' \
     'abcictl admin user add --database-password-file' \
+    'abcictl admin user add --config' \
     'abcictl admin user add --email' \
     'abcictl admin user add --role' \
     'abcictl admin user add --password-file' \
     'abcictl admin user list --data-dir' \
     'abcictl admin user list --database-url' \
     'abcictl admin user list --database-password-file' \
+    'abcictl admin user list --config' \
     'abcictl admin user import --data-dir' \
     'abcictl admin user import --database-url' \
     'abcictl admin user import --database-password-file' \
+    'abcictl admin user import --config' \
     'abcictl admin user set-role --data-dir' \
     'abcictl admin user set-role --database-url' \
     'abcictl admin user set-role --database-password-file' \
+    'abcictl admin user set-role --config' \
     'abcictl admin user set-role --email' \
     'abcictl admin user set-role --role' \
     'abcictl admin user link-wallet --data-dir' \
     'abcictl admin user link-wallet --database-url' \
     'abcictl admin user link-wallet --database-password-file' \
+    'abcictl admin user link-wallet --config' \
     'abcictl admin user link-wallet --email' \
     'abcictl admin user link-wallet --address' \
     'abcictl admin apikey create --data-dir' \
     'abcictl admin apikey create --database-url' \
     'abcictl admin apikey create --database-password-file' \
+    'abcictl admin apikey create --config' \
     'abcictl admin apikey create --name' \
     'abcictl admin apikey create --scope' \
     'abcictl admin apikey list --data-dir' \
     'abcictl admin apikey list --database-url' \
     'abcictl admin apikey list --database-password-file' \
+    'abcictl admin apikey list --config' \
     'abcictl admin apikey revoke --data-dir' \
     'abcictl admin apikey revoke --database-url' \
     'abcictl admin apikey revoke --database-password-file' \
+    'abcictl admin apikey revoke --config' \
     'abcictl admin audit --data-dir' \
     'abcictl admin audit --database-url' \
     'abcictl admin audit --database-password-file' \
+    'abcictl admin audit --config' \
     'abcictl admin audit --since' \
     'abcictl admin audit --limit' \
     'abcictl admin audit --actor' \
@@ -65,26 +74,30 @@ set -g __abcictl_valued \
     'abcictl admin journal list --data-dir' \
     'abcictl admin journal list --database-url' \
     'abcictl admin journal list --database-password-file' \
+    'abcictl admin journal list --config' \
     'abcictl admin journal list --status' \
     'abcictl admin journal list --chain' \
     'abcictl admin journal list --limit' \
     'abcictl admin journal show --data-dir' \
     'abcictl admin journal show --database-url' \
     'abcictl admin journal show --database-password-file' \
+    'abcictl admin journal show --config' \
     'abcictl admin journal abandon --data-dir' \
     'abcictl admin journal abandon --database-url' \
     'abcictl admin journal abandon --database-password-file' \
-    'abcictl admin journal abandon --rpc-url' \
     'abcictl admin journal abandon --config' \
+    'abcictl admin journal abandon --rpc-url' \
     'abcictl admin store copy --data-dir' \
     'abcictl admin store copy --to' \
     'abcictl admin store copy --password-file' \
     'abcictl admin lanes --data-dir' \
     'abcictl admin lanes --database-url' \
     'abcictl admin lanes --database-password-file' \
+    'abcictl admin lanes --config' \
     'abcictl admin lanes resume --data-dir' \
     'abcictl admin lanes resume --database-url' \
     'abcictl admin lanes resume --database-password-file' \
+    'abcictl admin lanes resume --config' \
     'abcictl serve --config' \
     'abcictl serve --listen' \
     'abcictl serve --data-dir' \
@@ -308,6 +321,7 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -s h -l help
 complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l config -r -F -d 'The server\'s config file (TOML): its database, else its data directory, is the store used'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l email -x -d 'The user\'s e-mail (their login; case-insensitive)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l role -x -a 'farmer verifier admin developer' -d 'The user\'s role'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user add\'' -l password-file -r -F -d 'Read the password from this file'
@@ -319,6 +333,7 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin user list\'' -s h -l hel
 complete -c abcictl -n '__abcictl_under \'abcictl admin user list\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user list\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user list\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user list\'' -l config -r -F -d 'The server\'s config file (TOML): its database, else its data directory, is the store used'
 
 # abcictl admin user import
 complete -c abcictl -n '__abcictl_at \'abcictl admin user import\'' -r -F -d 'The JSON Lines file, or - for standard input (the default)'
@@ -326,12 +341,14 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin user import\'' -s h -l h
 complete -c abcictl -n '__abcictl_under \'abcictl admin user import\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user import\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user import\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user import\'' -l config -r -F -d 'The server\'s config file (TOML): its database, else its data directory, is the store used'
 
 # abcictl admin user set-role
 complete -c abcictl -n '__abcictl_under \'abcictl admin user set-role\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user set-role\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user set-role\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user set-role\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user set-role\'' -l config -r -F -d 'The server\'s config file (TOML): its database, else its data directory, is the store used'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user set-role\'' -l email -x -d 'The user\'s e-mail'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user set-role\'' -l role -x -a 'farmer verifier admin developer' -d 'The new role'
 
@@ -340,6 +357,7 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin user link-wallet\'' -s h
 complete -c abcictl -n '__abcictl_under \'abcictl admin user link-wallet\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user link-wallet\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user link-wallet\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin user link-wallet\'' -l config -r -F -d 'The server\'s config file (TOML): its database, else its data directory, is the store used'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user link-wallet\'' -l email -x -d 'The user\'s e-mail'
 complete -c abcictl -n '__abcictl_under \'abcictl admin user link-wallet\'' -l address -x -d '0x address (checksummed or one case)'
 
@@ -354,6 +372,7 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin apikey create\'' -s h -l
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey create\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey create\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey create\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin apikey create\'' -l config -r -F -d 'The server\'s config file (TOML): its database, else its data directory, is the store used'
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey create\'' -l name -x -d 'What the key is for (shown in lists)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey create\'' -l scope -x -a 'abci:read abci:health abci:mint-entity' -d 'A permission of the key (repeatable, or comma-separated)'
 
@@ -362,6 +381,7 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin apikey list\'' -s h -l h
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey list\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey list\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey list\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin apikey list\'' -l config -r -F -d 'The server\'s config file (TOML): its database, else its data directory, is the store used'
 
 # abcictl admin apikey revoke
 complete -c abcictl -n '__abcictl_at \'abcictl admin apikey revoke\'' -x -d 'The key\'s id (from `apikey list`)'
@@ -369,12 +389,14 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin apikey revoke\'' -s h -l
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey revoke\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey revoke\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
 complete -c abcictl -n '__abcictl_under \'abcictl admin apikey revoke\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin apikey revoke\'' -l config -r -F -d 'The server\'s config file (TOML): its database, else its data directory, is the store used'
 
 # abcictl admin audit
 complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
 complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l config -r -F -d 'The server\'s config file (TOML): its database, else its data directory, is the store used'
 complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l since -x -d 'Only entries at or after this time: ISO 8601, or a duration ago (15m, 2h, 7d)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l limit -x -d 'Show at most this many entries (the newest that match)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin audit\'' -l oldest-first -d 'Oldest first (and --limit keeps the oldest)'
@@ -393,6 +415,7 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -s h -l 
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l config -r -F -d 'The server\'s config file (TOML): its database, else its data directory, is the store used'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l all -d 'Every status, not only pending'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l status -x -a 'pending mined reverted replaced dropped refused abandoned' -d 'Only this status (repeatable)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal list\'' -l chain -x -a '(__abcictl_chains)' -d 'Only this blockchain id'
@@ -404,6 +427,7 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin journal show\'' -s h -l 
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal show\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal show\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal show\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal show\'' -l config -r -F -d 'The server\'s config file (TOML): its database, else its data directory, is the store used'
 
 # abcictl admin journal abandon
 complete -c abcictl -n '__abcictl_at \'abcictl admin journal abandon\'' -x -d 'The transaction hash (0x…)'
@@ -411,13 +435,13 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -s h 
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l config -r -F -d 'The server\'s config file (TOML): its database, else its data directory, is the store used'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l rpc-url -x -d 'JSON-RPC endpoint of the chain, for the proof; it must have the block 0 the server recorded for the chain (default: the server\'s node, from --config)'
-complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l config -r -F -d 'The server\'s config file, for its node of the chain; env ABCI_CONFIG'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l force -d 'No proof: the chain was reset (asks for confirmation unless -y). The chain is still asked when a node answers, and a version it shows mined is not abandoned'
 complete -c abcictl -n '__abcictl_under \'abcictl admin journal abandon\'' -l even-while-serving -d 'With --force: go on although a server sends for the chain (it keeps sending the transaction; a retry of its mints may mint twice)'
 
 # abcictl admin store
-complete -c abcictl -n '__abcictl_at \'abcictl admin store\'' -a copy -d 'Copy the data directory\'s SQLite store into an empty PostgreSQL database (creating its schema), all or nothing, each table\'s rows counted on both sides; no serve may run on the directory meanwhile'
+complete -c abcictl -n '__abcictl_at \'abcictl admin store\'' -a copy -d 'Copy the data directory\'s SQLite store into an empty PostgreSQL database (creating its schema), all or nothing, each table\'s rows counted on both sides, with the JWT signing secret (sessions stay valid); no serve may run on the directory meanwhile. The directory is then marked as moved: serve and the admin commands refuse its stale store, naming the database'
 complete -c abcictl -n '__abcictl_under \'abcictl admin store\'' -s h -l help -d 'Show this help'
 
 # abcictl admin store copy
@@ -432,6 +456,7 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin lanes\'' -s h -l help -d
 complete -c abcictl -n '__abcictl_under \'abcictl admin lanes\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin lanes\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
 complete -c abcictl -n '__abcictl_under \'abcictl admin lanes\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin lanes\'' -l config -r -F -d 'The server\'s config file (TOML): its database, else its data directory, is the store used'
 
 # abcictl admin lanes resume
 complete -c abcictl -n '__abcictl_at \'abcictl admin lanes resume\'' -x -d 'The lane, as `abcictl admin lanes` names it (<blockchain id>/<signer address>)'
@@ -439,6 +464,7 @@ complete -c abcictl -n '__abcictl_under \'abcictl admin lanes resume\'' -s h -l 
 complete -c abcictl -n '__abcictl_under \'abcictl admin lanes resume\'' -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'The server\'s data directory, as given to `abcictl serve` (default: $XDG_DATA_HOME/abcictl, as serve\'s)'
 complete -c abcictl -n '__abcictl_under \'abcictl admin lanes resume\'' -l database-url -x -d 'The server\'s PostgreSQL database, as serve\'s database.url (postgresql://USER@HOST/DB, no password in it); instead of --data-dir'
 complete -c abcictl -n '__abcictl_under \'abcictl admin lanes resume\'' -l database-password-file -r -F -d 'A file whose first line is the database\'s password (default: libpq\'s PGPASSFILE, else ~/.pgpass)'
+complete -c abcictl -n '__abcictl_under \'abcictl admin lanes resume\'' -l config -r -F -d 'The server\'s config file (TOML): its database, else its data directory, is the store used'
 
 # abcictl serve
 complete -c abcictl -n '__abcictl_under \'abcictl serve\'' -s h -l help -d 'Show this help'

@@ -16,24 +16,36 @@ class App;
 
 namespace abci::cli {
 
-/// Where a command finds the server's store: its PostgreSQL database when a
-/// URL is given (as serve's database.url), else its data directory's SQLite.
+/// Where a command finds the server's store, as the server does: its
+/// PostgreSQL database when a URL is given (as serve's database.url, or in
+/// the server's config file), else its data directory's SQLite.
 struct DataDirOption {
     std::string dir;
     store::PostgresqlSettings database;
+    std::string config_file;
 
     /// Adds "--data-dir DIR" (also $ABCI_DATA_DIR; default: serve's,
     /// store::default_data_dir()), "--database-url URL" (also
-    /// $ABCI_DATABASE_URL) and "--database-password-file FILE" (also
-    /// $ABCI_DATABASE_PASSWORD_FILE) to `command`, bound to this object, which
-    /// must outlive the parsing. A URL carrying a password is refused there.
+    /// $ABCI_DATABASE_URL), "--database-password-file FILE" (also
+    /// $ABCI_DATABASE_PASSWORD_FILE) and "--config FILE" (also $ABCI_CONFIG:
+    /// the server's, whose database or data directory is used) to `command`,
+    /// bound to this object, which must outlive the parsing. A URL carrying a
+    /// password is refused there.
     void add_to(CLI::App& command);
     /// Adds "--data-dir DIR" alone, as add_to() does: for a command that works
     /// on the directory's own SQLite database (`admin store copy`).
     void add_dir_to(CLI::App& command);
 
+    /// This object with what the server's config file says filled in: its
+    /// database (unless one is given here) and its data directory (unless
+    /// --data-dir is given). This object itself when no config is given.
+    /// Throws what serve::load_settings throws.
+    [[nodiscard]] DataDirOption resolved() const;
+
     /// Opens the store: the database's when a URL is given (the data directory
-    /// is not read then), else the directory's. With `create_missing` (only
+    /// is not read then), else the directory's; a directory whose store was
+    /// moved (`admin store copy`) is Error(invalid_input) naming the command
+    /// line that reaches the new one. With `create_missing` (only
     /// for the first setup, before the first `serve`) the directory and
     /// database are created when absent; without it a directory holding no
     /// database is Error(not_found) naming it, so a mistyped --data-dir is

@@ -11,7 +11,9 @@
 #include <algorithm>
 
 #include "admin_data_dir.hpp"
+#include "cli/client_test.hpp"
 #include "support/postgres.hpp"
+#include "support/serve.hpp"
 
 namespace abci::test {
 namespace {
@@ -23,7 +25,90 @@ os::CommandResult copy_to(const AdminDataDir& data, const std::string& url, std:
     return data.run(args);
 }
 
+constexpr const char* kMovedWallet = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
+
 }  // namespace
+
+TEST_CASE("admin store copy marks the data directory moved: --data-dir refuses naming the command that reaches the "
+          "database, which ABCI_DATABASE_URL and the server's config reach",
+          "[cli][admin][postgres]") {
+    AdminDataDir data;
+    (void)data.add_user("ann@example.org", "farmer");
+    (void)data.add_user("bob@example.org", "farmer");
+    Postgres pg;
+    const auto url = pg.create_database("moved");
+    const auto copied = copy_to(data, url);
+    INFO("stderr: " << copied.err);
+    REQUIRE(copied.exit_code == 0);
+    CHECK(copied.err.find(data.path() + " is marked as moved") != std::string::npos);
+
+    // The reproduction: this wrote the stale SQLite store and exited 0.
+    const std::vector<std::string> link{"admin", "user", "link-wallet", "--email", "ann@example.org",
+                                        "--address", kMovedWallet};
+    const auto stale = data.run(link);
+    CHECK(stale.exit_code == 2);
+    const auto refusal = lines_of(stale.err);
+    REQUIRE(refusal.size() == 1);
+    CHECK(refusal[0].starts_with("abcictl: the store in " + data.path() + " was moved to " + url + " at "));
+    auto reaching = link;
+    reaching.insert(reaching.end(), {"--database-url", url});
+    std::string reaching_line = abcictl_binary();
+    for (const auto& word : reaching) reaching_line += " " + word;
+    CHECK(refusal[0].ends_with("its SQLite database is stale. Run: " + reaching_line));
+    CHECK(pg.psql("moved", "SELECT count(*) FROM wallets") == "0\n");
+    {
+        SQLite::Database file(data.database(), SQLite::OPEN_READONLY);
+        CHECK(file.execAndGet("SELECT count(*) FROM wallets").getInt() == 0);
+    }
+    // Listing commands too: they would show the stale records.
+    CHECK(data.run({"admin", "user", "list"}).exit_code == 2);
+
+    // The command it names works, and so does the server's own way of naming the database.
+    CHECK(run_abcictl(reaching).exit_code == 0);
+    CHECK(pg.psql("moved", "SELECT count(*) FROM wallets") == "1\n");
+    const auto by_env = run_abcictl({"admin", "user", "link-wallet", "--email", "bob@example.org", "--address",
+                                     "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "--data-dir", data.path()},
+                                    {}, {{"ABCI_DATABASE_URL", url}});
+    INFO("stderr: " << by_env.err);
+    CHECK(by_env.exit_code == 0);
+    TempDir config_dir;
+    const auto config = config_dir.write("serve.toml", "[database]\nurl = \"" + url + "\"\n");
+    const auto by_config = run_abcictl({"--json", "admin", "user", "list", "--data-dir", data.path(), "--config", config});
+    INFO("stderr: " << by_config.err);
+    REQUIRE(by_config.exit_code == 0);
+    CHECK(nlohmann::json::parse(by_config.out).size() == 2);
+    CHECK(pg.psql("moved", "SELECT count(*) FROM wallets") == "2\n");
+    const auto by_config_env =
+        run_abcictl({"admin", "user", "list", "--data-dir", data.path()}, {}, {{"ABCI_CONFIG", config}});
+    CHECK(by_config_env.exit_code == 0);
+}
+
+TEST_CASE("admin store copy carries the JWT secret: a session begun on the SQLite server lives on the PostgreSQL one, "
+          "and serve refuses the moved data directory",
+          "[cli][admin][postgres]") {
+    Server sqlite_server;
+    client::Terminal t(sqlite_server.url());
+    t.login(Server::admin_email, Server::admin_password);
+    const auto port = sqlite_server.port();
+    REQUIRE(sqlite_server.stop() == 0);
+
+    Postgres pg;
+    const auto url = pg.create_database("sessions");
+    const auto copied = run_abcictl({"admin", "store", "copy", "--data-dir", sqlite_server.data_dir(), "--to", url});
+    INFO("stderr: " << copied.err);
+    REQUIRE(copied.exit_code == 0);
+    CHECK(copied.err.find("The JWT signing secret was carried") != std::string::npos);
+
+    // On the stale store it would lose every write from now on.
+    const auto stale = run_abcictl({"serve", "--data-dir", sqlite_server.data_dir(), "--listen", "127.0.0.1:0"});
+    CHECK(stale.exit_code == 2);
+    CHECK(stale.err.find("the store in " + sqlite_server.data_dir() + " was moved to " + url) != std::string::npos);
+    CHECK(stale.err.find("ABCI_DATABASE_URL=" + url) != std::string::npos);
+
+    Server pg_server(Server::Options{.port = port, .env = {{"ABCI_DATABASE_URL", url}}});
+    REQUIRE(pg_server.url() == t.server());
+    CHECK(t.ok({"whoami"}).find(Server::admin_email) != std::string::npos);
+}
 
 TEST_CASE("admin store copy copies a data directory into an empty PostgreSQL database once", "[cli][admin][postgres]") {
     AdminDataDir data;

@@ -132,7 +132,6 @@ void show(const Context& ctx, store::Store& store, const std::string& hash) {
 struct AbandonSettings {
     std::string hash;
     std::string rpc_url;
-    std::string config;
     bool force = false;
     bool even_while_serving = false;
 };
@@ -145,7 +144,7 @@ std::optional<service::ChainNode> chain_node(const AbandonSettings& s, const Dat
     if (!s.rpc_url.empty()) return service::ChainNode{{s.rpc_url}, false};
 #ifdef ABCI_WITH_SERVE
     serve::FlagSettings flags;
-    flags.config_file = s.config;
+    flags.config_file = where.config_file;
     auto env = serve::abci_environment();
     if (flags.config_file.empty() && !env.contains("ABCI_CONFIG")) {
         const auto devnet = where.directory(false).root() / "devnet" / "config.toml";
@@ -159,7 +158,7 @@ std::optional<service::ChainNode> chain_node(const AbandonSettings& s, const Dat
                                           ": give --rpc-url URL of its node");
 #else
     (void)where, (void)blockchain_id;
-    if (s.config.empty()) return std::nullopt;
+    if (where.config_file.empty()) return std::nullopt;
     throw Error(ErrorKind::unavailable, "this abcictl was built without the server and cannot read its config: give --rpc-url");
 #endif
 }
@@ -288,11 +287,9 @@ void add_admin_journal_command(CLI::App& admin, Context& ctx) {
                  {"Give up a transaction the server's node proves replaced", "abcictl admin journal abandon --data-dir /var/lib/abcictl --config /etc/abcictl/serve.toml 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060"},
                  {"Ask another node of the same chain", "abcictl admin journal abandon --data-dir /var/lib/abcictl --rpc-url https://rpc.sepolia.org 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060"}});
     abandon_cmd->add_option("HASH", a->hash, "The transaction hash (0x…)")->required();
-    auto* rpc = abandon_cmd->add_option("--rpc-url", a->rpc_url,
-                                        "JSON-RPC endpoint of the chain, for the proof; it must have the block 0 the "
-                                        "server recorded for the chain (default: the server's node, from --config)");
-    abandon_cmd->add_option("--config", a->config, "The server's config file, for its node of the chain; env ABCI_CONFIG")
-        ->excludes(rpc);
+    abandon_cmd->add_option("--rpc-url", a->rpc_url,
+                            "JSON-RPC endpoint of the chain, for the proof; it must have the block 0 the server "
+                            "recorded for the chain (default: the server's node, from --config)");
     auto* force = abandon_cmd->add_flag(
         "--force", a->force,
         "No proof: the chain was reset (asks for confirmation unless -y). The chain is still asked when a node "

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -13,9 +14,12 @@
 #include "cli/context.hpp"
 #include "cli/data_dir_option.hpp"
 #include "cli/validators.hpp"
+#include "core/auth/jwt.hpp"
 #include "core/error.hpp"
+#include "core/eth/bytes.hpp"
 #include "core/store/copy.hpp"
 #include "core/store/data_dir.hpp"
+#include "core/util/time.hpp"
 
 namespace abci::cli {
 namespace {
@@ -36,7 +40,15 @@ void copy_store(const Context& ctx, const StoreCopySettings& s) {
     const auto lock = dir.lock_for_server("none (abcictl admin store copy)");
     ctx.note("Holding " + dir.lock_file().string() +
              ": no abcictl serve starts on this data directory until the copy ends.");
-    const auto report = store::copy_to_postgresql(dir.database(), s.target);
+    // The server on the database must verify the tokens this one signed, or
+    // everyone is logged out by the move.
+    std::vector<std::pair<std::string, std::string>> secrets;
+    if (auto jwt = auth::shared_form_of_secret_file(dir.jwt_secret().string()))
+        secrets.emplace_back(std::move(jwt->name), std::move(jwt->value));
+    const auto report = store::copy_to_postgresql(dir.database(), s.target, secrets);
+    for (auto& [name, value] : secrets) eth::secure_wipe(value.data(), value.size());
+    dir.mark_moved({.url = s.target.url, .password_file = s.target.password_file,
+                    .at = util::format_iso8601_utc(std::chrono::system_clock::now())});
     std::vector<std::vector<std::string>> rows;
     auto json = nlohmann::json::array();
     std::int64_t escaped = 0;
@@ -50,7 +62,12 @@ void copy_store(const Context& ctx, const StoreCopySettings& s) {
         ctx.note(std::to_string(escaped) + " values held a NUL or bytes that are not UTF-8 (stored by an older "
                                            "release) and were copied escaped, each such byte as %XX (a '%' as %25); "
                                            "the \"escaped\" count of each table in --json says where.");
-    ctx.note("Copied, every count checked. Give the replicas this database as [database] url, with its password file.");
+    ctx.note(secrets.empty()
+                 ? "No " + dir.jwt_secret().string() + " to carry: a server on the database signs with a new secret, "
+                       "so sessions end, unless it is given the old one's file as auth.jwtSecretFile."
+                 : "The JWT signing secret was carried: sessions and tokens stay valid on the database's servers.");
+    ctx.note("Copied, every count checked. Give the replicas this database as [database] url, with its password file. " +
+             dir.root().string() + " is marked as moved: commands on it refuse, naming the database.");
 }
 
 }  // namespace
@@ -63,7 +80,9 @@ void add_admin_store_command(CLI::App& admin, Context& ctx) {
     auto* copy_cmd = store_cmd->add_subcommand(
         "copy",
         "Copy the data directory's SQLite store into an empty PostgreSQL database (creating its schema), all or "
-        "nothing, each table's rows counted on both sides; no serve may run on the directory meanwhile");
+        "nothing, each table's rows counted on both sides, with the JWT signing secret (sessions stay valid); no "
+        "serve may run on the directory meanwhile. The directory is then marked as moved: serve and the admin "
+        "commands refuse its stale store, naming the database");
     set_examples(*copy_cmd, {
                  {"Move a server's store to PostgreSQL, the password in a file", "abcictl admin store copy --data-dir /var/lib/abcictl --to postgresql://abci@db.example:5432/abci --password-file /etc/abcictl/db.password"}});
     s->data_dir.add_dir_to(*copy_cmd);

@@ -24,6 +24,8 @@ namespace fs = std::filesystem;
 
 constexpr std::size_t kMinSecretLength = 32;
 constexpr std::size_t kMaxSecretFileSize = 4096;
+// The signing secret's name among the database's shared secrets.
+constexpr const char* kSharedSecretName = "jwt";
 // Far above any token we issue; bounds the work an unauthenticated caller can cause.
 constexpr std::size_t kMaxTokenLength = 8192;
 constexpr std::size_t kMaxRememberedTokens = 4096;
@@ -248,10 +250,18 @@ eth::Bytes load_or_create_secret(const std::string& path_text) {
     return secret;
 }
 
+std::optional<SharedSecretRow> shared_form_of_secret_file(const std::string& path) {
+    auto secret = read_secret(path);
+    if (!secret) return std::nullopt;
+    SharedSecretRow row{.name = kSharedSecretName, .value = eth::to_hex(*secret, false)};
+    eth::secure_wipe(secret->data(), secret->size());
+    return row;
+}
+
 eth::Bytes load_or_create_shared_secret(store::SharedSecrets& secrets) {
     eth::Bytes candidate = crypto::random_bytes(kMinSecretLength);
     std::string candidate_hex = eth::to_hex(candidate, false);
-    std::string stored = secrets.get_or_create("jwt", candidate_hex);
+    std::string stored = secrets.get_or_create(kSharedSecretName, candidate_hex);
     eth::Bytes secret = eth::from_hex(stored, "the stored JWT secret");
     for (auto* text : {&candidate_hex, &stored}) eth::secure_wipe(text->data(), text->size());
     eth::secure_wipe(candidate.data(), candidate.size());

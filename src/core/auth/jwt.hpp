@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -87,6 +88,19 @@ private:
 /// 0600 (atomically, parent directory created 0700; of two processes racing
 /// to create it, both get the one written first). Error(unavailable) on I/O failure.
 [[nodiscard]] eth::Bytes load_or_create_secret(const std::string& path);
+
+/// A row of the database's shared secrets (store::SharedSecrets).
+struct SharedSecretRow {
+    std::string name;
+    std::string value;
+};
+
+/// The secret of the file at `path` (load_or_create_secret's) as
+/// load_or_create_shared_secret keeps it in the database: what `admin store
+/// copy` carries there, so that the tokens a server on the file signed stay
+/// valid on the database's servers. Nothing when there is no file; throws
+/// what load_or_create_secret throws for a bad one.
+[[nodiscard]] std::optional<SharedSecretRow> shared_form_of_secret_file(const std::string& path);
 
 /// The signing secret kept in the database, shared by the servers on it (a
 /// token one replica issued is checked by another): created, 32 fresh random

@@ -15,6 +15,7 @@
 #include "core/store/postgresql/connection.hpp"
 #include "core/store/postgresql/migrate.hpp"
 #include "core/store/postgresql/schema.hpp"
+#include "core/store/sql/sql.hpp"
 #include "core/store/sqlite/sqlite.hpp"
 #include "core/util/text.hpp"
 
@@ -235,7 +236,8 @@ std::int64_t checked_count(SQLite::Database& sqlite, postgresql::Connection& pg,
 
 /// The copy itself, in one PostgreSQL transaction: committed whole, or
 /// rolled back on any error.
-CopyReport copy_tables(SQLite::Database& sqlite, postgresql::Connection& pg) {
+CopyReport copy_tables(SQLite::Database& sqlite, postgresql::Connection& pg,
+                       const std::vector<std::pair<std::string, std::string>>& shared_secrets) {
     (void)pg.exec("BEGIN");
     try {
         lock_empty_target(pg);
@@ -249,6 +251,12 @@ CopyReport copy_tables(SQLite::Database& sqlite, postgresql::Connection& pg) {
         CopyReport report;
         for (std::size_t i = 0; i < plans.size(); ++i)
             report.tables.push_back({plans[i].table, checked_count(sqlite, pg, plans[i].table), escaped[i]});
+        // After the counts, which compare the copied rows only. What the
+        // SQLite server used is the file's secret, not a row of its own table.
+        for (const auto& [name, value] : shared_secrets)
+            (void)pg.exec("INSERT INTO shared_secrets (name, value, created_at) VALUES ($1, $2, $3) "
+                          "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+                          {name, value, std::to_string(sql::to_millis(sql::now_millis()))});
         (void)pg.exec("COMMIT");
         return report;
     } catch (...) {
@@ -264,7 +272,8 @@ CopyReport copy_tables(SQLite::Database& sqlite, postgresql::Connection& pg) {
 
 }  // namespace
 
-CopyReport copy_to_postgresql(const std::filesystem::path& sqlite_database, const PostgresqlSettings& target) {
+CopyReport copy_to_postgresql(const std::filesystem::path& sqlite_database, const PostgresqlSettings& target,
+                              const std::vector<std::pair<std::string, std::string>>& shared_secrets) {
     if (!std::filesystem::exists(sqlite_database))
         throw Error(ErrorKind::not_found, "no SQLite database at " + sqlite_database.string());
     try {
@@ -277,7 +286,7 @@ CopyReport copy_to_postgresql(const std::filesystem::path& sqlite_database, cons
                                                   : os::read_password_file(target.password_file,
                                                                            "the database's password file"));
         (void)postgresql::migrate(pg, postgresql::schema_migrations());
-        return copy_tables(sqlite, pg);
+        return copy_tables(sqlite, pg, shared_secrets);
     } catch (const SQLite::Exception& e) {
         throw sqlite::translate(e, {});
     }

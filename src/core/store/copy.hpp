@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/store/store.hpp"
@@ -46,7 +47,12 @@ struct CopyReport {
 /// than this binary's, when a row cannot be copied (an escaped value clashing
 /// with a unique one), or when the counts
 /// differ. On any error nothing of the copy is left in the target.
+///
+/// `shared_secrets` (name, value) are added to the target's shared secrets in
+/// the same transaction: what the SQLite server kept in files (its JWT
+/// signing secret) and replicas keep in the database.
 [[nodiscard]] CopyReport copy_to_postgresql(const std::filesystem::path& sqlite_database,
-                                            const PostgresqlSettings& target);
+                                            const PostgresqlSettings& target,
+                                            const std::vector<std::pair<std::string, std::string>>& shared_secrets = {});
 
 }  // namespace abci::store

@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "core/error.hpp"
+#include "core/os/private_file.hpp"
 #include "core/os/xdg.hpp"
 
 namespace abci::store {
@@ -62,7 +63,33 @@ void DataDirLock::record_holder(const std::string& listen) const {
         throw Error(ErrorKind::unavailable, std::string("cannot write the data directory's serve.lock: ") + std::strerror(errno));
 }
 
+void DataDir::mark_moved(const StoreMove& move) const {
+    os::write_private_file(moved_file(),
+                           "url " + move.url + "\npassword_file " + move.password_file + "\nat " + move.at + "\n");
+}
+
+std::optional<StoreMove> DataDir::moved() const {
+    std::ifstream in(moved_file());
+    if (!in) return std::nullopt;
+    StoreMove move;
+    // A value is the rest of its line: a password file's path may hold spaces.
+    for (std::string line; std::getline(in, line);) {
+        const auto space = line.find(' ');
+        const auto key = line.substr(0, space);
+        const auto value = space == std::string::npos ? std::string() : line.substr(space + 1);
+        if (key == "url") move.url = value;
+        if (key == "password_file") move.password_file = value;
+        if (key == "at") move.at = value;
+    }
+    return move;
+}
+
 std::unique_ptr<Store> DataDir::open_store(bool create_missing) const {
+    if (const auto move = moved())
+        throw Error(ErrorKind::invalid_input,
+                    "the store in " + root_.string() + " was moved to " + move->url + " at " + move->at +
+                        " (abcictl admin store copy); its SQLite database is stale: give the server that database "
+                        "([database] url in its config, or ABCI_DATABASE_URL=" + move->url + ")");
     if (create_missing)
         create();
     else if (!std::filesystem::exists(database()))

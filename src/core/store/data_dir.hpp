@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/os/fd.hpp"
@@ -35,6 +36,14 @@ private:
 /// the operator curates).
 [[nodiscard]] std::filesystem::path devnet_data_dir();
 
+/// Where `abcictl admin store copy` moved a data directory's store: the
+/// SQLite database left behind is stale from then on.
+struct StoreMove {
+    std::string url;            // the PostgreSQL database's, never with a password
+    std::string password_file;  // as given to the copy; empty: libpq's own
+    std::string at;             // when, ISO 8601 UTC
+};
+
 class DataDir {
 public:
     explicit DataDir(std::filesystem::path root) : root_(std::move(root)) {}
@@ -56,9 +65,18 @@ public:
     [[nodiscard]] DataDirLock lock_for_server(const std::string& listen) const;
     [[nodiscard]] std::filesystem::path lock_file() const { return root_ / "serve.lock"; }
 
+    /// Records that the store was copied to `move.url`, so that nothing opens
+    /// the stale SQLite database again (open_store()). Error(unavailable) when
+    /// the record cannot be written.
+    void mark_moved(const StoreMove& move) const;
+    /// The move mark_moved() recorded, if any.
+    [[nodiscard]] std::optional<StoreMove> moved() const;
+    [[nodiscard]] std::filesystem::path moved_file() const { return root_ / "moved"; }
+
     /// Opens the store; when `create_missing` is false a data directory
     /// without a database is Error(not_found) (a mistyped --data-dir should not
-    /// silently start an empty one).
+    /// silently start an empty one). A moved store is Error(invalid_input)
+    /// naming where it went: writes to it would be lost, reads stale.
     [[nodiscard]] std::unique_ptr<Store> open_store(bool create_missing) const;
 
 private:
