@@ -104,7 +104,7 @@ TEST_CASE("replicas: a session and the rate limit hold across three servers, a r
 
 // During an outage whoever asks learns that the service is unavailable, not
 // where its database lives; the operator's log and commands still say.
-TEST_CASE("replicas: while the database is down, public answers name no host, port or database; the log does",
+TEST_CASE("replicas: while the database is down, public answers name no host, port or database, while the log does",
           "[serve][postgres]") {
     Postgres pg;
     const auto url = pg.create_database("outage_store");

@@ -202,7 +202,7 @@ TEST_CASE("workflow role requests: a status the listing does not know is 400 nam
     }
 }
 
-TEST_CASE("workflow role requests: one pending per wallet, role and chain, 409 naming it, also when filed at once; "
+TEST_CASE("workflow role requests: one pending per wallet, role and chain, 409 naming it, also when filed at once, and "
           "an unknown chain is 404",
           "[serve][workflow]") {
     ChainServer chain;
@@ -261,7 +261,7 @@ TEST_CASE("workflow role requests: one pending per wallet, role and chain, 409 n
     for (const auto& request : all.json["data"]) CHECK(request["blockchainId"] == ChainServer::blockchain_id);
 }
 
-TEST_CASE("workflow role approval: a refusal moves the request to failed with its reason; the admin rejects it or "
+TEST_CASE("workflow role approval: a refusal moves the request to failed with its reason, and the admin rejects it or "
           "approves it again",
           "[serve][workflow]") {
     ChainServer chain;

@@ -86,7 +86,7 @@ TEST_CASE("role requests move by compare-and-set, record the approver and the mi
     CHECK_FALSE(rejected->approved_at);
 }
 
-TEST_CASE("role requests: one pending per wallet, role and chain; a refused approval fails, then is rejected or "
+TEST_CASE("role requests: one pending per wallet, role and chain, and a refused approval fails, then is rejected or "
           "approved again",
           "[store]") {
     FreshStore f;
