@@ -30,6 +30,8 @@ build-asan: setup
 
 # The main job: the API server on 127.0.0.1:8080 with its own devnet (anvil,
 # contract deployed); Ctrl-C stops both. The README shows the curl lines.
+# Every ABCI_* setting reaches it, from the environment or as a make variable:
+# `make run ABCI_LISTEN=127.0.0.1:9090` picks another port (man abcictl, ENVIRONMENT).
 run: build
 	@$(BUILD)/src/abcictl serve --devnet
 

@@ -22,6 +22,7 @@
 #include "core/rpc/client.hpp"
 #include "core/rpc/quantity.hpp"
 #include "core/store/data_dir.hpp"
+#include "serve/log.hpp"
 
 namespace abci::serve {
 
@@ -32,6 +33,11 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr std::chrono::seconds kStartTimeout{30};
+// How soon a dead anvil is noticed and another attempt to restart it made.
+constexpr std::chrono::seconds kWatchInterval{1};
+// Far above what a person at a terminal sends, low enough to stop a runaway loop.
+const limits::RateLimit kDevnetAbciRate{1000, std::chrono::seconds(60)};
+constexpr const char* kSource = "--devnet";
 
 service::NetworkConfig devnet_network() {
     service::NetworkConfig network;
@@ -94,6 +100,30 @@ std::optional<eth::Address> previous_contract(const fs::path& config) {
     return std::nullopt;
 }
 
+/// What add_devnet_settings() and Devnet::add_to() add, `network` being the devnet's chain.
+void add_network(Settings& settings, const service::NetworkConfig& network, const fs::path& config,
+                 const std::string& rpc_source) {
+    const std::string prefix = "chains[" + std::to_string(settings.chains.size()) + "].";
+    for (const auto& key : setting_keys())
+        if (key.key.starts_with("chains[]."))
+            settings.sources[prefix + key.key.substr(std::string_view("chains[].").size())] = kSource;
+    settings.sources[prefix + "rpcUrls"] = rpc_source;
+    settings.chains.push_back(network);
+    settings.signer.anvil_key = true;
+    settings.sources["signer.anvilKey"] = kSource;
+    // Wallet login works out of the box on a devnet, for anvil's dev accounts.
+    if (settings.auth.wallet.chain_ids.empty()) {
+        settings.auth.wallet.chain_ids.push_back(network.chain_id);
+        settings.sources["auth.wallet.chainIds"] = kSource;
+    }
+    // The default (10/60) stopped newcomers in the walkthroughs; an operator's own value stands.
+    if (!settings.sources.contains("rate_limit.abci")) {
+        settings.abci_rate = kDevnetAbciRate;
+        settings.sources["rate_limit.abci"] = kSource;
+    }
+    settings.devnet_config_file = config.string();
+}
+
 /// A run killed without cleanup (kill -9) leaves its anvil running and still
 /// dumping to the state file every few seconds. It is stopped first (dumping
 /// its newest state), so two nodes never write one state file. The pid file
@@ -120,20 +150,29 @@ Devnet::Devnet(const Settings& settings, const store::DataDirLock&)
     : dir_(fs::absolute(settings.data_dir) / "devnet"), network_(devnet_network()) {
     network_.rpc_urls = {"http://127.0.0.1:8545"};  // a placeholder until anvil has its port
     check_fits(settings, network_);
-    const auto anvil = find_anvil(settings.anvil);
+    anvil_path_ = find_anvil(settings.anvil);
     store::DataDir(dir_).create();
     stop_orphan(pid_file(), state_file());
 
     bool up = false;
-    for (int attempt = 0; attempt < 3 && !up; ++attempt) up = launch(anvil);
+    for (int attempt = 0; attempt < 3 && !up; ++attempt) up = launch(0);
     if (!up)
         throw Error(ErrorKind::unavailable,
-                    "anvil (" + anvil + ") exited at start three times; see " + (dir_ / "anvil.log").string());
+                    "anvil (" + anvil_path_ + ") exited at start three times; see " + (dir_ / "anvil.log").string());
     deploy_or_reuse();
     write_config();
+    watcher_ = std::thread([this] { watch(); });
 }
 
 Devnet::~Devnet() {
+    if (watcher_.joinable()) {
+        {
+            const std::lock_guard lock(mutex_);
+            stopping_ = true;
+        }
+        wake_.notify_all();
+        watcher_.join();
+    }
     if (!anvil_) return;
     // Dumping the state can take a moment on a large chain; only then SIGKILL.
     anvil_->stop(std::chrono::seconds(10));
@@ -141,10 +180,10 @@ Devnet::~Devnet() {
     fs::remove(pid_file(), ec);
 }
 
-bool Devnet::launch(const std::string& anvil) {
-    const auto port = os::free_loopback_port();
+bool Devnet::launch(std::uint16_t port) {
+    if (port == 0) port = os::free_loopback_port();
     const std::string url = "http://127.0.0.1:" + std::to_string(port);
-    anvil_.emplace(std::vector<std::string>{anvil, "--host", "127.0.0.1", "--port", std::to_string(port), "--chain-id",
+    anvil_.emplace(std::vector<std::string>{anvil_path_, "--host", "127.0.0.1", "--port", std::to_string(port), "--chain-id",
                                             std::to_string(service::kDevnetChainId), "--state",
                                             state_file().string(), "--state-interval", "10", "--quiet"},
                    (dir_ / "anvil.log").string());
@@ -158,6 +197,7 @@ bool Devnet::launch(const std::string& anvil) {
             // Ours exits when another node took the port meanwhile: that one must not be used.
             if (*id == service::kDevnetChainId && anvil_->running()) {
                 network_.rpc_urls = {url};
+                port_ = port;
                 os::write_private_file(pid_file(), std::to_string(anvil_->pid()) + "\n");
                 return true;
             }
@@ -167,6 +207,38 @@ bool Devnet::launch(const std::string& anvil) {
     anvil_.reset();
     throw Error(ErrorKind::unavailable, "anvil did not answer on " + url + " within " +
                                             std::to_string(kStartTimeout.count()) + " s; see " + (dir_ / "anvil.log").string());
+}
+
+void Devnet::watch() {
+    const auto state = state_file().string();
+    std::unique_lock lock(mutex_);
+    bool said_failure = false;
+    while (!wake_.wait_for(lock, kWatchInterval, [this] { return stopping_; })) {
+        if (anvil_) {
+            const auto pid = anvil_->pid();  // running() forgets it once it reaps the child
+            if (anvil_->running()) continue;
+            const int status = anvil_->stop();
+            anvil_.reset();
+            log_line("warn", "devnet: anvil (pid " + std::to_string(pid) + ") exited; the devnet chain is gone until it restarts",
+                     {{"exitStatus", status}, {"state", state}, {"log", (dir_ / "anvil.log").string()}});
+        }
+        // On its port, which the server's chain clients know; from its state file, dumped every 10 s.
+        std::string why;
+        try {
+            if (launch(port_)) {
+                log_line("info", "devnet: anvil restarted", {{"pid", anvil_->pid()}, {"rpc", network_.rpc_urls.front()}, {"state", state}});
+                said_failure = false;
+                continue;
+            }
+            why = "anvil exited at start (is port " + std::to_string(port_) + " taken?)";
+        } catch (const Error& e) {
+            why = e.what();
+        }
+        if (!said_failure)
+            log_line("error", "devnet: anvil did not restart; trying again every second",
+                     {{"reason", why}, {"log", (dir_ / "anvil.log").string()}});
+        said_failure = true;
+    }
 }
 
 void Devnet::deploy_or_reuse() {
@@ -207,11 +279,31 @@ void Devnet::write_config() const {
     os::write_private_file(config_file(), text.str());
 }
 
-void Devnet::add_to(Settings& settings) const {
-    settings.chains.push_back(network_);
-    settings.signer.anvil_key = true;
-    // Wallet login works out of the box on a devnet, for anvil's dev accounts.
-    if (settings.auth.wallet.chain_ids.empty()) settings.auth.wallet.chain_ids.push_back(network_.chain_id);
+void Devnet::add_to(Settings& settings) const { add_network(settings, network_, config_file(), kSource); }
+
+void add_devnet_settings(Settings& settings) {
+    auto network = devnet_network();
+    network.rpc_urls = {"http://127.0.0.1:8545"};  // checked as the constructor checks it
+    check_fits(settings, network);
+    network.rpc_urls = {"http://127.0.0.1:0"};     // shown as what it is: no port until anvil starts
+    const auto config = fs::absolute(settings.data_dir) / "devnet" / "config.toml";
+    if (const auto previous = previous_contract(config)) network.contract_address = previous->checksummed();
+    const auto index = std::to_string(settings.chains.size());
+    add_network(settings, network, config, std::string(kSource) + " (a free loopback port at start)");
+    settings.sources["chains[" + index + "].contractAddress"] =
+        std::string(kSource) + (network.contract_address.empty() ? " (deployed at start)" : " (the previous run's, if it still has code)");
+}
+
+std::string describe_abci_limit(const Settings& settings) {
+    const auto source = settings.sources.find("rate_limit.abci");
+    const std::string from = source == settings.sources.end() ? "the default"
+                             : source->second == kSource     ? "--devnet's default"
+                                                              : source->second;
+    const auto& rate = settings.abci_rate;
+    return (rate.enabled() ? "/abci allows " + std::to_string(rate.limit) + " requests per " +
+                                 std::to_string(rate.window.count()) + " s per caller"
+                           : std::string("/abci has no rate limit")) +
+           " (" + from + "); rate_limit.abci or ABCI_RATE_LIMIT sets another";
 }
 
 std::string find_anvil(const std::string& configured) {

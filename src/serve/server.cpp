@@ -1,6 +1,7 @@
 #include "serve/server.hpp"
 
 #include <httplib.h>
+#include <netdb.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -27,6 +28,13 @@
 namespace abci::serve {
 
 namespace {
+
+Error cannot_listen(const Settings& settings) {
+    const auto& host = settings.listen_host;
+    return Error(ErrorKind::unavailable, "cannot listen on " + host + ":" + std::to_string(settings.listen_port) +
+                                             " (in use, or not an address of this host); choose another port with --listen " +
+                                             host + ":PORT or ABCI_LISTEN=" + host + ":PORT");
+}
 
 /// The secret is needed only to build the codec, which keeps its own copy.
 class WipedBytes {
@@ -206,9 +214,7 @@ Server::Server(Settings settings) : state_(std::make_unique<State>()) {
                                          : (s.http->bind_to_port(s.settings.listen_host, s.settings.listen_port)
                                                 ? s.settings.listen_port
                                                 : -1);
-    if (s.port <= 0)
-        throw Error(ErrorKind::unavailable, "cannot listen on " + s.settings.listen_host + ":" +
-                                                std::to_string(s.settings.listen_port) + " (in use, or not an address of this host)");
+    if (s.port <= 0) throw cannot_listen(s.settings);
     // cpp-httplib listens with a backlog of 5: a burst of clients (many mints
     // at once) would find connections refused or dropped. Listening again on
     // the bound socket raises the queue to the system's maximum.
@@ -216,6 +222,29 @@ Server::Server(Settings settings) : state_(std::make_unique<State>()) {
 }
 
 Server::~Server() = default;
+
+void check_can_listen(const Settings& settings) {
+    if (settings.listen_port == 0) return;
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE;
+    addrinfo* found = nullptr;
+    if (::getaddrinfo(settings.listen_host.c_str(), std::to_string(settings.listen_port).c_str(), &hints, &found) != 0)
+        throw cannot_listen(settings);
+    const std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> addresses(found, ::freeaddrinfo);
+    // As the server will bind: SO_REUSEADDR only, so a port another socket listens on is refused.
+    for (const auto* address = found; address != nullptr; address = address->ai_next) {
+        const int sock = ::socket(address->ai_family, address->ai_socktype | SOCK_CLOEXEC, address->ai_protocol);
+        if (sock < 0) continue;
+        const int yes = 1;
+        ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+        const bool bound = ::bind(sock, address->ai_addr, address->ai_addrlen) == 0 && ::listen(sock, 1) == 0;
+        ::close(sock);
+        if (bound) return;
+    }
+    throw cannot_listen(settings);
+}
 
 std::uint16_t Server::port() const noexcept { return static_cast<std::uint16_t>(state_->port); }
 

@@ -33,4 +33,10 @@ private:
     std::unique_ptr<State> state_;
 };
 
+/// Whether settings.listen_host:listen_port can be bound now (port 0 always
+/// can): checked before a devnet is built, so that a busy port costs no anvil,
+/// deployment or admin. Error(unavailable) as the server's own, saying how to
+/// choose another port.
+void check_can_listen(const Settings& settings);
+
 }  // namespace abci::serve

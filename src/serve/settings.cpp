@@ -198,7 +198,7 @@ const std::vector<Entry<Settings>>& server_entries() {
           "The database password (the file's first line); only with database.url."},
          [](const Value& v, Settings& s) { s.database.password_file = v.string(); },
          [](const Settings& s) { return text(s.database.password_file); }},
-        {{"rate_limit.abci", "rate N/S, or 0", "ABCI_RATE_LIMIT", "10/60",
+        {{"rate_limit.abci", "rate N/S, or 0", "ABCI_RATE_LIMIT", "10/60 (serve --devnet: 1000/60)",
           "Requests to /abci per caller (user, API key or client address) in S seconds; 0 turns the limit off."},
          [](const Value& v, Settings& s) { s.abci_rate = v.rate(); }, [](const Settings& s) { return text(s.abci_rate); }},
         {{"rate_limit.api", "rate N/S, or 0", "ABCI_API_RATE_LIMIT", "120/60", "The same for /api and /v1, per user."},
@@ -562,7 +562,9 @@ std::string describe_settings(const Settings& settings) {
             << (source == settings.sources.end() ? "default" : source->second) << "\n";
     };
     out << "# abcictl serve: the effective settings; config file: "
-        << (settings.config_file.empty() ? "none" : settings.config_file) << "\n";
+        << (settings.config_file.empty() ? "none" : settings.config_file);
+    if (!settings.devnet_config_file.empty()) out << "; --devnet's: " << settings.devnet_config_file << " (written at start)";
+    out << "\n";
     for (const auto& entry : server_entries())
         line(entry.key.key.empty() ? entry.key.env : entry.key.key, entry.key, entry.show(settings));
     for (std::size_t i = 0; i < settings.chains.size(); ++i)

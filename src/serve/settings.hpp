@@ -84,6 +84,8 @@ struct Settings {
 
     /// The config file read, if any.
     std::string config_file;
+    /// --devnet's own, which it writes at each start (serve/devnet.hpp).
+    std::string devnet_config_file;
     /// Where each setting that is not at its default came from, by key
     /// ("listen", "chains[0].rpcUrls", "ABCI_ADMIN_EMAIL"): "file", "env
     /// ABCI_LISTEN" or "flag --listen".

@@ -151,3 +151,27 @@ TEST_CASE("serve --print-config shows the effective settings with their sources 
     CHECK(result.out.find("Zx8aPq3LmN0vB7kT") == std::string::npos);
     CHECK_FALSE(std::filesystem::exists(data));  // printing starts nothing
 }
+
+// Issue 31, item 11: --devnet's chain, signer and limit were missing, and the
+// config file said "none" while the devnet writes one.
+TEST_CASE("serve --devnet --print-config includes what --devnet adds", "[serve-cli][settings][devnet]") {
+    CleanHome home;
+    const auto data = home / "data";
+    const auto result = run_abcictl({"serve", "--devnet", "--print-config", "--data-dir", data}, {}, home.env());
+    INFO(result.out << result.err);
+    REQUIRE(result.exit_code == 0);
+    CHECK(result.out.find("config file: none; --devnet's: " + data + "/devnet/config.toml (written at start)\n") !=
+          std::string::npos);
+    for (const auto* line : {"rate_limit.abci = \"1000/60\"  # --devnet\n",
+                             "signer.anvilKey = true  # --devnet\n",
+                             "chains[0].id = \"devnet\"  # --devnet\n",
+                             "chains[0].chainId = 31337  # --devnet\n",
+                             "chains[0].rpcUrls = [\"http://127.0.0.1:0\"]  # --devnet (a free loopback port at start)\n"})
+        CHECK(result.out.find(line) != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(data));  // printing starts nothing
+
+    // The operator's own limit stands.
+    const auto own = run_abcictl({"serve", "--devnet", "--print-config", "--data-dir", data}, {},
+                                 home.env({{"ABCI_RATE_LIMIT", "30/60"}}));
+    CHECK(own.out.find("rate_limit.abci = \"30/60\"  # env ABCI_RATE_LIMIT\n") != std::string::npos);
+}

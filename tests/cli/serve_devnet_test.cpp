@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include <httplib.h>
 #include <toml++/toml.h>
 
 #include "core/os/process.hpp"
@@ -414,4 +415,71 @@ TEST_CASE("a server given port 0 names the port it bound to whoever its lock ref
     CHECK(second.exit_code == 2);
     CHECK(second.err.find("(pid " + std::to_string(first.pid()) + ", listening on " + bound + ")") != std::string::npos);
     CHECK(first.stop(std::chrono::seconds(15)) == 0);
+}
+
+/// Waits up to `timeout` for `text` in the run's log.
+bool log_says(const DevnetRun& run, const std::string& text, std::chrono::seconds timeout) {
+    for (const auto until = std::chrono::steady_clock::now() + timeout; std::chrono::steady_clock::now() < until;) {
+        if (run.log().find(text) != std::string::npos) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+}
+
+// Issue 31, items 3 and 8: the devnet's /abci limit (10 per 60 s) stopped a
+// newcomer, and its anvil dying went unnoticed: lane warnings, no chain.
+TEST_CASE("serve --devnet raises the /abci limit and restarts its anvil from its state when it dies", "[serve-cli][devnet]") {
+    CleanHome home;
+    const auto data = home / "data";
+    DevnetRun run(home, data, admin_env(), "watch");
+    CHECK(log_says(run, "abcictl: devnet: /abci allows 1000 requests per 60 s per caller (--devnet's default); "
+                        "rate_limit.abci or ABCI_RATE_LIMIT sets another\n", std::chrono::seconds(5)));
+    const auto login = run.http().post("/api/auth/login-email-password", {{"email", kAdminEmail}, {"password", kAdminPassword}});
+    REQUIRE(login.status == 200);
+    const auto token = login.json.at("token").get<std::string>();
+    for (int i = 0; i < 15; ++i) CHECK(run.http().get("/abci/blockchains/list", token).status == 200);
+
+    const auto config = read_config(data);
+    // anvil dumps its state every 10 s: the restarted one has the contract once a dump holds it.
+    std::string contract = config.contract;
+    std::transform(contract.begin(), contract.end(), contract.begin(), [](unsigned char c) { return std::tolower(c); });
+    for (int i = 0; i < 150 && read_file(data + "/devnet/anvil-state.json").find(contract) == std::string::npos; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const OrphanGuard first_anvil(data + "/devnet");
+    REQUIRE(first_anvil.alive());
+    ::kill(first_anvil.pid(), SIGKILL);
+    CHECK(log_says(run, "devnet: anvil (pid " + std::to_string(first_anvil.pid()) + ") exited", std::chrono::seconds(10)));
+    REQUIRE(log_says(run, "devnet: anvil restarted", std::chrono::seconds(30)));
+    const OrphanGuard second_anvil(data + "/devnet");
+    CHECK(second_anvil.pid() != first_anvil.pid());
+    CHECK(second_anvil.alive());
+    // From its state file, on the port the server's chain clients know.
+    const auto again = read_config(data);
+    CHECK(again.rpc_url == config.rpc_url);
+    CHECK(again.contract == config.contract);
+    CHECK(deployed(again));
+    int ready = 0;
+    for (int i = 0; i < 100 && ready != 200; ++i, std::this_thread::sleep_for(std::chrono::milliseconds(100)))
+        ready = run.http().get("/readyz").status;
+    CHECK(ready == 200);
+    CHECK(run.stop() == 0);
+    CHECK_FALSE(second_anvil.alive());
+}
+
+// Issue 31, item 6: a busy port was found after the admin was created, anvil
+// started and the contract deployed, and nothing said how to pick another.
+TEST_CASE("serve --devnet on a busy port says how to choose another before starting anything", "[serve-cli][devnet]") {
+    CleanHome home;
+    const auto data = home / "data";
+    httplib::Server occupant;
+    const int port = occupant.bind_to_any_port("127.0.0.1");
+    const auto result = abci::test::run_abcictl(
+        {"serve", "--devnet", "--listen", "127.0.0.1:" + std::to_string(port), "--data-dir", data}, {},
+        home.env({{"ABCI_ANVIL", abci::test::tool("anvil")}}));
+    INFO(result.err);
+    CHECK(result.exit_code == 1);
+    CHECK(result.err.find("cannot listen on 127.0.0.1:" + std::to_string(port)) != std::string::npos);
+    CHECK(result.err.find("--listen 127.0.0.1:PORT or ABCI_LISTEN=127.0.0.1:PORT") != std::string::npos);
+    CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
+    CHECK_FALSE(std::filesystem::exists(data + "/devnet"));
 }

@@ -58,12 +58,15 @@ void run_server(const serve::FlagSettings& flags, bool print_config) {
     const auto signals = termination_signals();
     auto settings = serve::load_settings(flags, serve::abci_environment());
     if (print_config) {
+        if (flags.devnet) serve::add_devnet_settings(settings);
         std::cout << serve::describe_settings(settings) << std::flush;
         return;
     }
     // Held until the server and its anvil have stopped: one server per data directory.
     const auto lock = store::DataDir(settings.data_dir)
                           .lock_for_server(settings.listen_host + ":" + std::to_string(settings.listen_port));
+    // A busy port is found before a devnet costs an anvil, a deployment and an admin.
+    serve::check_can_listen(settings);
     // Declared before the server, so anvil stops after it (also when it throws).
     std::optional<serve::Devnet> devnet;
     if (flags.devnet) {
@@ -72,13 +75,14 @@ void run_server(const serve::FlagSettings& flags, bool print_config) {
         serve::bootstrap_devnet_admin(settings, std::cerr);
     }
     const auto listen_host = settings.listen_host;
+    const auto abci_limit = serve::describe_abci_limit(settings);
     serve::Server server(std::move(settings));
     lock.record_holder(listen_host + ":" + std::to_string(server.port()));
     if (devnet)
         std::cerr << "abcictl: devnet: anvil at " << devnet->network().rpc_urls.front() << " (chain id "
                   << devnet->network().chain_id << "), ABCIToken at " << devnet->network().contract_address
                   << (devnet->deployed() ? " (deployed now)" : " (from the previous run)") << "; config "
-                  << devnet->config_file().string() << std::endl;
+                  << devnet->config_file().string() << "\nabcictl: devnet: " << abci_limit << std::endl;
     serve_until_signalled(server, signals);
 }
 
