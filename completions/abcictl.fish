@@ -537,7 +537,7 @@ complete -c abcictl -n '__abcictl_under \'abcictl balance\'' -l token -x -d 'Onl
 
 # abcictl chains
 complete -c abcictl -n '__abcictl_at \'abcictl chains\'' -a list -d 'List the networks (-q: their ids)'
-complete -c abcictl -n '__abcictl_at \'abcictl chains\'' -a status -d 'A network\'s head, gas prices, contract and health'
+complete -c abcictl -n '__abcictl_at \'abcictl chains\'' -a status -d 'A network\'s head, gas prices, contract and health (exit 0 healthy, 2 degraded, as health)'
 complete -c abcictl -n '__abcictl_under \'abcictl chains\'' -s h -l help -d 'Show this help'
 
 # abcictl chains list

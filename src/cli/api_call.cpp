@@ -19,15 +19,6 @@ nlohmann::json data_and_metadata(const nlohmann::json& envelope) {
             {"metadata", envelope.value("metadata", nlohmann::json(nullptr))}};
 }
 
-Error with_next_step(const Error& error, const std::string& step) {
-    return Error(error.kind(), std::string(error.what()) + ": " + step, error.details());
-}
-
-Error naming_chains(const Error& error) {
-    return error.kind() == ErrorKind::not_found ? with_next_step(error, "the server's chains are in abcictl chains list")
-                                                : error;
-}
-
 std::string token_id_argument(const std::string& text) {
     if (const auto kind = service::role_token(text)) return std::to_string(kind->id);
     if (const auto kind = service::entity_token(text)) return std::to_string(kind->id);

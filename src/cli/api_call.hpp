@@ -24,12 +24,6 @@ class Context;
 /// {data, metadata} of an envelope {success, data, metadata}.
 [[nodiscard]] nlohmann::json data_and_metadata(const nlohmann::json& envelope);
 
-/// `error` with "<message>: <step>": the same kind and details, and what to do next.
-[[nodiscard]] Error with_next_step(const Error& error, const std::string& step);
-
-/// An error of a request that named a chain: a 404 there means the server has
-/// no such chain, so the message says where the ids are; others as they are.
-[[nodiscard]] Error naming_chains(const Error& error);
 
 /// A token id as typed: a role (producer…) or an entity category (report…)
 /// becomes its fixed id (each names exactly one token), anything else is sent as is.

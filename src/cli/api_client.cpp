@@ -108,6 +108,7 @@ ApiResponse ApiClient::send(const std::string& method, const std::string& path, 
     response.instance = answer.get_header_value("X-Abci-Instance");
     response.request_id = answer.get_header_value("X-Request-Id");
     response.software = answer.get_header_value("Server");
+    response.retry_after = answer.get_header_value("Retry-After");
     response.body = nlohmann::json::parse(answer.body, nullptr, false);
     if (response.body.is_discarded()) response.body = nullptr;
     return response;
@@ -120,6 +121,25 @@ nlohmann::json ApiClient::call(const std::string& method, const std::string& pat
     if (response.status < 200 || response.status >= 300) throw error_from_response(response);
     return std::move(response.body);
 }
+
+namespace {
+
+// docs/api.md: a 429 says when to come back (Retry-After) and which setting
+// holds the limit (details), which an operator needs to change it.
+std::string held_back(const ApiResponse& response) {
+    std::string text;
+    if (!response.retry_after.empty()) text = "wait " + response.retry_after + " s";
+    const auto& limit = response.body.is_object() ? response.body.value("details", nlohmann::json()) : nlohmann::json();
+    if (limit.is_object() && limit.value("setting", nlohmann::json()).is_string()) {
+        const auto environment = limit.value("environment", std::string());
+        text += std::string(text.empty() ? "" : "; ") + "the server allows " + limit.value("limit", nlohmann::json()).dump() +
+                " per " + limit.value("windowSeconds", nlohmann::json()).dump() + " s, set by its " +
+                limit["setting"].get<std::string>() + (environment.empty() ? "" : " (" + environment + ")");
+    }
+    return text.empty() ? "" : " (" + text + ")";
+}
+
+}  // namespace
 
 ServerError error_from_response(const ApiResponse& response) {
     const auto& body = response.body;
@@ -136,6 +156,7 @@ ServerError error_from_response(const ApiResponse& response) {
         message = body["error"].get<std::string>();
     else
         message = "the server answered HTTP " + std::to_string(response.status);
+    if (response.status == 429) message += held_back(response);
     return {Error(kind_for_status(response.status), message, std::move(details)), response.status, response.request_id};
 }
 

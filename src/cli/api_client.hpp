@@ -26,6 +26,7 @@ struct ApiResponse {
     std::string request_id;  // the server's X-Request-Id, the key to its log line
     std::string software;    // its Server header: "abcictl/0.1.0" for ours
     std::string instance;    // X-Abci-Instance: which run of the server answered ("" when none said)
+    std::string retry_after; // Retry-After: seconds until a refused request may be sent again ("" when none)
 };
 
 /// An error answer of the server, or a request it never answered (status 0):
@@ -38,6 +39,8 @@ public:
           request_id_(std::move(request_id)),
           no_answer_(std::move(no_answer)) {}
 
+    /// The answer's HTTP status; 0 when none came.
+    [[nodiscard]] int status() const noexcept { return status_; }
     /// "HTTP 404, request id 7f…" (or "no HTTP answer within 3 s, request id
     /// 7f…", the id the request carried): what to quote to whoever reads the server's log.
     [[nodiscard]] std::string diagnosis() const {

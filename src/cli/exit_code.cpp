@@ -1,5 +1,7 @@
 #include "cli/exit_code.hpp"
 
+#include "cli/advice.hpp"
+
 namespace abci::cli {
 
 int exit_code_for(ErrorKind kind) noexcept {
@@ -17,6 +19,18 @@ int exit_code_for(ErrorKind kind) noexcept {
     case ErrorKind::internal: return kExitError;
     }
     return kExitError;
+}
+
+int exit_code_for(const Error& error) noexcept {
+    const auto* answer = dynamic_cast<const ServerError*>(&error);
+    if (!answer || dynamic_cast<const AdvisedError*>(&error)) return exit_code_for(error.kind());
+    switch (answer->status()) {
+    case 400:
+    case 404:
+    case 409:
+    case 422: return kExitUsage;
+    default: return exit_code_for(error.kind());
+    }
 }
 
 }  // namespace abci::cli

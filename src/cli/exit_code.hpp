@@ -1,6 +1,7 @@
 #pragma once
 // The one place where core error kinds become process exit codes (DESIGN.md §6):
-// 0 ok, 1 error, 2 usage, 4 not logged in or forbidden.
+// 0 ok, 1 error, 2 usage (also a request the server's rules refuse), 4 not
+// logged in or forbidden.
 
 #include "core/error.hpp"
 
@@ -18,5 +19,9 @@ inline constexpr int kExitHealthCritical = 2;
 inline constexpr int kExitHealthUnknown = 3;
 
 [[nodiscard]] int exit_code_for(ErrorKind kind) noexcept;
+/// exit_code_for(its kind), except that a request the server refused by its
+/// rules (400, 404, 409, 422: refused again if sent again as it is) is a usage
+/// error, like a bad argument; a mint of unknown outcome stays 1 (retrying is the advice).
+[[nodiscard]] int exit_code_for(const Error& error) noexcept;
 
 }  // namespace abci::cli

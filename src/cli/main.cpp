@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
         if (ctx.options.verbosity > 0) std::cerr << "  (error kind: " << abci::to_string(e.kind()) << ")\n";
         if (const auto* advised = dynamic_cast<const abci::cli::AdvisedError*>(&e))
             for (const auto& line : advised->advice()) std::cerr << line << "\n";
-        return abci::cli::exit_code_for(e.kind());
+        return abci::cli::exit_code_for(e);
     } catch (const std::exception& e) {
         std::cerr << "abcictl: internal error: " << e.what() << "\n";
         return abci::cli::kExitError;

@@ -110,7 +110,7 @@ nlohmann::json send_mint(Context& ctx, const std::string& path, const nlohmann::
     if (answer.is_object() && answer.contains("mintId") && answer["mintId"].is_string())
         throw unsettled(ctx, error, key, answer["mintId"].get<std::string>(),
                         answer.value("transactionHashes", nlohmann::json::array()));
-    throw naming_chains(error);
+    throw error;
 }
 
 }  // namespace abci::cli

@@ -210,7 +210,7 @@ TEST_CASE("client chains, mint-role, mint-entity, balance and tokens: table, --j
     CHECK(chain.chain_balance(f.holder, 10300) == "1");
 }
 
-TEST_CASE("client exit codes: 2 before sending, 4 forbidden, 1 refused or unreachable, chains from the cache", "[client]") {
+TEST_CASE("client exit codes: 2 before sending or refused, 4 forbidden, 1 unreachable, chains from the cache", "[client]") {
     Fixture f;
     auto& admin = f.admin;
     auto& server = f.chain.server();
@@ -240,13 +240,13 @@ TEST_CASE("client exit codes: 2 before sending, 4 forbidden, 1 refused or unreac
     // Not an admin: 4.
     (void)one_line_failure(f.farmer.run(f.mint_role("producer")), 4);
     CHECK(f.chain.chain_balance(f.holder, 10000) == "0");
-    // Held already, an unknown chain: 1.
+    // Held already, an unknown chain: refused by the server's rules, 2 (README: usage).
     (void)admin.ok(with({"-q"}, "mint-role", "--address", f.holder, "--role", "producer", "--chain", "devnet"));
-    (void)one_line_failure(admin.run(f.mint_role("producer")), 1);
+    (void)one_line_failure(admin.run(f.mint_role("producer")), 2);
     CHECK(f.chain.chain_balance(f.holder, 10000) == "1");
     (void)one_line_failure(
-        admin.run({"mint-role", "--address", f.holder, "--role", "verifier", "--chain", "nowhere"}), 1);
-    (void)one_line_failure(admin.run({"chains", "status", "nowhere"}), 1);
+        admin.run({"mint-role", "--address", f.holder, "--role", "verifier", "--chain", "nowhere"}), 2);
+    (void)one_line_failure(admin.run({"chains", "status", "nowhere"}), 2);
 
     // The chain list is cached: it still answers with the server down, unless asked to refresh.
     CHECK(admin.ok({"-q", "chains", "list"}) == "devnet\n");

@@ -27,6 +27,15 @@ ChainServer::Options with_wrong_chain(const Anvil& other) {
     return options;
 }
 
+/// `chains status …` of a degraded chain: its record, with health's CRITICAL (2) as the exit code.
+std::string degraded(Terminal& t, const std::vector<std::string>& args) {
+    const auto r = t.run(args);
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.empty());
+    return r.out;
+}
+
 }  // namespace
 
 TEST_CASE("client chains status says what is known: a node of another chain, a node down, and health agrees",
@@ -35,32 +44,34 @@ TEST_CASE("client chains status says what is known: a node of another chain, a n
     Fixture f(with_wrong_chain(other));
     auto& admin = f.admin;
 
+    // A healthy chain: 0, as health's OK.
+    CHECK(field(admin.ok({"chains", "status", "devnet"}), "status") == "healthy");
     // The node answers for another chain: nothing it says is about this network.
-    const auto wrong = admin.ok({"chains", "status", "wrongnet"});
+    const auto wrong = degraded(admin, {"chains", "status", "wrongnet"});
     INFO(wrong);
     CHECK(field(wrong, "status") == "degraded");
     CHECK(field(wrong, "rpc").rfind("wrong chain", 0) == 0);
     CHECK(field(wrong, "contract") == std::string(kFirstContract) + " (unknown: the node did not answer)");
-    const auto wrong_json = json::parse(admin.ok({"--json", "chains", "status", "wrongnet"}));
+    const auto wrong_json = json::parse(degraded(admin, {"--json", "chains", "status", "wrongnet"}));
     CHECK(wrong_json["data"]["contractStatus"]["deployed"].is_null());
     CHECK(wrong_json["data"]["health"]["rpcConnectivity"] == "wrong-chain");
     const auto health = json::parse(admin.run({"health", "--format", "json"}).out);
     CHECK(health["checks"]["network:wrongnet"]["healthy"] == false);
 
     // Errors name the next step.
-    const auto nowhere = one_line_failure(admin.run({"chains", "status", "nowhere"}), 1);
+    const auto nowhere = one_line_failure(admin.run({"chains", "status", "nowhere"}), 2);
     CHECK(nowhere.find("abcictl chains list") != std::string::npos);
 
     // The node stops: whether the contract is deployed is unknown, not false.
     f.chain.anvil().stop();
-    const auto down = admin.ok({"chains", "status", "devnet"});
+    const auto down = degraded(admin, {"chains", "status", "devnet"});
     INFO(down);
     CHECK(field(down, "status") == "degraded");
     CHECK(field(down, "contract") == f.chain.contract() + " (unknown: the node did not answer)");
     CHECK(field(down, "blockTime") == "unknown");
     CHECK(field(down, "latestBlock") == "unknown");
     CHECK(field(down, "rpc") == "unreachable");
-    const auto down_json = json::parse(admin.ok({"--json", "chains", "status", "devnet"}));
+    const auto down_json = json::parse(degraded(admin, {"--json", "chains", "status", "devnet"}));
     CHECK(down_json["data"]["contractStatus"]["deployed"].is_null());
     CHECK(down_json["data"]["blockTime"].is_null());
 
@@ -162,8 +173,8 @@ TEST_CASE("client off the happy path: metadata flags merged, explorer links, EIP
     // Reject: nothing minted; rejecting again is the same answer; approving it is refused.
     CHECK(admin.ok({"-q", "role-requests", "reject", valuator}) == "rejected\n");
     CHECK(admin.ok({"-q", "role-requests", "reject", valuator}) == "rejected\n");
-    CHECK(one_line_failure(admin.run({"role-requests", "approve", valuator}), 1).find("rejected") != std::string::npos);
-    CHECK(one_line_failure(admin.run({"role-requests", "reject", verifier}), 1).find("minted") != std::string::npos);
+    CHECK(one_line_failure(admin.run({"role-requests", "approve", valuator}), 2).find("rejected") != std::string::npos);
+    CHECK(one_line_failure(admin.run({"role-requests", "reject", verifier}), 2).find("minted") != std::string::npos);
     CHECK(f.chain.chain_balance(f.holder, 10200) == "0");
     CHECK(admin.ok({"-q", "role-requests", "list", "--status", "rejected"}) == valuator + "\n");
     const auto listed = json::parse(admin.ok({"--json", "role-requests", "list"}));

@@ -47,11 +47,13 @@ TEST_CASE("serve against a node of the wrong chain id: said at start, in readyz 
 
     Terminal admin(server.url());
     admin.login(Server::admin_email, Server::admin_password);
-    const auto status = admin.ok({"chains", "status", "wrong"});
-    INFO(status);
-    CHECK(field(status, "status") != "healthy");
-    CHECK(field(status, "rpc") == "wrong chain: the node serves another chain id than configured (see abcictl health)");
-    CHECK(admin.ok({"-q", "chains", "status", "wrong"}) != "healthy\n");
+    // Degraded: health's CRITICAL (2).
+    const auto status = admin.run({"chains", "status", "wrong"});
+    INFO(status.out << status.err);
+    CHECK(status.exit_code == 2);
+    CHECK(field(status.out, "status") != "healthy");
+    CHECK(field(status.out, "rpc") == "wrong chain: the node serves another chain id than configured (see abcictl health)");
+    CHECK(admin.run({"-q", "chains", "status", "wrong"}).out != "healthy\n");
 
     CleanHome home;
     const auto strict = run_abcictl({"serve", "--strict", "--config", home.write("serve.toml", config), "--data-dir",

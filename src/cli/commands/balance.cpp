@@ -31,12 +31,7 @@ void balance(Context& ctx, const BalanceSettings& s) {
         ctx.print(record, data_and_metadata(answer));
         return;
     }
-    nlohmann::json answer;
-    try {
-        answer = api_call(ctx, "GET", "/abci/tokens/user-balance", {{"userAddress", s.address}, {"blockchainId", s.chain}});
-    } catch (const Error& e) {
-        throw naming_chains(e);
-    }
+    const auto answer = api_call(ctx, "GET", "/abci/tokens/user-balance", {{"userAddress", s.address}, {"blockchainId", s.chain}});
     std::vector<std::vector<std::string>> rows;
     for (const auto& b : answer.at("data").at("balances")) {
         const auto& minted = b.contains("mintedAt") ? b["mintedAt"] : b.value("lastMinted", nlohmann::json(nullptr));

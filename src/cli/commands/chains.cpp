@@ -9,6 +9,7 @@
 #include "cli/chain_list.hpp"
 #include "cli/commands/commands.hpp"
 #include "cli/context.hpp"
+#include "cli/exit_code.hpp"
 
 namespace abci::cli {
 namespace {
@@ -41,12 +42,7 @@ std::string rpc_text(const nlohmann::json& connectivity) {
 }
 
 void status(Context& ctx, const std::string& id) {
-    nlohmann::json answer;
-    try {
-        answer = api_call(ctx, "GET", "/abci/blockchains/" + id + "/status");
-    } catch (const Error& e) {
-        throw naming_chains(e);
-    }
+    const auto answer = api_call(ctx, "GET", "/abci/blockchains/" + id + "/status");
     const auto& d = answer.at("data");
     const auto& contract = d.at("contractStatus");
     const auto& gas = d.at("gasPrice");
@@ -63,6 +59,8 @@ void status(Context& ctx, const std::string& id) {
                      {"rpc", rpc_text(d["health"]["rpcConnectivity"])},
                      {"contractAccess", cell(d["health"]["contractAccessible"])}};
     ctx.print(record, data_and_metadata(answer));
+    // As health's: a script or a monitor can act on a chain without parsing its record.
+    ctx.exit_code = d["status"] == "healthy" ? kExitHealthOk : kExitHealthCritical;
 }
 
 }  // namespace
@@ -78,7 +76,8 @@ void add_chains_command(CLI::App& app, Context& ctx) {
         list_cmd->add_flag("--refresh", *refresh, "Ask the server even when the cached list is fresh");
         list_cmd->callback([refresh, &ctx] { list(ctx, *refresh); });
         auto id = std::make_shared<std::string>();
-        auto* status_cmd = chains.add_subcommand("status", "A network's head, gas prices, contract and health");
+        auto* status_cmd = chains.add_subcommand(
+            "status", "A network's head, gas prices, contract and health (exit 0 healthy, 2 degraded, as health)");
         set_examples(*status_cmd, {
                      {"Sepolia's head, gas prices and contract", "abcictl chains status sepolia"}});
         status_cmd->add_option("ID", *id, "Blockchain id")->required();

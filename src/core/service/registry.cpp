@@ -254,7 +254,7 @@ Network& Registry::find(const std::string& id) {
     for (const auto& network : networks_) ids.push_back(network->config().id);
     const auto near = util::closest_match(id, ids);
     throw Error(ErrorKind::not_found, "unknown blockchain '" + id + "'" + (near ? "; did you mean '" + *near + "'?" : "") +
-                                          " The configured ones: `abcictl chains list` or GET /abci/blockchains/list");
+                                          "; the configured ones are in `abcictl chains list` (GET /abci/blockchains/list)");
 }
 
 }  // namespace abci::service
