@@ -70,14 +70,29 @@ int main(int argc, char** argv) {
     abci::cli::add_completion_command(app, ctx);
     abci::cli::add_man_command(app, ctx);
 
+    // `abcictl help [COMMAND…]` is `abcictl [COMMAND…] --help`, as in git and cargo.
+    if (ctx.argv.size() > 1 && ctx.argv[1] == "help") {
+        ctx.argv.erase(ctx.argv.begin() + 1);
+        ctx.argv.emplace_back("--help");
+    }
+    const auto refuse = [&](const abci::cli::Misreading& reading, const std::string& fallback) {
+        std::cerr << "abcictl: " << reading.problem.value_or(fallback) << "\nRun '" << reading.command
+                  << " --help' for usage.\n";
+    };
     try {
-        app.parse(argc, argv);
+        // CLI11 takes the words last first.
+        app.parse(std::vector<std::string>(ctx.argv.rbegin(), ctx.argv.rend() - 1));
     } catch (const CLI::Success& e) {
+        // --help after a mistyped word would show the help of the command before it, exit 0, as if all were well.
+        if (const auto reading = abci::cli::read_command_line(app, {ctx.argv.begin() + 1, ctx.argv.end()});
+            reading.unknown_word) {
+            refuse(reading, e.what());
+            return abci::cli::kExitUsage;
+        }
         return app.exit(e);  // --help and friends: CLI11 prints the right subcommand's help
     } catch (const CLI::ParseError& e) {
         const auto reading = abci::cli::read_command_line(app, {ctx.argv.begin() + 1, ctx.argv.end()});
-        std::cerr << "abcictl: " << reading.problem.value_or(e.what()) << "\nRun '" << reading.command
-                  << " --help' for usage.\n";
+        refuse(reading, e.what());
         // A monitoring system must never read a typo in a check as CRITICAL (2).
         if (app.get_subcommand("health")->parsed())
             return abci::cli::kExitHealthUnknown;

@@ -63,8 +63,10 @@ Misreading read_command_line(CLI::App& app, const std::vector<std::string>& args
             const auto equals = word.find('=');
             const std::string flag = word.substr(0, equals);
             const auto* option = option_named(path, flag);
-            if (!option) reading.problem = unknown_flag(flag, path, reading.command);
-            else if (equals == std::string::npos && takes_value(option)) ++i;
+            if (!option) {
+                reading.problem = unknown_flag(flag, path, reading.command);
+                reading.unknown_word = true;
+            } else if (equals == std::string::npos && takes_value(option)) ++i;
         } else if (word.size() > 1 && word[0] == '-' && !number) {
             // Short flags may be bundled (-qy); one taking a value takes the rest of the word or the next one.
             for (std::size_t k = 1; k < word.size(); ++k) {
@@ -72,6 +74,7 @@ Misreading read_command_line(CLI::App& app, const std::vector<std::string>& args
                 const auto* option = option_named(path, flag);
                 if (!option) {
                     reading.problem = unknown_flag(flag, path, reading.command);
+                    reading.unknown_word = true;
                     break;
                 }
                 if (takes_value(option)) {
@@ -91,6 +94,7 @@ Misreading read_command_line(CLI::App& app, const std::vector<std::string>& args
             std::string message = "unknown command '" + word + "' for '" + reading.command + "'";
             if (const auto near = util::closest_match(word, names)) message += ". Did you mean '" + *near + "'?";
             reading.problem = message;
+            reading.unknown_word = true;
         }
     }
     auto& reached = *path.back();

@@ -23,6 +23,9 @@ struct Misreading {
     /// "'abcictl chains' needs a command: list or status"; nothing when every
     /// word is known (CLI11's own message is then the right one).
     std::optional<std::string> problem;
+    /// The problem is a word that names no command or flag (not a command
+    /// left out): --help must not answer as if the words were right.
+    bool unknown_word = false;
 };
 
 /// Reads `args` (argv without argv[0]) against the whole tree under `app`

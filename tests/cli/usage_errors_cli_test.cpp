@@ -115,3 +115,27 @@ TEST_CASE("a server given without its scheme is shown as typed, with an example"
     CHECK(r.err.find("not 'https://****@h:99999'") != std::string::npos);
     CHECK(r.err.find("pw") == std::string::npos);
 }
+
+TEST_CASE("help for a mistyped command is the unknown-command error, and `abcictl help` is --help", "[cli][usage]") {
+    // Not the top level's help with exit 0, as if the command existed.
+    check_refusal({"mnt-role", "--help"}, "unknown command 'mnt-role' for 'abcictl'. Did you mean 'mint-role'?",
+                  "abcictl");
+    check_refusal({"chains", "stauts", "-h"}, "unknown command 'stauts' for 'abcictl chains'. Did you mean 'status'?",
+                  "abcictl chains");
+    check_refusal({"help", "mnt-role"}, "unknown command 'mnt-role' for 'abcictl'. Did you mean 'mint-role'?",
+                  "abcictl");
+
+    const test::CleanHome home;
+    const auto same_as = [&](const std::vector<std::string>& help, const std::vector<std::string>& flag) {
+        const auto asked = test::run_abcictl(help, {}, home.env());
+        const auto flagged = test::run_abcictl(flag, {}, home.env());
+        INFO(asked.err);
+        CHECK(asked.exit_code == 0);
+        CHECK(flagged.exit_code == 0);
+        CHECK(!asked.out.empty());
+        CHECK(asked.out == flagged.out);
+    };
+    same_as({"help"}, {"--help"});
+    same_as({"help", "mint-role"}, {"mint-role", "--help"});
+    same_as({"help", "chains", "status"}, {"chains", "status", "--help"});
+}
