@@ -196,7 +196,8 @@ bool Devnet::launch(std::uint16_t port) {
         if (const auto id = probe_chain_id(url)) {
             // Ours exits when another node took the port meanwhile: that one must not be used.
             if (*id == service::kDevnetChainId && anvil_->running()) {
-                network_.rpc_urls = {url};
+                // A restart keeps the URL: written only at the first start, before other threads read it.
+                if (network_.rpc_urls.front() != url) network_.rpc_urls = {url};
                 port_ = port;
                 os::write_private_file(pid_file(), std::to_string(anvil_->pid()) + "\n");
                 return true;
