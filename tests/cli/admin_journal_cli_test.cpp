@@ -369,4 +369,19 @@ TEST_CASE("admin journal abandon --force --even-while-serving: the running serve
     CHECK(transfers_to_holder(f) == 1);
 }
 
+
+TEST_CASE("admin journal list: an empty journal says so, --json is still []", "[cli][journal]") {
+    Server server(Server::Options{});
+    const auto pending = server.admin_cli({"admin", "journal", "list"});
+    INFO(pending.err);
+    CHECK(pending.exit_code == 0);
+    CHECK(pending.out == "no transactions in the journal with status pending (--all lists every status)\n");
+    CHECK(server.admin_cli({"admin", "journal", "list", "--all"}).out == "no transactions in the journal\n");
+    CHECK(server.admin_cli({"admin", "journal", "list", "--status", "mined", "--chain", "devnet"}).out ==
+          "no transactions in the journal with status mined on devnet (--all lists every status)\n");
+    const auto as_json = server.admin_cli({"--json", "admin", "journal", "list"});
+    CHECK(as_json.exit_code == 0);
+    CHECK(json::parse(as_json.out) == json::array());
+}
+
 }  // namespace abci::test::client

@@ -103,6 +103,14 @@ void list(const Context& ctx, store::Store& store, const ListSettings& s) {
                         joined(purpose.mint_ids), joined(purpose.idempotency_keys)});
         out.push_back(entry_json(e, false));
     }
+    // A bare header would leave the reader wondering whether the filter or the journal is empty.
+    if (rows.empty() && !ctx.options.json && !ctx.options.quiet) {
+        std::string which;
+        for (const auto& status : statuses) which += (which.empty() ? " with status " : " or ") + status;
+        std::cout << "no transactions in the journal" << which << (s.chain.empty() ? "" : " on " + s.chain)
+                  << (s.all ? "" : " (--all lists every status)") << "\n";
+        return;
+    }
     ctx.print_table({"HASH", "CHAIN", "NONCE", "STATUS", "AGE", "OP", "MINTS", "KEYS"}, rows, out);
 }
 
