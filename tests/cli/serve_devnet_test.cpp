@@ -4,8 +4,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -417,6 +420,20 @@ TEST_CASE("a server given port 0 names the port it bound to whoever its lock ref
     CHECK(first.stop(std::chrono::seconds(15)) == 0);
 }
 
+/// A socket listening on 127.0.0.1:port, or -1 when the port is taken.
+int listen_on(std::uint16_t port) {
+    const int sock = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::bind(sock, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0 && ::listen(sock, 1) == 0) return sock;
+    ::close(sock);
+    return -1;
+}
+
 /// Waits up to `timeout` for `text` in the run's log.
 bool log_says(const DevnetRun& run, const std::string& text, std::chrono::seconds timeout) {
     for (const auto until = std::chrono::steady_clock::now() + timeout; std::chrono::steady_clock::now() < until;) {
@@ -462,8 +479,42 @@ TEST_CASE("serve --devnet raises the /abci limit and restarts its anvil from its
     for (int i = 0; i < 100 && ready != 200; ++i, std::this_thread::sleep_for(std::chrono::milliseconds(100)))
         ready = run.http().get("/readyz").status;
     CHECK(ready == 200);
+
+    // While it cannot come back (its port taken), /readyz says the chain is gone; once the port is free, it is back.
+    const auto anvil_port = abci::rpc::parse_url(config.rpc_url).port;
+    int blocker = -1;
+    // The watcher looks once a second: should it restart anvil before the port is taken, that one is killed too.
+    for (int attempt = 0; attempt < 5 && blocker < 0; ++attempt) {
+        pid_t pid = 0;
+        std::ifstream(data + "/devnet/anvil.pid") >> pid;
+        if (pid > 1) ::kill(pid, SIGKILL);
+        for (int i = 0; i < 30 && blocker < 0; ++i, std::this_thread::sleep_for(std::chrono::milliseconds(10)))
+            blocker = listen_on(anvil_port);
+    }
+    REQUIRE(blocker >= 0);
+    CHECK(log_says(run, "devnet: anvil did not restart", std::chrono::seconds(10)));
+    abci::test::HttpResponse gone;
+    for (int i = 0; i < 100 && gone.status != 503; ++i, std::this_thread::sleep_for(std::chrono::milliseconds(100)))
+        gone = run.http().get("/readyz");
+    CHECK(gone.status == 503);
+    CHECK(gone.body.find("devnet") != std::string::npos);
+    ::close(blocker);
+    const auto restarts = [&] {
+        const auto log = run.log();
+        std::size_t seen = 0;
+        for (auto at = log.find("devnet: anvil restarted"); at != std::string::npos; at = log.find("devnet: anvil restarted", at + 1))
+            ++seen;
+        return seen;
+    };
+    for (int i = 0; i < 150 && restarts() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    CHECK(restarts() >= 2);
+    ready = 0;
+    for (int i = 0; i < 100 && ready != 200; ++i, std::this_thread::sleep_for(std::chrono::milliseconds(100)))
+        ready = run.http().get("/readyz").status;
+    CHECK(ready == 200);
+    const OrphanGuard third_anvil(data + "/devnet");
     CHECK(run.stop() == 0);
-    CHECK_FALSE(second_anvil.alive());
+    CHECK_FALSE(third_anvil.alive());
 }
 
 // Issue 31, item 6: a busy port was found after the admin was created, anvil
