@@ -4,7 +4,10 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "core/error.hpp"
 #include "core/service/database_url.hpp"
+#include "core/service/requests.hpp"
+#include "core/util/fields.hpp"
 #include "core/util/suggest.hpp"
 
 namespace abci::cli {
@@ -51,6 +54,24 @@ CLI::Option* positive_number(CLI::Option* option) {
             return {};
         },
         "", "positive number"));
+}
+
+CLI::Option* evm_address(CLI::Option* option) {
+    const std::string name = option->get_name();
+    return option->check(CLI::Validator(
+        [name](std::string& value) -> std::string {
+            const nlohmann::json no_body;
+            util::Fields fields(no_body);
+            const bool parsed = service::parse_address_field(fields, name, value).has_value();
+            try {
+                fields.done();
+            } catch (const Error& e) {
+                refuse(e.details().empty() ? e.what() : e.details().front());
+            }
+            if (!parsed) refuse(name + " must be an EVM address: 42 characters starting with 0x");
+            return {};
+        },
+        "", "address"));
 }
 
 CLI::Option* postgresql_url(CLI::Option* option, const std::string& password_file) {

@@ -31,6 +31,11 @@ CLI::Option* one_of(CLI::Option* option, std::vector<std::string> choices);
 /// `password_file` names where a password goes instead ("--database-password-file").
 CLI::Option* postgresql_url(CLI::Option* option, const std::string& password_file);
 
+/// Lets `option` take only an EVM address, by the server's rule
+/// (service::parse_address_field), refused under the option's name: the
+/// API's field name (userAddress) means nothing on the command line.
+CLI::Option* evm_address(CLI::Option* option);
+
 /// "a, b or c".
 [[nodiscard]] std::string or_list(const std::vector<std::string>& words);
 

@@ -216,7 +216,7 @@ TEST_CASE("client exit codes: 2 before sending or refused, 4 forbidden, 1 unreac
     auto& server = f.chain.server();
     const std::string unreachable = "http://127.0.0.1:" + std::to_string(os::free_loopback_port());
 
-    // A bad address: exit 2 with the server's own words, every problem listed…
+    // A bad address, which the server refuses too: exit 2, said under --address (not the API's userAddress)…
     const auto answer =
         server.http().post("/abci/contracts/mint-role-token", role_mint_body("0x1234", "producer"), server.login_admin().token);
     INFO(answer.body);
@@ -224,10 +224,8 @@ TEST_CASE("client exit codes: 2 before sending or refused, 4 forbidden, 1 unreac
     const auto bad = admin.run({"mint-role", "--address", "0x1234", "--role", "producer", "--chain", "devnet"});
     CHECK(bad.exit_code == 2);
     CHECK(bad.out.empty());
-    CHECK(bad.err.rfind("abcictl: ", 0) == 0);
-    const auto said = lines_of(bad.err);
-    for (const auto& detail : answer.json.at("details"))
-        CHECK(std::count(said.begin(), said.end(), "  - " + detail.get<std::string>()) == 1);
+    CHECK(bad.err.rfind("abcictl: --address must be an EVM address", 0) == 0);
+    CHECK(bad.err.find("userAddress") == std::string::npos);
     // …decided before anything is sent: the same with no server to send to.
     const auto offline = admin.run({"mint-role", "--address", "0x1234", "--role", "producer", "--chain", "devnet"}, {},
                                    {{"ABCICTL_SERVER", unreachable}});

@@ -139,3 +139,21 @@ TEST_CASE("help for a mistyped command is the unknown-command error, and `abcict
     same_as({"help", "mint-role"}, {"mint-role", "--help"});
     same_as({"help", "chains", "status"}, {"chains", "status", "--help"});
 }
+
+TEST_CASE("a bad --address is refused under its own name, never the API's field name", "[cli][usage]") {
+    const std::string rule = "--address must be an EVM address: 42 characters starting with 0x";
+    check_refusal({"balance", "--address", "0x1234", "--chain", "devnet"}, rule, "abcictl balance");
+    check_refusal({"mint-role", "--address", "0x1234", "--role", "producer", "--chain", "devnet"}, rule,
+                  "abcictl mint-role");
+    check_refusal({"mint-entity", "--address", "alice", "--chain", "devnet", "--type", "report", "--entity-id", "r1"},
+                  rule, "abcictl mint-entity");
+    check_refusal({"tokens", "metadata", "producer", "--chain", "devnet", "--address", "0x12"}, rule,
+                  "abcictl tokens metadata");
+    // A mixed-case address whose checksum is wrong: the server's words, still under --address.
+    const test::CleanHome home;
+    const auto r = test::run_abcictl(
+        {"balance", "--address", "0x70997970c51812dc3A010C7d01b50e0d17dc79C8", "--chain", "devnet"}, {}, home.env());
+    CHECK(r.exit_code == cli::kExitUsage);
+    CHECK(r.err.rfind("abcictl: --address: ", 0) == 0);
+    CHECK(r.err.find("userAddress") == std::string::npos);
+}

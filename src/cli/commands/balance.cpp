@@ -8,6 +8,7 @@
 #include "cli/api_call.hpp"
 #include "cli/commands/commands.hpp"
 #include "cli/context.hpp"
+#include "cli/validators.hpp"
 
 namespace abci::cli {
 namespace {
@@ -55,7 +56,7 @@ void add_balance_command(CLI::App& app, Context& ctx) {
                      {"A wallet's tokens on Sepolia", "abcictl balance --address 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 --chain sepolia"},
                      {"Only its producer token", "abcictl balance --address 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 --chain sepolia --token 10000"}});
         auto s = std::make_shared<BalanceSettings>();
-        cmd.add_option("--address", s->address, "Wallet (0x…)")->required();
+        evm_address(cmd.add_option("--address", s->address, "Wallet (0x…)"))->required();
         cmd.add_option("--chain", s->chain, "Blockchain id (see: abcictl chains list)")->required();
         cmd.add_option("--token", s->token, "Only this token: its id (10000) or name (producer, report…)");
         cmd.callback([s, &ctx] { balance(ctx, *s); });

@@ -5,6 +5,7 @@
 #include "cli/api_call.hpp"
 #include "cli/commands/commands.hpp"
 #include "cli/context.hpp"
+#include "cli/validators.hpp"
 
 namespace abci::cli {
 namespace {
@@ -58,7 +59,7 @@ void add_tokens_command(CLI::App& app, Context& ctx) {
         cmd->add_option("TOKEN_ID", s->token, "Token id or name: 10000 or producer, 1000 or report…")->required();
         cmd->add_option("--chain", s->chain, "Blockchain id")->required();
         cmd->add_option("--entity-id", s->entity_id, "For an entity token: this entity instead of the latest");
-        cmd->add_option("--address", s->address, "For a role token: this holder");
+        evm_address(cmd->add_option("--address", s->address, "For a role token: this holder"));
         cmd->callback([s, &ctx] { metadata(ctx, *s); });
     });
 }
