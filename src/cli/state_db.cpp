@@ -112,4 +112,11 @@ void StateDb::remember_login_server(const std::string& profile, const std::strin
     q.exec();
 }
 
+void StateDb::forget_login_server(const std::string& profile, const std::string& server) {
+    SQLite::Statement q(*db_, "DELETE FROM login_servers WHERE profile = ? AND server = ?");
+    q.bind(1, profile);
+    q.bind(2, server);
+    q.exec();
+}
+
 }  // namespace abci::cli

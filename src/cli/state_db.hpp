@@ -61,6 +61,8 @@ public:
     /// The server `profile` last logged in to.
     [[nodiscard]] std::optional<std::string> login_server(const std::string& profile);
     void remember_login_server(const std::string& profile, const std::string& server);
+    /// Forgets that `profile` logged in to `server` last, if it did.
+    void forget_login_server(const std::string& profile, const std::string& server);
 
 private:
     std::unique_ptr<SQLite::Database> db_;

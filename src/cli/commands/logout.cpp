@@ -16,6 +16,8 @@ void add_logout_command(CLI::App& app, Context& ctx) {
         cmd.callback([&ctx] {
             auto client = anonymous_client(ctx.options);
             StateDb state(StateDb::default_path());
+            // A server left is no longer the profile's: the next command goes where it would have before the login.
+            state.forget_login_server(ctx.options.profile, client->base_url());
             const auto session = state.session(ctx.options.profile, client->base_url());
             if (!session) {
                 ctx.note("not logged in to " + client->base_url());
