@@ -118,6 +118,12 @@ nlohmann::json ApiClient::call(const std::string& method, const std::string& pat
                                const std::optional<nlohmann::json>& body,
                                const std::vector<std::pair<std::string, std::string>>& headers) {
     auto response = send(method, path, query, body, headers);
+    for (bool retried = false; response.status == 401 && reauthenticate_; retried = true) {
+        auto credential = reauthenticate_(error_from_response(response), retried);
+        if (!credential || retried) break;
+        set_bearer(std::move(*credential));
+        response = send(method, path, query, body, headers);
+    }
     if (response.status < 200 || response.status >= 300) throw error_from_response(response);
     return std::move(response.body);
 }

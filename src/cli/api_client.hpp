@@ -4,6 +4,7 @@
 // abci::Error of the matching kind (so exit codes follow DESIGN.md §6).
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,6 +39,13 @@ public:
           status_(status),
           request_id_(std::move(request_id)),
           no_answer_(std::move(no_answer)) {}
+    /// `answer` told by `message` (which says what to do about it): the same
+    /// kind, details, status and request id.
+    ServerError(const ServerError& answer, std::string message)
+        : Error(answer.kind(), std::move(message), answer.details()),
+          status_(answer.status_),
+          request_id_(answer.request_id_),
+          no_answer_(answer.no_answer_) {}
 
     /// The answer's HTTP status; 0 when none came.
     [[nodiscard]] int status() const noexcept { return status_; }
@@ -72,6 +80,14 @@ public:
     /// Sends `Authorization: Bearer <credential>` from now on (an access token or API key).
     void set_bearer(std::string credential);
 
+    /// What call() does with a 401: `handler(refused, retried)` gives a
+    /// credential to send the request again with (a 401 means it was not
+    /// acted on), nothing to throw the 401 as it is, or throws an error that
+    /// says what to do. `retried` is true for the 401 of a request sent again,
+    /// after which the request is not sent a third time.
+    using Reauthenticate = std::function<std::optional<std::string>(const ServerError& refused, bool retried)>;
+    void on_unauthenticated(Reauthenticate handler) { reauthenticate_ = std::move(handler); }
+
     /// Sends the request and returns whatever the server answered. Throws
     /// Error(unavailable) naming the server when it cannot be reached,
     /// Error(timeout) when it does not answer in time.
@@ -91,6 +107,7 @@ private:
     std::unique_ptr<httplib::Client> client_;
     std::chrono::milliseconds timeout_{};
     std::string bearer_;
+    Reauthenticate reauthenticate_;
 };
 
 /// The error an API answer stands for: the status's kind (400 invalid_input,

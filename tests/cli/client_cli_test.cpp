@@ -295,8 +295,38 @@ TEST_CASE("client session: refreshed once the access token expired, a refused re
     REQUIRE(stolen.status == 200);
     (void)server.http().post("/api/auth/refresh", {{"refresh_token", second.refresh_token}});  // reuse: family revoked
     const auto line = one_line_failure(t.run({"whoami"}), 4);
-    CHECK(line.find("not logged in to " + server.url() + ": run abcictl login") != std::string::npos);
+    CHECK(line.find("not logged in to " + server.url() + ": run `abcictl --server " + server.url() +
+                    " --profile default login`") != std::string::npos);
     CHECK(one_line_failure(t.run({"whoami"}), 4) == not_logged_in(server.url()));
+}
+
+TEST_CASE("client session: a token refused before it expires is renewed once by the refresh token; a bad one names "
+          "which token and what to do",
+          "[client]") {
+    Server server;
+    Terminal t(server.url());
+    t.login(Server::admin_email, Server::admin_password);
+    const auto set_tokens = [&](const std::string& assignments) {
+        SQLite::Database db(t.state_db(), SQLite::OPEN_READWRITE);
+        db.exec("UPDATE sessions SET " + assignments);
+    };
+
+    // As after a move whose server signs with another key: the access token
+    // is refused, the refresh token is still good.
+    set_tokens("access_token = 'garbage'");
+    CHECK(t.ok({"-q", "whoami"}) == std::string(Server::admin_email) + "\n");
+    CHECK(stored_session(t).access_token != "garbage");
+
+    set_tokens("access_token = 'garbage', refresh_token = 'garbage'");
+    const auto line = one_line_failure(t.run({"whoami"}), 4);
+    CHECK(line.starts_with("abcictl: the session of profile default on " + server.url() + " was refused ("));
+    CHECK(line.ends_with(") and could not be renewed: run `abcictl --server " + server.url() +
+                         " --profile default login`"));
+    CHECK(one_line_failure(t.run({"whoami"}), 4) == not_logged_in(server.url()));  // forgotten
+
+    const auto variable = one_line_failure(t.run({"whoami"}, {}, {{"ABCICTL_TOKEN", "garbage"}}), 4);
+    CHECK(variable.starts_with("abcictl: ABCICTL_TOKEN was refused by " + server.url() + " ("));
+    CHECK(variable.ends_with("): set it to a valid API key, or unset it to use profile default's session"));
 }
 
 TEST_CASE("client server and profile: --server, then ABCICTL_SERVER, then config.toml, then the default", "[client]") {
