@@ -224,7 +224,7 @@ end
 complete -c abcictl -f
 
 # abcictl
-complete -c abcictl -n '__abcictl_at \'abcictl\'' -a version -d 'Print the version of abcictl, its commit and the server\'s version'
+complete -c abcictl -n '__abcictl_at \'abcictl\'' -a version -d 'Print the version of abcictl and its commit, and the server\'s when one is set (--server, ABCICTL_SERVER, the config file or the last login; the default is not asked)'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a keystore -d 'Encrypted key files (readable by geth and cast, and theirs by us)'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a admin -d 'Bootstrap and maintenance of a server and its contract'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a serve -d 'Run the ABCI API server'

@@ -173,6 +173,21 @@ TEST_CASE("version names the commit and reads as a version", "[cli][version]") {
     CHECK(without.out == r.out);
 }
 
+TEST_CASE("version asks the server a login remembered, and its help says when a server is asked", "[cli][version]") {
+    const auto help = test::run_abcictl({"version", "--help"});
+    CHECK(help.out.find("and the server's when one is set (--server, ABCICTL_SERVER, the config file or the last "
+                        "login; the default is not asked)") != std::string::npos);
+
+    test::Server server;
+    const test::CleanHome home;
+    const auto login = test::run_abcictl(
+        {"--server", server.url(), "login", "--email", test::Server::admin_email, "--password-stdin"},
+        std::string(test::Server::admin_password) + "\n", home.env());
+    REQUIRE(login.exit_code == 0);
+    const auto r = test::run_abcictl({"version"}, {}, home.env());
+    CHECK(r.out.find("server " ABCI_VERSION " at " + server.url() + "\n") != std::string::npos);
+}
+
 TEST_CASE("verbose (-v) failures add the HTTP status, the request id and the error kind", "[cli][verbose]") {
     test::Server server;
     const test::CleanHome home;

@@ -49,7 +49,9 @@ void print_version(Context& ctx) {
 }  // namespace
 
 void add_version_command(CLI::App& app, Context& ctx) {
-    add_lazy_subcommand(app, "version", "Print the version of abcictl, its commit and the server's version",
+    add_lazy_subcommand(app, "version",
+                        "Print the version of abcictl and its commit, and the server's when one is set (--server, "
+                        "ABCICTL_SERVER, the config file or the last login; the default is not asked)",
                         [&ctx](CLI::App& cmd) {
                             set_examples(cmd, {{"The versions, for a bug report", "abcictl version"},
                                                {"Only abcictl's version number, for a script", "abcictl version -q"}});
