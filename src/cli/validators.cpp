@@ -56,13 +56,15 @@ CLI::Option* positive_number(CLI::Option* option) {
         "", "positive number"));
 }
 
-CLI::Option* evm_address(CLI::Option* option) {
+CLI::Option* evm_address(CLI::Option* option, bool recipient) {
     const std::string name = option->get_name();
     return option->check(CLI::Validator(
-        [name](std::string& value) -> std::string {
+        [name, recipient](std::string& value) -> std::string {
             const nlohmann::json no_body;
             util::Fields fields(no_body);
-            const bool parsed = service::parse_address_field(fields, name, value).has_value();
+            const bool parsed = (recipient ? service::parse_recipient_field(fields, name, value)
+                                           : service::parse_address_field(fields, name, value))
+                                    .has_value();
             try {
                 fields.done();
             } catch (const Error& e) {

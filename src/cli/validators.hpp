@@ -33,8 +33,9 @@ CLI::Option* postgresql_url(CLI::Option* option, const std::string& password_fil
 
 /// Lets `option` take only an EVM address, by the server's rule
 /// (service::parse_address_field), refused under the option's name: the
-/// API's field name (userAddress) means nothing on the command line.
-CLI::Option* evm_address(CLI::Option* option);
+/// API's field name (userAddress) means nothing on the command line. A
+/// `recipient` of a mint may not be the zero address either (parse_recipient_field).
+CLI::Option* evm_address(CLI::Option* option, bool recipient = false);
 
 /// "a, b or c".
 [[nodiscard]] std::string or_list(const std::vector<std::string>& words);

@@ -114,7 +114,7 @@ void add_mint_entity_command(CLI::App& app, Context& ctx) {
                      {"A verification token with its metadata from flags", "abcictl mint-entity --address 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 --type verification --entity-id v-42 --chain sepolia --name 'Harvest 2026'"},
                      {"Metadata from a file", "abcictl mint-entity --address 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 --type report --entity-id r-7 --chain amoy --metadata report.json"}});
         auto s = std::make_shared<MintEntitySettings>();
-        evm_address(cmd.add_option("--address", s->address, "Recipient wallet (0x…)"))->required();
+        evm_address(cmd.add_option("--address", s->address, "Recipient wallet (0x…)"), true)->required();
         one_of(cmd.add_option("--type", s->type, "What the tokens stand for")->required(),
                {"report", "verification", "valuation", "certificate"});
         cmd.add_option("--entity-id", s->entity_id, "The platform's id of the entity")->required();

@@ -44,7 +44,8 @@ void add_mint_role_command(CLI::App& app, Context& ctx) {
         set_examples(cmd, {
                      {"Make a user's wallet a producer on Sepolia", "abcictl mint-role --address 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 --role producer --chain sepolia"}});
         auto s = std::make_shared<MintRoleSettings>();
-        evm_address(cmd.add_option("--address", s->address, "The user's wallet (0x…, linked to the user)"))->required();
+        evm_address(cmd.add_option("--address", s->address, "The user's wallet (0x…, linked to the user)"), true)
+            ->required();
         one_of(cmd.add_option("--role", s->role, "The role the token grants")->required(),
                {"producer", "verifier", "valuator", "certifier"});
         cmd.add_option("--chain", s->chain, "Blockchain id (see: abcictl chains list)")->required();
