@@ -300,7 +300,7 @@ TEST_CASE("client session: refreshed once the access token expired, a refused re
     CHECK(one_line_failure(t.run({"whoami"}), 4) == not_logged_in(server.url()));
 }
 
-TEST_CASE("client session: a token refused before it expires is renewed once by the refresh token; a bad one names "
+TEST_CASE("client session: a token refused before it expires is renewed once by the refresh token, and a bad one names "
           "which token and what to do",
           "[client]") {
     Server server;
