@@ -534,3 +534,30 @@ TEST_CASE("serve --devnet on a busy port says how to choose another before start
     CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
     CHECK_FALSE(std::filesystem::exists(data + "/devnet"));
 }
+
+namespace {
+
+unsigned mode_of(const std::string& path) {
+    struct stat info {};
+    REQUIRE(::stat(path.c_str(), &info) == 0);
+    return info.st_mode & 0777;
+}
+
+}  // namespace
+
+// Issue 31, item 12: `$XDG_STATE_HOME/abcictl` was created 0755 (the man page
+// says 0700) and anvil's state file, which holds the devnet's chain, 0644.
+TEST_CASE("serve --devnet keeps its state to its user: every directory it makes 0700, anvil's state file 0600",
+          "[serve-cli][devnet]") {
+    CleanHome home;
+    const auto data = home / ".local/state/abcictl/devnet";
+    {
+        DevnetRun run(home, data, admin_env(), "private");
+        CHECK(run.stop() == 0);  // anvil writes its state as it stops
+    }
+    for (const auto& made : {home / ".local", home / ".local/state", home / ".local/state/abcictl", data}) {
+        INFO(made);
+        CHECK(mode_of(made) == 0700);
+    }
+    CHECK(mode_of(data + "/devnet/anvil-state.json") == 0600);
+}

@@ -2,6 +2,7 @@
 // src/serve (DESIGN.md §2); everything else reaches a server over HTTP.
 
 #include <CLI/CLI.hpp>
+#include <sys/stat.h>
 
 #include "cli/commands/commands.hpp"
 #include "cli/context.hpp"
@@ -62,6 +63,10 @@ void run_server(const serve::FlagSettings& flags, bool print_config) {
         std::cout << serve::describe_settings(settings) << std::flush;
         return;
     }
+    // What the server and its children (the devnet's anvil, which writes the
+    // chain's state file itself) create is theirs alone, whatever the
+    // shell's umask: state, logs, content.
+    ::umask(077);
     // Held until the server and its anvil have stopped: one server per data directory.
     const auto lock = store::DataDir(settings.data_dir)
                           .lock_for_server(settings.listen_host + ":" + std::to_string(settings.listen_port));

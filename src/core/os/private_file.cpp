@@ -10,6 +10,7 @@
 #include <iterator>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "core/crypto/encoding.hpp"
 #include "core/error.hpp"
@@ -107,8 +108,16 @@ bool create_private_file(const fs::path& path) {
 }
 
 void create_private_directory(const fs::path& directory) {
+    // Every directory made here is the user's alone, the missing parents too
+    // (XDG: created 0700): a parent left 0755 shows everyone what is inside.
     std::error_code ec;
-    if (fs::create_directories(directory, ec)) fs::permissions(directory, fs::perms::owner_all, ec);
+    std::vector<fs::path> missing;
+    for (auto at = directory; !at.empty() && !fs::exists(at, ec); at = at.parent_path()) {
+        missing.push_back(at);
+        if (at == at.parent_path()) break;
+    }
+    for (auto it = missing.rbegin(); it != missing.rend() && !ec; ++it)
+        if (fs::create_directory(*it, ec)) fs::permissions(*it, fs::perms::owner_all, ec);
     if (ec) fail("create the directory", directory, ec.value());
     if (!fs::is_directory(directory, ec)) fail("create the directory", directory, ENOTDIR);
 }

@@ -15,14 +15,7 @@
 
 namespace abci::store {
 
-void DataDir::create() const {
-    std::error_code ec;
-    if (std::filesystem::create_directories(root_, ec))
-        std::filesystem::permissions(root_, std::filesystem::perms::owner_all, ec);
-    if (ec || !std::filesystem::is_directory(root_))
-        throw Error(ErrorKind::unavailable, "cannot create the data directory " + root_.string() +
-                                                (ec ? ": " + ec.message() : ": a file is in the way"));
-}
+void DataDir::create() const { os::create_private_directory(root_); }
 
 std::filesystem::path default_data_dir() {
     return os::xdg_path(os::XdgBase::data, "abcictl").value_or("abcictl-data");
