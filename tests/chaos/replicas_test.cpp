@@ -80,7 +80,11 @@ std::optional<Owner> owner(const std::vector<Server*>& replicas, const std::stri
         if (i == frozen) continue;  // it would hold the request until it wakes
         const auto health = replicas[i]->http().get("/abci/health", token);
         if (health.status == 0 || !health.json.is_object()) continue;  // down (killed, restarting)
-        const auto& lane = health.json["checks"][kLaneCheck];
+        // A 503 while the database restarts has no checks; and a const json's
+        // operator[] on a missing key reads past the map (it does not throw).
+        const auto checks = health.json.find("checks");
+        if (checks == health.json.end() || !checks->is_object() || !checks->contains(kLaneCheck)) continue;
+        const auto& lane = checks->at(kLaneCheck);
         if (lane.is_object() && lane.value("ownedHere", false))
             return Owner{i, lane.value("epoch", std::uint64_t{0})};
     }

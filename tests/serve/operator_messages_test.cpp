@@ -34,7 +34,7 @@ TEST_CASE("refusals name the next step and keep the node's own words out of the 
     const auto unknown = http.post("/abci/contracts/mint-role-token", role_mint_body(wallet, "producer", "devnett"), admin);
     CHECK(unknown.status == 404);
     CHECK(contains(unknown, "unknown blockchain 'devnett'; did you mean 'devnet'?"));
-    CHECK(contains(unknown, "`abcictl chains list` or GET /abci/blockchains/list"));
+    CHECK(contains(unknown, "the configured ones are in `abcictl chains list` (GET /abci/blockchains/list)"));
 
     const auto unlinked = http.post("/abci/contracts/mint-role-token", role_mint_body(wallet, "producer"), admin);
     CHECK(unlinked.status == 422);
