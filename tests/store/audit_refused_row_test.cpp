@@ -48,7 +48,14 @@ struct RefusingStore {
     }
 };
 
+/// What the store's audit writer reports, once it is listening to `store`.
 struct Reports {
+    explicit Reports(Store& store) {
+        store.audit().set_error_handler([this](const std::string& error, bool retried) {
+            std::lock_guard lock(mutex);
+            all.emplace_back(error, retried);
+        });
+    }
     std::mutex mutex;
     std::vector<std::pair<std::string, bool>> all;  // error, retried
 };
@@ -64,11 +71,7 @@ TEST_CASE("audit refused row: a row the database refuses is dropped with one rep
           "[store][audit]") {
     RefusingStore f;
     Store& s = *f.store;
-    Reports reports;
-    s.audit().set_error_handler([&](const std::string& error, bool retried) {
-        std::lock_guard lock(reports.mutex);
-        reports.all.emplace_back(error, retried);
-    });
+    Reports reports(s);
 
     // In one batch with others, then alone among later ones.
     s.audit().append(entry("/abci/before", "r0"));
@@ -94,11 +97,7 @@ TEST_CASE("audit refused row: a database that refuses every write for a while (r
     if (backend_under_test() != "postgresql") return;  // SQLite has no standby to fail over to
     RefusingStore f;
     Store& s = *f.store;
-    Reports reports;
-    s.audit().set_error_handler([&](const std::string& error, bool retried) {
-        std::lock_guard lock(reports.mutex);
-        reports.all.emplace_back(error, retried);
-    });
+    Reports reports(s);
     // Sessions read the setting again on the reload: every write now fails with 25006.
     const auto read_only = [&](bool on) {
         postgresql::Connection admin(f.server->url("postgres"));

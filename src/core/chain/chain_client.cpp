@@ -162,8 +162,7 @@ std::optional<Receipt> ChainClient::receipt(const eth::Hash32& hash) {
     const auto found = rpc_.call("eth_getTransactionReceipt", {eth::to_hex(hash)});
     if (found.is_null()) return std::nullopt;
     auto r = Receipt::from_json(found);
-    const auto head = block_number();
-    r.confirmations = head >= r.block_number ? head - r.block_number + 1 : 1;
+    r.confirm_at(block_number());
     return r;
 }
 

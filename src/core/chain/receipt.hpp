@@ -27,6 +27,12 @@ struct Receipt {
     /// Parses an eth_getTransactionReceipt result. Throws Error(unavailable)
     /// when a required field is missing or malformed (the node misbehaved).
     [[nodiscard]] static Receipt from_json(const nlohmann::json& receipt);
+
+    /// Sets `confirmations` as of the node's head `head` (1 when the head is
+    /// behind the receipt's block, as a node lagging its peers may be).
+    void confirm_at(std::uint64_t head) noexcept {
+        confirmations = head >= block_number ? head - block_number + 1 : 1;
+    }
 };
 
 }  // namespace abci::chain

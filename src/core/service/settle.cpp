@@ -309,7 +309,7 @@ void AbciService::settle_abandoned(Network& network) {
         const auto& tx = abandoned[i];
         try {
             auto receipt = chain::Receipt::from_json(receipts[i].value());
-            receipt.confirmations = head >= receipt.block_number ? head - receipt.block_number + 1 : 1;
+            receipt.confirm_at(head);
             if (receipt.confirmations < config.confirmations) continue;  // the next start looks again
             store_.journal().settle({{tx.hash, receipt.success ? chain::TxStatus::mined : chain::TxStatus::reverted,
                                       receipt.block_number}});

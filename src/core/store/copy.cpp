@@ -165,7 +165,7 @@ postgresql::Param target_value(const SQLite::Column& value, const TargetColumn& 
     std::string text = value.getString();
     if (util::is_text(text)) return text;
     ++escaped;
-    return sql::recordable_text(text);
+    return util::escape_text(text);
 }
 
 /// Inserts every row of the table, a batch of rows per statement. SQLite's
