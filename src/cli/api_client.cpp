@@ -109,6 +109,7 @@ ApiResponse ApiClient::send(const std::string& method, const std::string& path, 
     response.request_id = answer.get_header_value("X-Request-Id");
     response.software = answer.get_header_value("Server");
     response.retry_after = answer.get_header_value("Retry-After");
+    response.content_location = answer.get_header_value("Content-Location");
     response.body = nlohmann::json::parse(answer.body, nullptr, false);
     if (response.body.is_discarded()) response.body = nullptr;
     return response;

@@ -28,6 +28,7 @@ struct ApiResponse {
     std::string software;    // its Server header: "abcictl/0.1.0" for ours
     std::string instance;    // X-Abci-Instance: which run of the server answered ("" when none said)
     std::string retry_after; // Retry-After: seconds until a refused request may be sent again ("" when none)
+    std::string content_location;  // Content-Location: where the answer lives (a mint's status route)
 };
 
 /// An error answer of the server, or a request it never answered (status 0):

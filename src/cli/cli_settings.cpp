@@ -65,7 +65,8 @@ const std::vector<CliSetting>& cli_settings() {
         {"profiles.NAME.server", "string", "", "", "", "The API server's URL for the profile NAME"},
         {"", "string", "ABCICTL_TOKEN", "", "",
          "An API key (see abcictl admin apikey create) used instead of the stored session, so that a cron job "
-         "needs no login; health needs the scope abci:health"},
+         "needs no login; health needs the scope abci:health. A key the server refuses is never replaced by the "
+         "session: the command fails naming ABCICTL_TOKEN (unset it to use the profile's session)"},
         {"", "string", "ABCICTL_KEYSTORE_DIR", "--dir", "", "The keystore directory of the keystore commands"},
     };
     return settings;

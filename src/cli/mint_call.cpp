@@ -68,6 +68,13 @@ AdvisedError unsettled(const Context& ctx, const ServerError& error, const std::
     return AdvisedError(error, std::move(advice));
 }
 
+/// The id at the end of a mint's status route, "" for anything else.
+std::string mint_id_of(const std::string& content_location) {
+    constexpr std::string_view kStatusRoute = "/abci/contracts/mints/";
+    if (!content_location.starts_with(kStatusRoute)) return {};
+    return content_location.substr(kStatusRoute.size());
+}
+
 }  // namespace
 
 void add_mint_call_options(CLI::App& command, MintCallOptions& options) {
@@ -82,7 +89,7 @@ void add_mint_call_options(CLI::App& command, MintCallOptions& options) {
 
 std::string generate_idempotency_key() { return "abcictl-" + crypto::random_uuid(); }
 
-nlohmann::json send_mint(Context& ctx, const std::string& path, const nlohmann::json& body,
+MintAnswer send_mint(Context& ctx, const std::string& path, const nlohmann::json& body,
                          const MintCallOptions& options, const std::string& progress) {
     const std::string key = options.idempotency_key.empty() ? generate_idempotency_key() : options.idempotency_key;
     StateDb state(StateDb::default_path());
@@ -104,7 +111,7 @@ nlohmann::json send_mint(Context& ctx, const std::string& path, const nlohmann::
                                     0, request_id, "no HTTP answer within " + waited),
                         key, "", nlohmann::json::array());
     }
-    if (response.status >= 200 && response.status < 300) return std::move(response.body);
+    if (response.status >= 200 && response.status < 300) return {std::move(response.body), mint_id_of(response.content_location)};
     const ServerError error = error_from_response(response);  // thrown whole: -v names its status and request id
     const auto& answer = response.body;
     if (answer.is_object() && answer.contains("mintId") && answer["mintId"].is_string())

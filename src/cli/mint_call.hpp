@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/mint_output.hpp"
+
 namespace CLI {
 class App;
 }
@@ -40,7 +42,7 @@ void add_mint_call_options(CLI::App& command, MintCallOptions& options);
 /// (a spinner showing `progress` meanwhile) and returns the 2xx answer.
 /// Throws AdvisedError (cli/advice.hpp) of the error's kind when the mint's
 /// outcome is unknown (see above), else what api_call() throws.
-[[nodiscard]] nlohmann::json send_mint(Context& ctx, const std::string& path, const nlohmann::json& body,
+[[nodiscard]] MintAnswer send_mint(Context& ctx, const std::string& path, const nlohmann::json& body,
                                        const MintCallOptions& options, const std::string& progress);
 
 }  // namespace abci::cli

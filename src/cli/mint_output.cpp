@@ -36,8 +36,10 @@ std::string explorer_of(Context& ctx, const std::string& blockchain_id) {
     }
 }
 
-void print_mint(Context& ctx, const nlohmann::json& answer, const std::string& blockchain_id) {
-    ctx.print(mint_record(answer, explorer_of(ctx, blockchain_id)), data_and_metadata(answer));
+void print_mint(Context& ctx, const MintAnswer& answer, const std::string& blockchain_id) {
+    Record record = mint_record(answer.body, explorer_of(ctx, blockchain_id));
+    if (!answer.mint_id.empty()) record.fields.emplace_back("mint", answer.mint_id);
+    ctx.print(record, data_and_metadata(answer.body));
 }
 
 }  // namespace abci::cli

@@ -10,6 +10,13 @@
 
 namespace abci::cli {
 
+/// A mint's 200 answer, and the mint's id from its Content-Location ("" from
+/// a server that names none).
+struct MintAnswer {
+    nlohmann::json body;
+    std::string mint_id;
+};
+
 /// A mint's 200 answer ({success, data, metadata}) as a record: its data's
 /// fields, the transaction on the block explorer at `explorer` (a base URL;
 /// none when empty), then the blockchain, contract and entity from its
@@ -20,7 +27,7 @@ namespace abci::cli {
 /// (said with -v).
 [[nodiscard]] std::string explorer_of(Context& ctx, const std::string& blockchain_id);
 /// Prints a mint answer on `blockchain_id`: mint_record() with its explorer
-/// link, --json {data, metadata}, -q the transaction hash.
-void print_mint(Context& ctx, const nlohmann::json& answer, const std::string& blockchain_id);
+/// link and the mint's id, --json {data, metadata}, -q the transaction hash.
+void print_mint(Context& ctx, const MintAnswer& answer, const std::string& blockchain_id);
 
 }  // namespace abci::cli

@@ -112,6 +112,7 @@ TEST_CASE("client mints send an Idempotency-Key of their own, and mint status sh
     const std::string id = row["mintIds"][0];
     const auto status = f.admin.ok({"mint", "status", id});
     CHECK(field(status, "mintId") == id);
+    CHECK(field(first, "mint") == id);  // the mint's own answer names it
     CHECK(field(status, "state") == "mined");
     CHECK(field(status, "idempotencyKey") == row["idempotencyKeys"][0]);
     CHECK(field(status, "transaction").rfind(field(first, "transactionHash") + " nonce ", 0) == 0);

@@ -73,8 +73,16 @@ TEST_CASE("abci mint-role-token: spec 4.1 answer, matching the chain, a second m
                         {"approvedBy", "admin@example.org"},
                         {"approvedAt", "2026-01-02T03:04:05Z"},
                         {"notes", "approved after the site visit"}};
-    (void)require_role_minted(chain, http.post(kRoute, body, admin.token), 10000);
+    const auto minted = http.post(kRoute, body, admin.token);
+    (void)require_role_minted(chain, minted, 10000);
     CHECK(chain.chain_balance(holder, 10000) == "1");
+    // The body is the spec's; the header names the mint's status route, which tells the same transaction.
+    const auto status_route = minted.header("Content-Location");
+    REQUIRE(status_route.rfind("/abci/contracts/mints/", 0) == 0);
+    const auto status = http.get(status_route, admin.token);
+    REQUIRE(status.status == 200);
+    CHECK(status.json["data"]["state"] == "mined");
+    CHECK(status.json["data"]["result"]["data"]["transactionHash"] == minted.json["data"]["transactionHash"]);
 
     // A second role of another type for the same wallet is fine, and lower-case addresses are too.
     std::string lower = holder;

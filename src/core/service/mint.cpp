@@ -116,7 +116,11 @@ MintResult AbciService::repeat(const store::MintRequest& mint, const std::string
 }
 
 MintResult AbciService::replay(const store::MintRequest& mint, const std::string& pending_message) {
-    if (mint.state == store::MintState::done) return MintResult::parse(mint.answer);
+    if (mint.state == store::MintState::done) {
+        auto result = MintResult::parse(mint.answer);
+        result.mint_id = mint.id;
+        return result;
+    }
     if (mint.state == store::MintState::failed) {
         const auto stored = json::parse(mint.answer, nullptr, false);
         const auto kind = stored.is_object() ? error_kind_named(stored.value("kind", "")) : std::nullopt;

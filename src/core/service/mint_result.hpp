@@ -43,6 +43,9 @@ struct MintResult {
     std::string cid;  // of the metadata record
     std::string entity_type;
     std::string entity_id;
+    // Not stored: the mint's own key (MintRequest's id), which the service
+    // sets on what it returns, so that an answer names its status route.
+    std::string mint_id;
 
     /// The stored form, version kVersion.
     [[nodiscard]] std::string serialize() const;

@@ -95,7 +95,8 @@ MintResult AbciService::finish(Network& network, const std::string& mint_id, con
                       .gas_used = receipt.gas_used,
                       .token_id = kind->id,
                       .confirmations = receipt.confirmations,
-                      .chain = ChainRef::of(config)};
+                      .chain = ChainRef::of(config),
+                      .mint_id = mint_id};
     if (kind->family == TokenFamily::role) {
         result.gas_price = receipt.effective_gas_price;
         result.contract_address = network.contract().address().checksummed();

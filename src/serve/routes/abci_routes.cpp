@@ -34,6 +34,8 @@ Reply mint_answer(RequestContext& ctx, const std::function<service::MintResult()
     try {
         const auto result = mint();
         add_request_log_field("transaction_hash", result.transaction_hash);
+        // The spec's body has no place for the mint's id: the header names where its status lives.
+        ctx.response.set_header("Content-Location", "/abci/contracts/mints/" + result.mint_id);
         return Reply::json(200, mint_result_view(result));
     } catch (const service::MintUnsettled& e) {
         add_request_log_field("mint_id", e.mint_id());
