@@ -15,6 +15,7 @@ std::vector<Route> workflow_routes();  // /v1/*
 std::vector<Route> content_routes();   // /ipfs/{cid}
 std::vector<Route> abci_routes();      // /abci/* (spec 4.1–4.8), the last of them answering the rest of /abci with 404
 std::vector<Route> probe_routes();     // /livez, /readyz
+std::vector<Route> openapi_routes();   // /openapi.json, /openapi.yaml, /docs (docs/openapi.yaml describes every route)
 
 /// All of them, in the order they are matched.
 [[nodiscard]] std::vector<Route> route_table();

@@ -1,0 +1,81 @@
+// The API's contract, served by the server it describes: /openapi.json and
+// /openapi.yaml naming the server's public origin, /docs rendering it with
+// Redoc from the binary, each with a strong ETag that a revalidation meets
+// with 304.
+
+#include "serve/expect.hpp"
+
+namespace abci::test {
+
+namespace {
+
+/// `path` answers 200 with an ETag and a content type, and 304 when asked
+/// again with that ETag (alone, weak or in a list); another tag gets it whole.
+HttpResponse served_with_etag(const Http& http, const std::string& path, const std::string& content_type) {
+    INFO(path);
+    const auto first = http.get(path);
+    REQUIRE(first.status == 200);
+    CHECK(first.header("Content-Type") == content_type);
+    const auto etag = first.header("ETag");
+    CHECK(etag.size() == 66);  // a quoted SHA-256: strong
+    CHECK(etag.front() == '"');
+    CHECK(first.header("Cache-Control") == "public, no-cache");
+    for (const auto& asked : {etag, "W/" + etag, "\"other\", " + etag, std::string("*")}) {
+        INFO(asked);
+        const auto again = http.get(path, "", {{"If-None-Match", asked}});
+        CHECK(again.status == 304);
+        CHECK(again.body.empty());
+        CHECK(again.header("ETag") == etag);
+    }
+    const auto changed = http.get(path, "", {{"If-None-Match", "\"other\""}});
+    CHECK(changed.status == 200);
+    CHECK(changed.body == first.body);
+    return first;
+}
+
+}  // namespace
+
+TEST_CASE("openapi: the document is served as JSON and YAML, naming this server, with its reference page",
+          "[serve][openapi]") {
+    Server server;
+    const auto http = server.http();
+    const auto origin = "http://" + server.host();
+
+    const auto json = served_with_etag(http, "/openapi.json", "application/json");
+    CHECK(json.json.at("openapi") == "3.1.0");
+    CHECK(json.json.at("servers") == nlohmann::json::array({{{"url", origin}, {"description", "This server"}}}));
+    CHECK(json.json.at("paths").contains("/abci/contracts/mint-role-token"));
+
+    const auto yaml = served_with_etag(http, "/openapi.yaml", "application/yaml");
+    CHECK(yaml.body.rfind("openapi: 3.1.0\n", 0) == 0);
+    CHECK(yaml.body.find("\nservers:\n  - url: \"" + origin + "\"\n") != std::string::npos);
+
+    // Open: no token needed, none refused.
+    CHECK(http.get("/openapi.json", "not-a-token").status == 200);
+
+    const auto page = served_with_etag(http, "/docs", "text/html; charset=utf-8");
+    CHECK(page.body.find("<redoc spec-url=\"/openapi.json\"></redoc>") != std::string::npos);
+    CHECK(page.body.find("<script src=\"/docs/redoc.standalone.js\"></script>") != std::string::npos);
+    // Only this server's script and document; Redoc's inline styles and blob: search worker.
+    CHECK(page.header("Content-Security-Policy") ==
+          "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; worker-src blob:; "
+          "connect-src 'self'; img-src 'self' data:; font-src 'self'; base-uri 'none'; form-action 'none'; "
+          "frame-ancestors 'none'");
+
+    const auto script = served_with_etag(http, "/docs/redoc.standalone.js", "text/javascript; charset=utf-8");
+    CHECK(script.body.size() > 100'000);
+    CHECK(script.body.find("Redoc") != std::string::npos);
+}
+
+TEST_CASE("openapi: behind a TLS proxy the document names the configured public domain over https",
+          "[serve][openapi]") {
+    Server server({.config = "domain = \"api.example.org\"\ntrustedProxies = [\"127.0.0.1\"]\n"});
+    const auto http = server.http();
+    const auto json = http.get("/openapi.json");
+    REQUIRE(json.status == 200);
+    CHECK(json.json.at("servers").at(0).at("url") == "https://api.example.org");
+    const auto yaml = http.get("/openapi.yaml");
+    CHECK(yaml.body.find("\nservers:\n  - url: \"https://api.example.org\"\n") != std::string::npos);
+}
+
+}  // namespace abci::test
