@@ -17,10 +17,13 @@
 #include "core/service/shared_counters.hpp"
 #include "core/auth/accounts.hpp"
 #include "core/eth/bytes.hpp"
+#include "core/metrics/process.hpp"
+#include "core/metrics/registry.hpp"
 #include "core/util/log.hpp"
 #include "core/util/text.hpp"
 #include "serve/limited_server.hpp"
 #include "serve/log.hpp"
+#include "serve/metrics_listener.hpp"
 #include "serve/router.hpp"
 #include "serve/worker_pool.hpp"
 #include "serve/routes/routes.hpp"
@@ -106,6 +109,8 @@ void check_at_start(service::AbciService& abci, bool strict) {
 
 struct Server::State {
     Settings settings;
+    // First: everything below records into it until destroyed.
+    metrics::Registry metrics;
     std::unique_ptr<store::Store> store;
     // In the database when replicas share one (settings.database), so that a
     // caller's limits hold across them; else in this process.
@@ -121,11 +126,13 @@ struct Server::State {
     std::unique_ptr<Services> services;
     std::unique_ptr<httplib::Server> http;
     int port = 0;
+    std::unique_ptr<MetricsListener> metrics_listener;  // null: [metrics] listen is off
 };
 
-Server::Server(Settings settings) : state_(std::make_unique<State>()) {
+Server::Server(Settings settings, const std::string& revision) : state_(std::make_unique<State>()) {
     auto& s = *state_;
     s.settings = std::move(settings);
+    metrics::add_process_metrics(s.metrics, ABCI_VERSION, revision);
     util::set_log_sink([](util::LogLevel level, std::string_view message, const nlohmann::json& fields) {
         log_line(level == util::LogLevel::warning ? "warn" : util::to_string(level), message, fields);
     });
@@ -165,7 +172,7 @@ Server::Server(Settings settings) : state_(std::make_unique<State>()) {
         s.settings.signer.password.clear();
         if (s.settings.mint_batching)
             for (auto& chain : s.settings.chains) chain.mint_batching = s.settings.batch_options;
-        s.registry = std::make_unique<service::Registry>(s.settings.chains, key ? &*key : nullptr, *s.store);
+        s.registry = std::make_unique<service::Registry>(s.settings.chains, key ? &*key : nullptr, *s.store, s.metrics);
         if (key) log_line("info", "signer loaded", {{"address", key->address().checksummed()}});
     }
     s.abci = std::make_unique<service::AbciService>(*s.store, *s.registry, *s.content);
@@ -219,6 +226,7 @@ Server::Server(Settings settings) : state_(std::make_unique<State>()) {
     // at once) would find connections refused or dropped. Listening again on
     // the bound socket raises the queue to the system's maximum.
     if (*listen_socket >= 0) ::listen(*listen_socket, SOMAXCONN);
+    if (s.settings.metrics.enabled()) s.metrics_listener = std::make_unique<MetricsListener>(s.settings.metrics, s.metrics);
 }
 
 Server::~Server() = default;
@@ -247,6 +255,10 @@ void check_can_listen(const Settings& settings) {
 }
 
 std::uint16_t Server::port() const noexcept { return static_cast<std::uint16_t>(state_->port); }
+
+std::uint16_t Server::metrics_port() const noexcept {
+    return state_->metrics_listener ? state_->metrics_listener->port() : 0;
+}
 
 void Server::run() {
     log_line("info", "serving", {{"listen", state_->settings.listen_host + ":" + std::to_string(state_->port)},

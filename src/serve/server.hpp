@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "serve/settings.hpp"
 
@@ -14,14 +15,17 @@ namespace abci::serve {
 class Server {
 public:
     /// Error(invalid_input/unavailable/...) when the setup fails (the port is
-    /// taken: Error(unavailable) naming it).
-    explicit Server(Settings settings);
+    /// taken: Error(unavailable) naming it). `revision` is the build's commit,
+    /// which its metrics name (abcictl_build_info).
+    Server(Settings settings, const std::string& revision);
     ~Server();
     Server(const Server&) = delete;
     Server& operator=(const Server&) = delete;
 
     /// The bound port (useful with port 0).
     [[nodiscard]] std::uint16_t port() const noexcept;
+    /// The metrics listener's bound port; 0 when [metrics] listen is off.
+    [[nodiscard]] std::uint16_t metrics_port() const noexcept;
 
     /// Serves until stop(); returns after in-flight requests have finished.
     void run();

@@ -32,8 +32,8 @@ Error bad_setting(const std::string& where, const std::string& why) {
     return Error(ErrorKind::invalid_input, where + ": " + why);
 }
 
-/// Splits "host:port" ("[v6]:port" too). Error naming `where` when malformed.
-void parse_listen(const std::string& text, const std::string& where, Settings& settings) {
+/// Splits "host:port" ("[v6]:port" too) into `host` and `port`. Error naming `where` when malformed.
+void parse_host_port(const std::string& text, const std::string& where, std::string& host_out, std::uint16_t& port_out) {
     const auto colon = text.rfind(':');
     if (colon == std::string::npos || colon == 0) throw bad_setting(where, "'" + text + "' is not host:port");
     auto host = text.substr(0, colon);
@@ -43,8 +43,12 @@ void parse_listen(const std::string& text, const std::string& where, Settings& s
     const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
     if (ec != std::errc() || ptr != digits.data() + digits.size() || port > 65535)
         throw bad_setting(where, "'" + text + "' has no valid port");
-    settings.listen_host = host;
-    settings.listen_port = static_cast<std::uint16_t>(port);
+    host_out = host;
+    port_out = static_cast<std::uint16_t>(port);
+}
+
+void parse_listen(const std::string& text, const std::string& where, Settings& settings) {
+    parse_host_port(text, where, settings.listen_host, settings.listen_port);
 }
 
 bool is_loopback(const std::string& host) {
@@ -342,6 +346,19 @@ const std::vector<Entry<Settings>>& server_entries() {
         {{"limits.maxPendingWalletNonces", "integer, 1 to 10000000", "", "10000", "Unused wallet-login nonces held at once, from all clients; more: 503."},
          [](const Value& v, Settings& s) { s.auth.wallet.max_pending_nonces = static_cast<std::size_t>(v.integer(1, 10000000)); },
          [](const Settings& s) { return text(static_cast<std::int64_t>(s.auth.wallet.max_pending_nonces)); }},
+        {{"metrics.listen", "host:port, or empty", "ABCI_METRICS_LISTEN", "empty: off",
+          "Where Prometheus scrapes GET /metrics: a listener of its own, never the API's port."},
+         [](const Value& v, Settings& s) {
+             const auto listen = v.string();
+             s.metrics.listen_host.clear();
+             if (!listen.empty()) parse_host_port(listen, v.where(), s.metrics.listen_host, s.metrics.listen_port);
+         },
+         [](const Settings& s) {
+             return text(s.metrics.enabled() ? host_port(s.metrics.listen_host, s.metrics.listen_port) : std::string());
+         }},
+        {{"metrics.tokenFile", "path", "", "", "A bearer token (the file's first line) that a scrape of /metrics must send."},
+         [](const Value& v, Settings& s) { s.metrics.token_file = v.string(); },
+         [](const Settings& s) { return text(s.metrics.token_file); }},
         {{"strict", "boolean", "", "false",
           "Refuse to start when a start-up check fails (node, chain id, contract, minter role, signer funds); also --strict."},
          [](const Value& v, Settings& s) { s.strict = v.boolean(); }, [](const Settings& s) { return text(s.strict); }},
@@ -636,6 +653,11 @@ Settings load_settings(const FlagSettings& flags, const std::map<std::string, st
                               "): the threads beyond it answer refused connections");
     if (settings.connections.reserve >= settings.connections.max_connections)
         throw bad_setting("config key limits.connectionReserve", "must be less than limits.maxConnections");
+    if (!settings.metrics.token_file.empty() && !settings.metrics.enabled() && !flags.devnet)
+        throw bad_setting("config key metrics.tokenFile", "needs metrics.listen (or ABCI_METRICS_LISTEN)");
+    if (settings.metrics.enabled() && settings.metrics.listen_port != 0 &&
+        settings.metrics.listen_port == settings.listen_port && settings.metrics.listen_host == settings.listen_host)
+        throw bad_setting(source_name(settings, "metrics.listen"), "must not be the API's listen address: metrics have a port of their own");
     if (!settings.database.password_file.empty() && settings.database.url.empty())
         throw bad_setting(source_name(settings, "database.passwordFile"), "needs database.url");
     check_chains(settings.chains, settings.signer);

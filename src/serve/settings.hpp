@@ -32,6 +32,15 @@ struct ConnectionLimits {
     std::size_t reserve = 256;              // the last slots of max_connections: only for addresses with none open
 };
 
+/// [metrics]: the Prometheus listener (serve/metrics_listener.hpp), on a port of its own.
+struct MetricsSettings {
+    std::string listen_host;  // empty: no listener
+    std::uint16_t listen_port = 0;
+    std::string token_file;  // set: a scrape must send its first line as a bearer token
+
+    [[nodiscard]] bool enabled() const noexcept { return !listen_host.empty(); }
+};
+
 /// What came from the command line (empty = not given).
 struct FlagSettings {
     std::string config_file;
@@ -75,6 +84,7 @@ struct Settings {
     std::size_t max_json_values = 10000;
     std::size_t threads = 2048;  // at most this many requests served at once (a mint holds its thread until mined)
     ConnectionLimits connections;
+    MetricsSettings metrics;
     bool strict = false;         // a failing start-up check (AbciService::readiness) refuses the start
 
     // First admin on an empty data directory (environment only: a password has no place in a file or a flag).

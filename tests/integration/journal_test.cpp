@@ -20,6 +20,7 @@
 #include "core/content/content_store.hpp"
 #include "core/eth/keccak.hpp"
 #include "core/eth/tx.hpp"
+#include "core/metrics/registry.hpp"
 #include "core/rpc/client.hpp"
 #include "core/rpc/quantity.hpp"
 #include "core/store/store.hpp"
@@ -508,8 +509,8 @@ TEST_CASE("journal: reconcile() without a signer releases what sent nothing and 
     const auto c = crash_mint(node, recipient, nonce, client.fee_tiers().standard, CrashAfter::journal,
                               "journaled-keyless");
     REQUIRE_FALSE(node.store->mints().begin(entity_mint_request("unsent-keyless")));
-    service::Registry keyless{{node.network.config()}, nullptr,
-                              *node.store};
+    metrics::Registry metrics;
+    service::Registry keyless{{node.network.config()}, nullptr, *node.store, metrics};
     service::AbciService abci(*node.store, keyless, *node.content);
     abci.reconcile();
     CHECK(node.store->mints().find(entity_mint_request("unsent-keyless").id)->state == store::MintState::failed);

@@ -53,7 +53,7 @@ ChainNode::ChainNode(Options options)
       store(store::open_sqlite_store(dir / "abci.db")),
       content(content::make_content_store({.backend = "local", .data_dir = dir.path()})),
       key(signer_key()),
-      registry({network_config(options, anvil.chain_id(), proxy ? proxy->url() : anvil.url(), contract)}, &key, *store),
+      registry({network_config(options, anvil.chain_id(), proxy ? proxy->url() : anvil.url(), contract)}, &key, *store, metrics),
       network(registry.find(blockchain_id)) {}
 
 service::AbciService& ChainNode::service() {

@@ -17,6 +17,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include "core/content/content_store.hpp"
+#include "core/metrics/registry.hpp"
 #include "core/service/registry.hpp"
 #include "core/service/service.hpp"
 #include "core/store/store.hpp"
@@ -61,6 +62,7 @@ public:
     std::unique_ptr<store::Store> store;
     std::unique_ptr<content::ContentStore> content;
     eth::PrivateKey key;
+    metrics::Registry metrics;  // the registry's and the service's: a test may read what they recorded
     service::Registry registry;
     service::Network& network;
 

@@ -16,6 +16,7 @@
 #include <optional>
 #include <thread>
 
+#include "cli/build_info.hpp"
 #include "core/store/data_dir.hpp"
 #include "serve/devnet.hpp"
 #include "serve/server.hpp"
@@ -81,7 +82,7 @@ void run_server(const serve::FlagSettings& flags, bool print_config) {
     }
     const auto listen_host = settings.listen_host;
     const auto abci_limit = serve::describe_abci_limit(settings);
-    serve::Server server(std::move(settings));
+    serve::Server server(std::move(settings), kBuildCommit);
     lock.record_holder(listen_host + ":" + std::to_string(server.port()));
     if (devnet)
         std::cerr << "abcictl: devnet: anvil at " << devnet->network().rpc_urls.front() << " (chain id "

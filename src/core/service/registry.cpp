@@ -243,7 +243,9 @@ void Network::require_deployed() {
 
 std::string Network::masked_rpc_url() const { return rpc::mask_url(config_.rpc_urls.front()); }
 
-Registry::Registry(const std::vector<NetworkConfig>& configs, const eth::PrivateKey* key, store::Store& store) {
+Registry::Registry(const std::vector<NetworkConfig>& configs, const eth::PrivateKey* key, store::Store& store,
+                   metrics::Registry& metrics)
+    : metrics_(metrics) {
     for (const auto& config : configs) networks_.push_back(std::make_unique<Network>(config, key, store));
 }
 

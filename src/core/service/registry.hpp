@@ -15,6 +15,7 @@
 #include "core/chain/chain_client.hpp"
 #include "core/chain/token_contract.hpp"
 #include "core/chain/tx_sender.hpp"
+#include "core/metrics/registry.hpp"
 #include "core/store/lanes.hpp"
 
 namespace abci::store {
@@ -118,15 +119,20 @@ private:
 
 class Registry {
 public:
-    /// Builds every network; `key` may be null (no signer: mint routes answer 503).
-    Registry(const std::vector<NetworkConfig>& configs, const eth::PrivateKey* key, store::Store& store);
+    /// Builds every network; `key` may be null (no signer: mint routes answer 503). `metrics` receives
+    /// the networks' families and must outlive the registry.
+    Registry(const std::vector<NetworkConfig>& configs, const eth::PrivateKey* key, store::Store& store,
+             metrics::Registry& metrics);
 
     /// The network with this id; Error(not_found) naming it otherwise.
     [[nodiscard]] Network& find(const std::string& id);
     /// All networks, in configuration order.
     [[nodiscard]] const std::vector<std::unique_ptr<Network>>& networks() const noexcept { return networks_; }
+    /// Where the service and the networks record their metrics.
+    [[nodiscard]] metrics::Registry& metrics() noexcept { return metrics_; }
 
 private:
+    metrics::Registry& metrics_;
     std::vector<std::unique_ptr<Network>> networks_;
 };
 

@@ -1,0 +1,89 @@
+#include "serve/metrics_listener.hpp"
+
+#include <httplib.h>
+#include <sys/socket.h>
+
+#include <chrono>
+#include <thread>
+
+#include <prometheus/text_serializer.h>
+
+#include "core/crypto/encoding.hpp"
+#include "core/eth/bytes.hpp"
+#include "core/error.hpp"
+#include "core/os/private_file.hpp"
+#include "serve/log.hpp"
+
+namespace abci::serve {
+
+namespace {
+
+constexpr std::string_view kTextFormat = "text/plain; version=0.0.4; charset=utf-8";
+
+/// Whether `request` carries `token` as its bearer token, compared in time that does not depend on where they differ.
+bool authorized(const httplib::Request& request, const std::string& token) {
+    if (token.empty()) return true;
+    const auto header = request.get_header_value("Authorization");
+    constexpr std::string_view scheme = "Bearer ";
+    if (header.size() <= scheme.size() || header.compare(0, scheme.size(), scheme) != 0) return false;
+    const std::string_view given = std::string_view(header).substr(scheme.size());
+    return crypto::constant_time_equal(eth::as_bytes(given), eth::as_bytes(token));
+}
+
+}  // namespace
+
+struct MetricsListener::State {
+    httplib::Server http;
+    std::string token;
+    int port = 0;
+    std::thread thread;
+};
+
+MetricsListener::MetricsListener(const MetricsSettings& settings, const metrics::Registry& registry)
+    : state_(std::make_unique<State>()) {
+    auto& s = *state_;
+    if (!settings.token_file.empty()) s.token = os::read_password_file(settings.token_file, "metrics.tokenFile");
+    // A scrape is one small GET at a time from a handful of Prometheus servers.
+    s.http.new_task_queue = [] { return new httplib::ThreadPool(2); };
+    s.http.set_payload_max_length(0);
+    s.http.set_read_timeout(5, 0);
+    s.http.set_write_timeout(5, 0);
+    s.http.set_keep_alive_timeout(5);
+    // Only SO_REUSEADDR: cpp-httplib's SO_REUSEPORT would let this bind a port another server listens on.
+    s.http.set_socket_options([](socket_t sock) {
+        const int yes = 1;
+        ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    });
+    s.http.Get("/metrics", [&registry, &token = s.token](const httplib::Request& request, httplib::Response& response) {
+        if (!authorized(request, token)) {
+            response.status = 401;
+            response.set_header("WWW-Authenticate", "Bearer realm=\"metrics\"");
+            response.set_content("a bearer token is required (metrics.tokenFile)\n", "text/plain; charset=utf-8");
+            return;
+        }
+        response.set_content(prometheus::TextSerializer().Serialize(registry.collect()), std::string(kTextFormat));
+    });
+    s.port = settings.listen_port == 0 ? s.http.bind_to_any_port(settings.listen_host)
+                                       : (s.http.bind_to_port(settings.listen_host, settings.listen_port)
+                                              ? settings.listen_port
+                                              : -1);
+    if (s.port <= 0)
+        throw Error(ErrorKind::unavailable, "cannot listen for metrics on " + settings.listen_host + ":" +
+                                                std::to_string(settings.listen_port) +
+                                                " (in use, or not an address of this host); choose another with "
+                                                "metrics.listen or ABCI_METRICS_LISTEN");
+    s.thread = std::thread([&http = s.http] { http.listen_after_bind(); });
+    // stop() does nothing to a server whose loop has not started yet: the destructor's would then wait forever.
+    while (!s.http.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    log_line("info", "serving metrics", {{"listen", settings.listen_host + ":" + std::to_string(s.port)},
+                                         {"token", !s.token.empty()}});
+}
+
+MetricsListener::~MetricsListener() {
+    state_->http.stop();
+    state_->thread.join();
+}
+
+std::uint16_t MetricsListener::port() const noexcept { return static_cast<std::uint16_t>(state_->port); }
+
+}  // namespace abci::serve

@@ -1,0 +1,34 @@
+#pragma once
+// The Prometheus scrape endpoint (issue 32): GET /metrics on a listener of
+// its own ([metrics] listen), never the API's port, so that a scrape meets
+// none of the API's rate limits, connection caps or audit log, and the API's
+// load never delays a scrape. A scrape is small and rare: the listener takes
+// two threads and refuses request bodies.
+
+#include <cstdint>
+#include <memory>
+
+#include "core/metrics/registry.hpp"
+#include "serve/settings.hpp"
+
+namespace abci::serve {
+
+class MetricsListener {
+public:
+    /// Binds settings.listen_host:listen_port (port 0: a free one) and reads
+    /// the token file, if any. Error(unavailable) naming the address when it
+    /// cannot be bound; what os::read_password_file throws for the token.
+    MetricsListener(const MetricsSettings& settings, const metrics::Registry& registry);
+    /// Stops serving and waits for its thread.
+    ~MetricsListener();
+    MetricsListener(const MetricsListener&) = delete;
+    MetricsListener& operator=(const MetricsListener&) = delete;
+
+    [[nodiscard]] std::uint16_t port() const noexcept;
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+}  // namespace abci::serve
