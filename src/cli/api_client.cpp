@@ -79,6 +79,29 @@ void ApiClient::set_bearer(std::string credential) {
 ApiResponse ApiClient::send(const std::string& method, const std::string& path, const QueryParams& query,
                             const std::optional<nlohmann::json>& body,
                             const std::vector<std::pair<std::string, std::string>>& headers) {
+    auto response = send_once(method, path, query, body, headers);
+    // The renewal's own requests (a refresh) are answered as they are: a 401 there is the renewal's failure.
+    if (reauthenticating_) return response;
+    for (bool retried = false; response.status == 401 && reauthenticate_; retried = true) {
+        std::optional<std::string> credential;
+        {
+            reauthenticating_ = true;
+            struct Done {
+                bool& flag;
+                ~Done() { flag = false; }
+            } done{reauthenticating_};
+            credential = reauthenticate_(error_from_response(response), retried);
+        }
+        if (!credential || retried) break;
+        set_bearer(std::move(*credential));
+        response = send_once(method, path, query, body, headers);
+    }
+    return response;
+}
+
+ApiResponse ApiClient::send_once(const std::string& method, const std::string& path, const QueryParams& query,
+                                 const std::optional<nlohmann::json>& body,
+                                 const std::vector<std::pair<std::string, std::string>>& headers) {
     httplib::Request request;
     request.method = method;
     request.path = prefix_ + path;
@@ -119,12 +142,6 @@ nlohmann::json ApiClient::call(const std::string& method, const std::string& pat
                                const std::optional<nlohmann::json>& body,
                                const std::vector<std::pair<std::string, std::string>>& headers) {
     auto response = send(method, path, query, body, headers);
-    for (bool retried = false; response.status == 401 && reauthenticate_; retried = true) {
-        auto credential = reauthenticate_(error_from_response(response), retried);
-        if (!credential || retried) break;
-        set_bearer(std::move(*credential));
-        response = send(method, path, query, body, headers);
-    }
     if (response.status < 200 || response.status >= 300) throw error_from_response(response);
     return std::move(response.body);
 }

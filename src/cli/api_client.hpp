@@ -81,7 +81,7 @@ public:
     /// Sends `Authorization: Bearer <credential>` from now on (an access token or API key).
     void set_bearer(std::string credential);
 
-    /// What call() does with a 401: `handler(refused, retried)` gives a
+    /// What send() does with a 401: `handler(refused, retried)` gives a
     /// credential to send the request again with (a 401 means it was not
     /// acted on), nothing to throw the 401 as it is, or throws an error that
     /// says what to do. `retried` is true for the 401 of a request sent again,
@@ -89,7 +89,8 @@ public:
     using Reauthenticate = std::function<std::optional<std::string>(const ServerError& refused, bool retried)>;
     void on_unauthenticated(Reauthenticate handler) { reauthenticate_ = std::move(handler); }
 
-    /// Sends the request and returns whatever the server answered. Throws
+    /// Sends the request and returns whatever the server answered, after the
+    /// on_unauthenticated() handler had its say on a 401. Throws
     /// Error(unavailable) naming the server when it cannot be reached,
     /// Error(timeout) when it does not answer in time.
     [[nodiscard]] ApiResponse send(const std::string& method, const std::string& path, const QueryParams& query = {},
@@ -103,12 +104,17 @@ public:
                                       const std::vector<std::pair<std::string, std::string>>& headers = {});
 
 private:
+    [[nodiscard]] ApiResponse send_once(const std::string& method, const std::string& path, const QueryParams& query,
+                                        const std::optional<nlohmann::json>& body,
+                                        const std::vector<std::pair<std::string, std::string>>& headers);
+
     std::string base_url_;
     std::string prefix_;  // path prefix of base_url, without a trailing slash
     std::unique_ptr<httplib::Client> client_;
     std::chrono::milliseconds timeout_{};
     std::string bearer_;
     Reauthenticate reauthenticate_;
+    bool reauthenticating_ = false;
 };
 
 /// The error an API answer stands for: the status's kind (400 invalid_input,

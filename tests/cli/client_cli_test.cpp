@@ -316,6 +316,15 @@ TEST_CASE("client session: a token refused before it expires is renewed once by 
     set_tokens("access_token = 'garbage'");
     CHECK(t.ok({"-q", "whoami"}) == std::string(Server::admin_email) + "\n");
     CHECK(stored_session(t).access_token != "garbage");
+    // The same for commands that read the answer's status themselves (health's exit codes, the chain list).
+    set_tokens("access_token = 'garbage'");
+    const auto health = t.run({"health"});
+    INFO(health.out << health.err);
+    CHECK(health.exit_code != 3);  // UNKNOWN: the check could not be made
+    CHECK(stored_session(t).access_token != "garbage");
+    set_tokens("access_token = 'garbage'");
+    (void)t.ok({"chains", "list", "--refresh"});
+    CHECK(stored_session(t).access_token != "garbage");
 
     set_tokens("access_token = 'garbage', refresh_token = 'garbage'");
     const auto line = one_line_failure(t.run({"whoami"}), 4);
