@@ -154,6 +154,7 @@ TEST_CASE("admin user errors: a line on stderr naming the problem, and the docum
     const auto missing = run_abcictl({"admin", "user", "list"}, {}, home.env());
     CHECK(missing.exit_code == 1);
     CHECK(missing.err.find("no abcictl database in " + default_dir) != std::string::npos);
+    CHECK(missing.err.find("reached with --config or --database-url") != std::string::npos);  // replicas keep none here
     // After `make run`, the devnet's is the one meant: said so.
     const auto devnet_dir = home / ".local/state/abcictl/devnet";
     REQUIRE(run_abcictl({"admin", "user", "add", "--email", "dev@example.com", "--role", "admin", "--no-password",

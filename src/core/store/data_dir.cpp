@@ -87,7 +87,8 @@ std::unique_ptr<Store> DataDir::open_store(bool create_missing) const {
         create();
     else if (!std::filesystem::exists(database()))
         throw Error(ErrorKind::not_found, "no abcictl database in " + root_.string() +
-                                              " (check --data-dir or ABCI_DATA_DIR; `abcictl serve` creates it)");
+                                              " (check --data-dir or ABCI_DATA_DIR; a server's database on PostgreSQL is reached with "
+                                              "--config or --database-url; `abcictl serve` creates it)");
     return open_sqlite_store(database().string());
 }
 
