@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/os/process.hpp"
 #include "support/tools.hpp"
+#include "support/unprivileged.hpp"
 
 namespace abci::test {
 namespace {
@@ -22,7 +23,6 @@ namespace fs = std::filesystem;
 
 // Debian keeps the server's programs out of PATH, one folder per major version.
 constexpr const char* kBinDir = "/usr/lib/postgresql/15/bin";
-constexpr uid_t kNobody = 65534;
 
 std::string program(const std::string& name) { return std::string(kBinDir) + "/" + name; }
 
@@ -33,14 +33,8 @@ os::CommandResult run_checked(const std::vector<std::string>& argv, const std::s
     return r;
 }
 
-// argv run as the cluster's owner (through setpriv when this process is root).
-std::vector<std::string> owned(std::vector<std::string> argv) {
-    if (::geteuid() != 0) return argv;
-    std::vector<std::string> wrapped{"setpriv", "--reuid=" + std::to_string(kNobody),
-                                     "--regid=" + std::to_string(kNobody), "--clear-groups", "--"};
-    wrapped.insert(wrapped.end(), argv.begin(), argv.end());
-    return wrapped;
-}
+// argv run as the cluster's owner (nobody when this process is root).
+std::vector<std::string> owned(std::vector<std::string> argv) { return unprivileged(std::move(argv)); }
 
 // An empty directory `cluster` in `parent` for initdb, its owner's (the
 // parent opened for traversal when the owner is nobody).
@@ -48,9 +42,9 @@ void prepare_cluster_dir(const fs::path& parent, const std::string& cluster) {
     if (::geteuid() != 0) return;
     // The cluster's owner must reach it: the parent opens for traversal, the
     // cluster itself stays the owner's alone (initdb's 0700).
-    fs::permissions(parent, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+    let_unprivileged_traverse(parent);
     fs::create_directory(cluster);
-    REQUIRE(::chown(cluster.c_str(), kNobody, kNobody) == 0);
+    give_to_unprivileged(cluster);
 }
 
 void initdb(const std::string& cluster) {
@@ -101,8 +95,7 @@ Postgres::Postgres() : Postgres(template_cluster()) {}
 
 Postgres::Postgres(const fs::path& cluster) : cluster_((dir_.path() / "cluster").string()) {
     REQUIRE(fs::exists(program("initdb")));  // scripts/setup installs postgresql-15
-    if (::geteuid() == 0)
-        fs::permissions(dir_.path(), fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+    let_unprivileged_traverse(dir_.path());
     run_checked({"cp", "-a", cluster.string(), cluster_}, "cp -a of the template cluster");
     start();
 }
