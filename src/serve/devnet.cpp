@@ -121,6 +121,12 @@ void add_network(Settings& settings, const service::NetworkConfig& network, cons
         settings.abci_rate = kDevnetAbciRate;
         settings.sources["rate_limit.abci"] = kSource;
     }
+    // Metrics to look at from the first run; an operator's own address stands.
+    if (!settings.metrics.enabled()) {
+        settings.metrics.listen_host = "127.0.0.1";
+        settings.metrics.listen_port = 0;
+        settings.sources["metrics.listen"] = std::string(kSource) + " (a free loopback port at start)";
+    }
     settings.devnet_config_file = config.string();
 }
 

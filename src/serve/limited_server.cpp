@@ -21,6 +21,7 @@
 #include "serve/connection_limiter.hpp"
 #include "serve/head_reader.hpp"
 #include "serve/http_error.hpp"
+#include "serve/http_metrics.hpp"
 
 namespace abci::serve {
 
@@ -308,8 +309,9 @@ template <class Base>
 class LimitedServer final : public Base, public IdleCloser {
 public:
     template <class... Args>
-    explicit LimitedServer(const Settings& settings, Args&&... args)
+    explicit LimitedServer(const Settings& settings, HttpMetrics& metrics, Args&&... args)
         : Base(std::forward<Args>(args)...),
+          metrics_(metrics),
           limits_(settings.connections),
           max_body_(settings.max_body_bytes),
           limiter_(settings.connections, settings.trusted_proxies) {}
@@ -338,6 +340,7 @@ private:
         int port = 0;
         endpoint(sock, true, address, port);
         slot = limiter_.admit(address, sock);
+        if (!slot) metrics_.refused("capacity");
         // Over TLS a refusal would cost the server a handshake: a flood gets none.
         if (!slot && kTls) return false;
 
@@ -370,6 +373,7 @@ private:
             const auto head = connection.read_head(reader, deadline);
             if (head == Connection::Head::closed) break;
             if (head != Connection::Head::complete) {
+                metrics_.refused(head == Connection::Head::timed_out ? "head_timeout" : "header_limit");
                 connection.refuse(
                     head == Connection::Head::timed_out
                         ? connection_refusal(408, "the request line and headers did not arrive in time")
@@ -379,6 +383,7 @@ private:
             }
             const auto framing = frame_body(connection.head(reader.scanned()), max_body_);
             if (framing.verdict != BodyFraming::Verdict::ok) {
+                metrics_.refused(framing.verdict == BodyFraming::Verdict::too_large ? "body_too_large" : "bad_framing");
                 connection.refuse(connection_refusal(refusal_status(framing.verdict), framing.problem),
                                   std::chrono::seconds(1));
                 return false;
@@ -387,6 +392,9 @@ private:
                 connection.read_body(framing, reader.scanned(), max_body_, Clock::now() + limits_.body_timeout);
             if (body == Connection::Body::closed) break;
             if (body != Connection::Body::complete) {
+                metrics_.refused(body == Connection::Body::timed_out   ? "body_timeout"
+                                 : body == Connection::Body::too_large ? "body_too_large"
+                                                                       : "bad_framing");
                 connection.refuse(
                     body == Connection::Body::timed_out ? connection_refusal(408, "the request body did not arrive in time")
                     : body == Connection::Body::too_large
@@ -409,6 +417,7 @@ private:
         return ok;
     }
 
+    HttpMetrics& metrics_;
     const ConnectionLimits limits_;
     const std::size_t max_body_;
     ConnectionLimiter limiter_;
@@ -416,9 +425,9 @@ private:
 
 }  // namespace
 
-std::unique_ptr<httplib::Server> make_limited_server(const Settings& settings) {
-    if (!settings.tls()) return std::make_unique<LimitedServer<httplib::Server>>(settings);
-    auto tls = std::make_unique<LimitedServer<httplib::SSLServer>>(settings, settings.tls_cert.c_str(),
+std::unique_ptr<httplib::Server> make_limited_server(const Settings& settings, HttpMetrics& metrics) {
+    if (!settings.tls()) return std::make_unique<LimitedServer<httplib::Server>>(settings, metrics);
+    auto tls = std::make_unique<LimitedServer<httplib::SSLServer>>(settings, metrics, settings.tls_cert.c_str(),
                                                                    settings.tls_key.c_str());
     if (!tls->is_valid())
         throw Error(ErrorKind::invalid_input,

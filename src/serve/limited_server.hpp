@@ -26,9 +26,12 @@ class Server;
 
 namespace abci::serve {
 
+class HttpMetrics;
+
 /// An httplib::Server, or an SSLServer when settings.tls(); Error(invalid_input)
-/// when the certificate or key cannot be loaded.
-[[nodiscard]] std::unique_ptr<httplib::Server> make_limited_server(const Settings& settings);
+/// when the certificate or key cannot be loaded. `metrics` counts the
+/// connections the limits refuse and must outlive the server.
+[[nodiscard]] std::unique_ptr<httplib::Server> make_limited_server(const Settings& settings, HttpMetrics& metrics);
 
 /// httplib::Server::stop() for a server make_limited_server() made: stops
 /// accepting and closes the connections waiting between keep-alive requests,

@@ -6,10 +6,9 @@
 #include <chrono>
 #include <thread>
 
-#include <prometheus/text_serializer.h>
-
 #include "core/crypto/encoding.hpp"
 #include "core/eth/bytes.hpp"
+#include "core/metrics/exposition.hpp"
 #include "core/error.hpp"
 #include "core/os/private_file.hpp"
 #include "serve/log.hpp"
@@ -17,8 +16,6 @@
 namespace abci::serve {
 
 namespace {
-
-constexpr std::string_view kTextFormat = "text/plain; version=0.0.4; charset=utf-8";
 
 /// Whether `request` carries `token` as its bearer token, compared in time that does not depend on where they differ.
 bool authorized(const httplib::Request& request, const std::string& token) {
@@ -61,7 +58,8 @@ MetricsListener::MetricsListener(const MetricsSettings& settings, const metrics:
             response.set_content("a bearer token is required (metrics.tokenFile)\n", "text/plain; charset=utf-8");
             return;
         }
-        response.set_content(prometheus::TextSerializer().Serialize(registry.collect()), std::string(kTextFormat));
+        auto exposition = metrics::expose(registry.collect(), request.get_header_value("Accept"));
+        response.set_content(std::move(exposition.body), exposition.content_type);
     });
     s.port = settings.listen_port == 0 ? s.http.bind_to_any_port(settings.listen_host)
                                        : (s.http.bind_to_port(settings.listen_host, settings.listen_port)

@@ -68,19 +68,21 @@ void set_rate_headers(httplib::Response& response, const limits::RateDecision& d
     response.set_header("RateLimit-Reset", std::to_string(decision.reset.count()));
 }
 
-/// Counts `key` against `limiter`, the limit set by config key `setting` or environment variable `env`.
+/// Counts `key` against `limiter` (`name` in abcictl_http_rate_limited_total), the limit set by config key
+/// `setting` or environment variable `env`.
 void check_rate(httplib::Response& response, limits::Limiter& limiter, const std::string& key, const char* setting,
-                const char* env) {
+                const char* env, HttpMetrics& metrics, std::string_view name) {
     if (!limiter.limit().enabled()) return;
     const auto decision = limiter.hit(key);
     set_rate_headers(response, decision);
+    if (decision.allowed) return;
+    metrics.rate_limited(name);
     // The admin's own CLI meets this limit first: say how it is changed.
-    if (!decision.allowed)
-        throw limits::RateLimitExceeded(
-            fmt::format("rate limit of {} requests per {} s exceeded; retry in {} s (the server's operator sets the "
-                        "limit with {} in its config file or {}; \"0\" turns it off)",
-                        decision.limit, limiter.limit().window.count(), decision.reset.count(), setting, env),
-            decision.reset, {limiter.limit(), setting, env});
+    throw limits::RateLimitExceeded(
+        fmt::format("rate limit of {} requests per {} s exceeded; retry in {} s (the server's operator sets the "
+                    "limit with {} in its config file or {}; \"0\" turns it off)",
+                    decision.limit, limiter.limit().window.count(), decision.reset.count(), setting, env),
+        decision.reset, {limiter.limit(), setting, env});
 }
 
 /// A route's pattern as the audit log names it: each regex group becomes "*"
@@ -181,10 +183,12 @@ void Router::add(Route r) {
     const auto method = r.method;
     const auto pattern = r.pattern;
     // The router is gone once routes are registered: capture the services it points at.
-    auto wrapped = [&services_ = services_, access = r.access, scope = r.scope, unauthorized = r.handler_unauthorized,
+    auto& series = metrics_.route(r.pattern, r.method);
+    auto wrapped = [&services_ = services_, &metrics = metrics_, &series, access = r.access, scope = r.scope, unauthorized = r.handler_unauthorized,
                     route = route_template(r.pattern),
                     handler = std::move(r.handler)](const httplib::Request& request, httplib::Response& response) {
         const auto started = std::chrono::steady_clock::now();
+        metrics.enter();
         RequestContext ctx(request, response, services_);
         auto why = Unauthorized::invalid_token;
         try {
@@ -204,7 +208,7 @@ void Router::add(Route r) {
                 }
                 check_rate(response, *services_.abci_limiter,
                            ctx.principal ? ctx.principal->actor() : "addr:" + ctx.client_address, "rate_limit.abci",
-                           "ABCI_RATE_LIMIT");
+                           "ABCI_RATE_LIMIT", metrics, "abci");
                 if (refused) std::rethrow_exception(refused);
                 auth::require(ctx.principal->is_admin() || (scope && ctx.principal->has_scope(*scope)),
                         scope ? "this route needs the admin role or an API key with scope " + *scope
@@ -218,7 +222,8 @@ void Router::add(Route r) {
                 ctx.principal = services_.auth.authenticate(bearer);
                 auth::require(ctx.principal->kind == auth::Principal::Kind::user,
                               "API keys are accepted on /abci routes only");
-                check_rate(response, *services_.api_limiter, ctx.principal->actor(), "rate_limit.api", "ABCI_API_RATE_LIMIT");
+                check_rate(response, *services_.api_limiter, ctx.principal->actor(), "rate_limit.api", "ABCI_API_RATE_LIMIT",
+                           metrics, "api");
                 if (access == Access::admin)
                     auth::require(auth::allows(ctx.principal->role, auth::Permission::admin_read),
                                   "the admin role is required");
@@ -269,9 +274,12 @@ void Router::add(Route r) {
                 .request_id = ctx.request_id,
                 .refused = refused});
         }
-        const auto micros =
-            std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count();
+        const auto took = std::chrono::steady_clock::now() - started;
+        const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(took).count();
         response.set_header("Server-Timing", fmt::format("app;dur={:.3f}", static_cast<double>(micros) / 1000.0));
+        series.observe(response.status, took);
+        HttpMetrics::mark_routed();
+        metrics.leave();
     };
     if (method == "GET")
         server_.Get(pattern, std::move(wrapped));

@@ -19,6 +19,7 @@
 #include "core/limits/counters.hpp"
 #include "core/store/store.hpp"
 #include "serve/http_error.hpp"
+#include "serve/http_metrics.hpp"
 #include "serve/settings.hpp"
 
 namespace httplib {
@@ -129,7 +130,9 @@ struct Route {
 
 class Router {
 public:
-    Router(httplib::Server& server, Services& services) : server_(server), services_(services) {}
+    /// `metrics` receives each route's requests and must outlive the server.
+    Router(httplib::Server& server, Services& services, HttpMetrics& metrics)
+        : server_(server), services_(services), metrics_(metrics) {}
 
     /// Registers `route` after those added before it (the first match answers).
     void add(Route route);
@@ -137,6 +140,7 @@ public:
 private:
     httplib::Server& server_;
     Services& services_;
+    HttpMetrics& metrics_;
 };
 
 

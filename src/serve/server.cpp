@@ -22,6 +22,7 @@
 #include "core/util/log.hpp"
 #include "core/util/text.hpp"
 #include "serve/limited_server.hpp"
+#include "serve/http_metrics.hpp"
 #include "serve/log.hpp"
 #include "serve/metrics_listener.hpp"
 #include "serve/router.hpp"
@@ -52,8 +53,9 @@ private:
     eth::Bytes bytes_;
 };
 
-std::unique_ptr<httplib::Server> make_http_server(const Settings& settings, std::shared_ptr<int> listen_socket) {
-    auto server = make_limited_server(settings);
+std::unique_ptr<httplib::Server> make_http_server(const Settings& settings, std::shared_ptr<int> listen_socket,
+                                                  HttpMetrics& metrics) {
+    auto server = make_limited_server(settings, metrics);
     // DESIGN.md §8: Nagle and a low keep-alive cap cost two orders of magnitude.
     server->set_tcp_nodelay(true);
     server->set_keep_alive_max_count(100000);
@@ -111,6 +113,7 @@ struct Server::State {
     Settings settings;
     // First: everything below records into it until destroyed.
     metrics::Registry metrics;
+    HttpMetrics http_metrics{metrics};
     std::unique_ptr<store::Store> store;
     // In the database when replicas share one (settings.database), so that a
     // caller's limits hold across them; else in this process.
@@ -182,7 +185,7 @@ Server::Server(Settings settings, const std::string& revision) : state_(std::mak
                   std::to_string(::getpid()));
     s.services = std::make_unique<Services>(s.settings, *s.counters, *s.store, *s.auth, *s.content, *s.registry, *s.abci);
     auto listen_socket = std::make_shared<int>(-1);
-    s.http = make_http_server(s.settings, listen_socket);
+    s.http = make_http_server(s.settings, listen_socket, s.http_metrics);
     // Which run of the server answered: a client's cache of it is stale once this changes (a restart).
     s.http->set_pre_routing_handler([instance = crypto::random_uuid()](const httplib::Request& request,
                                                                        httplib::Response& response) {
@@ -195,13 +198,15 @@ Server::Server(Settings settings, const std::string& revision) : state_(std::mak
         // What `abcictl version` reports of the server it talks to.
         response.set_header("Server", "abcictl/" ABCI_VERSION);
         (void)take_request_log_fields();  // whatever a request before this one on the thread left unlogged
+        HttpMetrics::start();
         return httplib::Server::HandlerResponse::Unhandled;
     });
     s.http->set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& response) {
         render_status(response);
         return httplib::Server::HandlerResponse::Handled;
     }));
-    s.http->set_logger([](const httplib::Request& request, const httplib::Response& response) {
+    s.http->set_logger([&http_metrics = s.http_metrics](const httplib::Request& request, const httplib::Response& response) {
+        http_metrics.finish(request.method, response.status);
         // Paths only: query strings can carry one-time codes and states.
         nlohmann::json fields{{"request_id", response.get_header_value("X-Request-Id")},
                               {"method", request.method},
@@ -214,7 +219,7 @@ Server::Server(Settings settings, const std::string& revision) : state_(std::mak
         log_line("info", "request", fields);
     });
 
-    Router router(*s.http, *s.services);
+    Router router(*s.http, *s.services, s.http_metrics);
     for (auto& route : route_table()) router.add(std::move(route));
 
     s.port = s.settings.listen_port == 0 ? s.http->bind_to_any_port(s.settings.listen_host)

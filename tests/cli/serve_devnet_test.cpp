@@ -455,6 +455,12 @@ TEST_CASE("serve --devnet raises the /abci limit and restarts its anvil from its
     REQUIRE(login.status == 200);
     const auto token = login.json.at("token").get<std::string>();
     for (int i = 0; i < 15; ++i) CHECK(run.http().get("/abci/blockchains/list", token).status == 200);
+    // Issue 32: the devnet's metrics on a port of their own, named in the banner.
+    std::smatch metrics;
+    const auto log = run.log();
+    REQUIRE(std::regex_search(log, metrics, std::regex("abcictl: devnet: metrics at (http://127\\.0\\.0\\.1:[0-9]+)/metrics\n")));
+    CHECK(metrics[1].str() != run.http().base_url());
+    CHECK(abci::test::Http(metrics[1].str()).get("/metrics").status == 200);
 
     const auto config = read_config(data);
     // anvil dumps its state every 10 s: the restarted one has the contract once a dump holds it.

@@ -81,6 +81,7 @@ void run_server(const serve::FlagSettings& flags, bool print_config) {
         serve::bootstrap_devnet_admin(settings, std::cerr);
     }
     const auto listen_host = settings.listen_host;
+    const auto metrics_host = settings.metrics.listen_host;
     const auto abci_limit = serve::describe_abci_limit(settings);
     serve::Server server(std::move(settings), kBuildCommit);
     lock.record_holder(listen_host + ":" + std::to_string(server.port()));
@@ -88,7 +89,9 @@ void run_server(const serve::FlagSettings& flags, bool print_config) {
         std::cerr << "abcictl: devnet: anvil at " << devnet->network().rpc_urls.front() << " (chain id "
                   << devnet->network().chain_id << "), ABCIToken at " << devnet->network().contract_address
                   << (devnet->deployed() ? " (deployed now)" : " (from the previous run)") << "; config "
-                  << devnet->config_file().string() << "\nabcictl: devnet: " << abci_limit << std::endl;
+                  << devnet->config_file().string() << "\nabcictl: devnet: " << abci_limit
+                  << "\nabcictl: devnet: metrics at http://" << metrics_host << ":" << server.metrics_port() << "/metrics"
+                  << std::endl;
     serve_until_signalled(server, signals);
 }
 
