@@ -260,6 +260,41 @@ bool replicas_topology() {
     return topology != nullptr && std::string_view(topology) == "replicas";
 }
 
+bool openapi_topology() {
+    const char* topology = std::getenv("ABCI_TEST_TOPOLOGY");
+    return topology != nullptr && std::string_view(topology) == "openapi";
+}
+
+// The openapi topology's proxy: started once the server listens, stopped
+// before it; each mismatch it found is one JSON line of violations.jsonl.
+struct Server::Validator {
+    TempDir dir;  // violations.jsonl, proxy.log
+    std::uint16_t port = os::free_loopback_port();  // chosen before the server starts: its domain
+    std::optional<os::Process> proxy;
+
+    [[nodiscard]] std::string host() const { return "127.0.0.1:" + std::to_string(port); }
+
+    void start(std::uint16_t target) {
+        proxy.emplace(std::vector<std::string>{"node", source_path("tests/support/js/openapi_proxy.mjs"), "--port",
+                                               std::to_string(port), "--target", std::to_string(target), "--document",
+                                               source_path("docs/openapi.yaml"), "--violations",
+                                               dir / "violations.jsonl"},
+                      dir / "proxy.log");
+        if (!os::wait_for_port(port, std::chrono::seconds(10)))
+            FAIL("the validating proxy did not start; its log:\n" << file_tail(dir / "proxy.log", 40));
+    }
+
+    /// Stops the proxy; what it found ("" for nothing).
+    std::string finish() {
+        if (proxy) proxy->stop(std::chrono::seconds(5));
+        proxy.reset();
+        std::ifstream in(dir / "violations.jsonl");
+        std::ostringstream text;
+        text << in.rdbuf();
+        return text.str();
+    }
+};
+
 // The replicas topology's parts, in the order they are stopped in: haproxy,
 // the other replicas, (the first replica: Server::process_), PostgreSQL.
 struct Server::Replicas {
@@ -309,6 +344,10 @@ Server::Server(Options options) : options_(std::move(options)) {
                 fmt::format("\n[content]\nbackend = \"kubo\"\nkuboUrl = \"http://127.0.0.1:{}\"\n", kubo_port);
         }
     }
+    if (openapi_topology() && !replicas_) {
+        validator_ = std::make_unique<Validator>();
+        if (options_.config.find("domain") == std::string::npos) options_.env.emplace("ABCI_DOMAIN", validator_->host());
+    }
     if (starts_from_admin_template()) {
         if (const auto database = AdminTemplate::database()) {
             fs::create_directories(data_dir());
@@ -327,6 +366,7 @@ Server::Server(Options options) : options_(std::move(options)) {
     }
     if (!up) FAIL("abcictl serve did not start; log:\n" << log_tail());
     if (replicas_) start_replicas();
+    if (validator_) validator_->start(port_);
 }
 
 std::string Server::config() const { return options_.config + (replicas_ ? replicas_->content_config : ""); }
@@ -360,6 +400,14 @@ Server::~Server() {
     if (replicas_) {
         replicas_->haproxy.reset();
         replicas_->others.clear();
+    }
+    if (validator_) {
+        const auto found = validator_->finish();
+        // A test already failing (a REQUIRE's exception on its way) only gets them printed.
+        if (!found.empty() && std::uncaught_exceptions() == 0)
+            FAIL_CHECK("answers or accepted requests docs/openapi.yaml does not describe:\n" << found);
+        else if (!found.empty())
+            std::cerr << "---- not described by docs/openapi.yaml ----\n" << found;
     }
     stop();
     if (replicas_ && replicas_->kubo) replicas_->kubo->stop();
@@ -396,7 +444,8 @@ bool Server::launch() {
 std::string Server::url() const { return "http://" + host(); }
 
 std::string Server::host() const {
-    return replicas_ ? replicas_->host() : "127.0.0.1:" + std::to_string(port_);
+    if (replicas_) return replicas_->host();
+    return validator_ ? validator_->host() : "127.0.0.1:" + std::to_string(port_);
 }
 
 std::string Server::data_dir() const { return dir_ / "data"; }

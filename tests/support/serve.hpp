@@ -83,6 +83,16 @@ struct Session {
 /// the first replica's. Unset: one server on SQLite, exactly as before.
 [[nodiscard]] bool replicas_topology();
 
+/// Whether the suite runs in the openapi topology: ABCI_TEST_TOPOLOGY=openapi
+/// (tests/CMakeLists.txt registers the black-box serve tests once more with
+/// it). Then a Server (not a replica) is reached through a validating proxy,
+/// tests/support/js/openapi_proxy.mjs, which checks every answer, and every
+/// request the server accepted, against docs/openapi.yaml: url(), host() and
+/// http() name the proxy (host() also becomes the server's ABCI_DOMAIN unless
+/// the config sets a domain), and when the Server goes away the test fails
+/// naming each answer or request the document does not describe.
+[[nodiscard]] bool openapi_topology();
+
 class Server {
 public:
     static constexpr const char* admin_email = "admin@example.org";
@@ -173,6 +183,9 @@ private:
     std::uint16_t port_ = 0;
     std::optional<os::Process> process_;
     std::unique_ptr<Replicas> replicas_;
+    // The openapi topology's validating proxy (openapi_topology()); null otherwise.
+    struct Validator;
+    std::unique_ptr<Validator> validator_;
 };
 
 }  // namespace abci::test
