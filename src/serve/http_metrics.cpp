@@ -17,6 +17,9 @@ constexpr std::array<std::string_view, 8> kMethods{"GET", "POST", "PUT", "DELETE
 constexpr std::array<std::string_view, 6> kRefusals{"capacity",       "head_timeout", "header_limit",
                                                     "body_timeout", "body_too_large", "bad_framing"};
 constexpr std::array<std::string_view, 4> kRateLimits{"abci", "api", "login", "wallet_nonce"};
+// The config key of each, in kRateLimits' order.
+constexpr std::array<std::string_view, 4> kRateLimitSettings{"rate_limit.abci", "rate_limit.api", "rate_limit.login",
+                                                             "limits.walletNonceRate"};
 
 std::size_t status_class(int status) noexcept {
     if (status < 300) return 0;
@@ -121,8 +124,9 @@ void HttpMetrics::finish(std::string_view method, int status) noexcept {
 
 void HttpMetrics::refused(std::string_view reason) noexcept { families_->refused[index_of(kRefusals, reason)]->Increment(); }
 
-void HttpMetrics::rate_limited(std::string_view limit) noexcept {
-    families_->rate_limited[index_of(kRateLimits, limit)]->Increment();
+void HttpMetrics::rate_limited(std::string_view setting) noexcept {
+    for (std::size_t i = 0; i < kRateLimitSettings.size(); ++i)
+        if (kRateLimitSettings[i] == setting) families_->rate_limited[i]->Increment();
 }
 
 std::string route_label(const std::string& pattern) {

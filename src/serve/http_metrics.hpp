@@ -53,8 +53,8 @@ public:
 
     /// A connection refused by the connection limits; `reason` one of the fixed set ("capacity", "per_client", …).
     void refused(std::string_view reason) noexcept;
-    /// A request refused by the rate limit `limit` ("abci", "api", "login", "wallet_nonce").
-    void rate_limited(std::string_view limit) noexcept;
+    /// A request refused by the rate limit that config key `setting` holds ("rate_limit.abci", …).
+    void rate_limited(std::string_view setting) noexcept;
 
 private:
     struct Families;

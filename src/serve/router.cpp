@@ -68,15 +68,13 @@ void set_rate_headers(httplib::Response& response, const limits::RateDecision& d
     response.set_header("RateLimit-Reset", std::to_string(decision.reset.count()));
 }
 
-/// Counts `key` against `limiter` (`name` in abcictl_http_rate_limited_total), the limit set by config key
-/// `setting` or environment variable `env`.
+/// Counts `key` against `limiter`, the limit set by config key `setting` or environment variable `env`.
 void check_rate(httplib::Response& response, limits::Limiter& limiter, const std::string& key, const char* setting,
-                const char* env, HttpMetrics& metrics, std::string_view name) {
+                const char* env) {
     if (!limiter.limit().enabled()) return;
     const auto decision = limiter.hit(key);
     set_rate_headers(response, decision);
     if (decision.allowed) return;
-    metrics.rate_limited(name);
     // The admin's own CLI meets this limit first: say how it is changed.
     throw limits::RateLimitExceeded(
         fmt::format("rate limit of {} requests per {} s exceeded; retry in {} s (the server's operator sets the "
@@ -182,10 +180,10 @@ std::string RequestContext::path_match(std::size_t n) const { return request.mat
 void Router::add(Route r) {
     const auto method = r.method;
     const auto pattern = r.pattern;
-    // The router is gone once routes are registered: capture the services it points at.
     auto& series = metrics_.route(r.pattern, r.method);
-    auto wrapped = [&services_ = services_, &metrics = metrics_, &series, access = r.access, scope = r.scope, unauthorized = r.handler_unauthorized,
-                    route = route_template(r.pattern),
+    // The router is gone once routes are registered: capture the services it points at.
+    auto wrapped = [&services_ = services_, &metrics = metrics_, &series, access = r.access, scope = r.scope,
+                    unauthorized = r.handler_unauthorized, route = route_template(r.pattern),
                     handler = std::move(r.handler)](const httplib::Request& request, httplib::Response& response) {
         const auto started = std::chrono::steady_clock::now();
         metrics.enter();
@@ -208,7 +206,7 @@ void Router::add(Route r) {
                 }
                 check_rate(response, *services_.abci_limiter,
                            ctx.principal ? ctx.principal->actor() : "addr:" + ctx.client_address, "rate_limit.abci",
-                           "ABCI_RATE_LIMIT", metrics, "abci");
+                           "ABCI_RATE_LIMIT");
                 if (refused) std::rethrow_exception(refused);
                 auth::require(ctx.principal->is_admin() || (scope && ctx.principal->has_scope(*scope)),
                         scope ? "this route needs the admin role or an API key with scope " + *scope
@@ -222,8 +220,7 @@ void Router::add(Route r) {
                 ctx.principal = services_.auth.authenticate(bearer);
                 auth::require(ctx.principal->kind == auth::Principal::Kind::user,
                               "API keys are accepted on /abci routes only");
-                check_rate(response, *services_.api_limiter, ctx.principal->actor(), "rate_limit.api", "ABCI_API_RATE_LIMIT",
-                           metrics, "api");
+                check_rate(response, *services_.api_limiter, ctx.principal->actor(), "rate_limit.api", "ABCI_API_RATE_LIMIT");
                 if (access == Access::admin)
                     auth::require(auth::allows(ctx.principal->role, auth::Permission::admin_read),
                                   "the admin role is required");
@@ -242,6 +239,9 @@ void Router::add(Route r) {
                                      "application/json");
             }
         } catch (const Error& e) {
+            // Every limit's refusal, the gate's and the login's alike, names the setting that holds it.
+            if (const auto* limited = dynamic_cast<const limits::RateLimitExceeded*>(&e))
+                metrics.rate_limited(limited->source().setting);
             if (status_for(e.kind()) >= 500)
                 log_line("error", "request failed",
                          {{"request_id", ctx.request_id}, {"kind", to_string(e.kind())}, {"error", e.what()}});

@@ -124,7 +124,7 @@ TEST_CASE("metrics: with metrics.tokenFile a scrape without its bearer token is 
 TEST_CASE("metrics: connections the limits refuse and requests a rate limit refuses, by reason", "[serve][metrics]") {
     auto env = metrics_env();
     env["ABCI_RATE_LIMIT"] = "1/60";
-    Server server({.env = env});
+    Server server({.config = "[rate_limit]\nlogin = \"1/60\"\n", .env = env});
     const Http metrics(metrics_url(server));
     const auto http = server.http();
     Headers many;
@@ -132,12 +132,17 @@ TEST_CASE("metrics: connections the limits refuse and requests a rate limit refu
     CHECK(http.get("/readyz", {}, many).status == 431);
     CHECK(http.get("/abci/health").status == 401);
     CHECK(http.get("/abci/health").status == 429);
+    const nlohmann::json wrong{{"email", Server::admin_email}, {"password", "not the password"}};
+    CHECK(http.post("/api/auth/login-email-password", wrong).status == 401);
+    CHECK(http.post("/api/auth/login-email-password", wrong).status == 429);
     const auto body = metrics.get("/metrics").body;
     INFO(body);
     CHECK(body.find("abcictl_http_connections_refused_total{reason=\"header_limit\"} 1\n") != std::string::npos);
     CHECK(body.find("abcictl_http_connections_refused_total{reason=\"capacity\"} 0\n") != std::string::npos);
     CHECK(body.find("abcictl_http_rate_limited_total{limit=\"abci\"} 1\n") != std::string::npos);
     CHECK(body.find("abcictl_http_rate_limited_total{limit=\"api\"} 0\n") != std::string::npos);
+    CHECK(body.find("abcictl_http_rate_limited_total{limit=\"login\"} 1\n") != std::string::npos);
+    CHECK(body.find("abcictl_http_rate_limited_total{limit=\"wallet_nonce\"} 0\n") != std::string::npos);
 }
 
 TEST_CASE("metrics: off unless metrics.listen is set; the API's port still answers 404 for /metrics", "[serve][metrics]") {
