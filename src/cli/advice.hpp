@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/api_client.hpp"
+#include "core/util/shell_command.hpp"
 
 namespace abci::cli {
 
@@ -24,8 +25,6 @@ private:
     std::vector<std::string> advice_;
 };
 
-/// `args` as one command line a POSIX shell reads back as the same words:
-/// words with nothing special bare, others in single quotes.
-[[nodiscard]] std::string shell_command(const std::vector<std::string>& args);
+using util::shell_command;
 
 }  // namespace abci::cli

@@ -178,7 +178,8 @@ Server::Server(Settings settings, const std::string& revision) : state_(std::mak
         s.registry = std::make_unique<service::Registry>(s.settings.chains, key ? &*key : nullptr, *s.store, s.metrics);
         if (key) log_line("info", "signer loaded", {{"address", key->address().checksummed()}});
     }
-    s.abci = std::make_unique<service::AbciService>(*s.store, *s.registry, *s.content);
+    s.abci = std::make_unique<service::AbciService>(*s.store, *s.registry, *s.content,
+                                                   admin_store_arguments(s.settings));
     check_at_start(*s.abci, s.settings.strict);
     // Named in the lanes' rows: where an operator finds the owner (and which process it is).
     s.abci->start(s.settings.listen_host + ":" + std::to_string(s.settings.listen_port) + " pid " +

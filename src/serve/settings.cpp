@@ -20,6 +20,7 @@
 #include "core/error.hpp"
 #include "core/rpc/url.hpp"
 #include "core/store/data_dir.hpp"
+#include "core/util/shell_command.hpp"
 #include "core/util/suggest.hpp"
 
 extern char** environ;
@@ -706,6 +707,14 @@ std::unique_ptr<store::Store> open_store(const Settings& settings) {
     return store::DataDir(settings.data_dir).open_store(true);
 }
 
+
+std::string admin_store_arguments(const Settings& settings) {
+    if (settings.database.url.empty()) return util::shell_command({"--data-dir", settings.data_dir});
+    std::vector<std::string> words{"--database-url", settings.database.url};
+    if (!settings.database.password_file.empty())
+        words.insert(words.end(), {"--database-password-file", settings.database.password_file});
+    return util::shell_command(words);
+}
 
 std::map<std::string, std::string> abci_environment() {
     std::map<std::string, std::string> env;

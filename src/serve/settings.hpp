@@ -144,6 +144,11 @@ void check_chains(const std::vector<service::NetworkConfig>& chains, const servi
 /// what store::open_postgresql_store and store::DataDir::open_store throw.
 [[nodiscard]] std::unique_ptr<store::Store> open_store(const Settings& settings);
 
+/// The arguments by which an admin command on this machine reaches the store
+/// `settings` name: `--database-url URL [--database-password-file FILE]`, or
+/// `--data-dir DIR` (quoted for a shell where needed).
+[[nodiscard]] std::string admin_store_arguments(const Settings& settings);
+
 /// The process environment's ABCI_* variables.
 [[nodiscard]] std::map<std::string, std::string> abci_environment();
 

@@ -43,7 +43,8 @@ TEST_CASE("messages about an unlinked wallet name the wallet and the command tha
     const auto mint = f.admin.run({"mint-role", "--address", stranger.address, "--role", "producer", "--chain",
                                    ChainServer::blockchain_id});
     CHECK(one_line_failure(mint, 2) == "abcictl: no user is linked to the address " + stranger.address +
-                                           ": a role token goes to a user's wallet; link it with `" + link + "`");
+                                           ": a role token goes to a user's wallet; link it with `" + link +
+                                           " --data-dir " + f.chain.server().data_dir() + "`");
 
     // A role request for it by a user it is not linked to: the admin's command names that user.
     const auto http = f.chain.http();

@@ -511,7 +511,7 @@ TEST_CASE("journal: reconcile() without a signer releases what sent nothing and 
     REQUIRE_FALSE(node.store->mints().begin(entity_mint_request("unsent-keyless")));
     metrics::Registry metrics;
     service::Registry keyless{{node.network.config()}, nullptr, *node.store, metrics};
-    service::AbciService abci(*node.store, keyless, *node.content);
+    service::AbciService abci(*node.store, keyless, *node.content, "");
     abci.reconcile();
     CHECK(node.store->mints().find(entity_mint_request("unsent-keyless").id)->state == store::MintState::failed);
     CHECK(node.store->mints().find(entity_mint_request(c.key).id)->state == store::MintState::pending);

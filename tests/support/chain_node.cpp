@@ -58,7 +58,7 @@ ChainNode::ChainNode(Options options)
 
 service::AbciService& ChainNode::service() {
     if (!service_) {
-        service_.emplace(*store, registry, *content);
+        service_.emplace(*store, registry, *content, "");
         service_->reconcile();
     }
     return *service_;

@@ -255,7 +255,7 @@ AbciService::PreparedMint AbciService::prepare(Network& network, const Mint& m, 
         if (!store_.credentials().find_user_by_wallet(to))
             throw Error(ErrorKind::unprocessable, "no user is linked to the address " + m.to.checksummed() +
                                                       ": a role token goes to a user's wallet; link it with " +
-                                                      util::link_wallet_command("EMAIL", m.to.checksummed()));
+                                                      util::link_wallet_command("EMAIL", m.to.checksummed(), admin_store_));
         const auto held = store_.tokens().find_balance(config.id, to, m.kind.id);
         if (held && held->balance != "0") throw role_held(m.to, m.kind);
     }

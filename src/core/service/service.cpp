@@ -47,6 +47,7 @@ void validate_idempotency_key(const std::string& key) {
     if (!ok) throw Error(ErrorKind::invalid_input, "invalid request", {"Idempotency-Key must be 1 to 255 printable ASCII characters"});
 }
 
-AbciService::AbciService(store::Store& store, Registry& registry, content::ContentStore& content)
-    : store_(store), registry_(registry), content_(content), balances_(store) {}
+AbciService::AbciService(store::Store& store, Registry& registry, content::ContentStore& content,
+                         std::string admin_store)
+    : store_(store), registry_(registry), content_(content), admin_store_(std::move(admin_store)), balances_(store) {}
 }  // namespace abci::service

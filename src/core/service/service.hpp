@@ -69,8 +69,11 @@ void validate_idempotency_key(const std::string& key);
 
 class AbciService {
 public:
-    /// All three must outlive the service.
-    AbciService(store::Store& store, Registry& registry, content::ContentStore& content);
+    /// All three must outlive the service. `admin_store`: the arguments by
+    /// which an admin command reaches `store` (`--data-dir DIR`, or
+    /// `--database-url URL …`), named in the hints to an admin that name one;
+    /// empty names none.
+    AbciService(store::Store& store, Registry& registry, content::ContentStore& content, std::string admin_store);
 
     /// POST /abci/contracts/mint-role-token (spec 4.1), its body parsed by
     /// parse_mint_role(): the pre-flight checks run, then the mint waits for
@@ -225,6 +228,7 @@ private:
     store::Store& store_;
     Registry& registry_;
     content::ContentStore& content_;
+    const std::string admin_store_;
     BalanceSync balances_;
     std::string owner_;
     std::unique_ptr<store::LaneElection> election_;  // made by the first reconcile()

@@ -7,9 +7,12 @@
 
 namespace abci::util {
 
-/// `abcictl admin user link-wallet --email EMAIL --address ADDRESS`, in backquotes.
-inline std::string link_wallet_command(std::string_view email, std::string_view address) {
-    return "`abcictl admin user link-wallet --email " + std::string(email) + " --address " + std::string(address) + "`";
+/// `abcictl admin user link-wallet --email EMAIL --address ADDRESS [STORE]`,
+/// in backquotes; `store` the arguments that reach the store meant (see
+/// AbciService), when the reader is one who runs it there.
+inline std::string link_wallet_command(std::string_view email, std::string_view address, std::string_view store = {}) {
+    return "`abcictl admin user link-wallet --email " + std::string(email) + " --address " + std::string(address) +
+           (store.empty() ? "" : " " + std::string(store)) + "`";
 }
 
 /// `abcictl mint-role --address ADDRESS --role ROLE --chain CHAIN`, in backquotes.

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/error.hpp"
+#include "core/util/shell_command.hpp"
 #include "serve/settings.hpp"
 #include "support/cli_runner.hpp"
 
@@ -55,6 +56,9 @@ TEST_CASE("database settings: a PostgreSQL URL and password file are read and sh
     CHECK(shown.find("database.url = \"" + url + "\"  # file\n") != std::string::npos);
     // A path, not a secret: shown as it is.
     CHECK(shown.find("database.passwordFile = \"/etc/abcictl/db.pw\"  # file\n") != std::string::npos);
+    // What the server's hints to an admin name: the same store, as an admin command reaches it.
+    CHECK(admin_store_arguments(settings) ==
+          "--database-url '" + url + "' --database-password-file /etc/abcictl/db.pw");
 }
 
 TEST_CASE("database settings: none given keeps SQLite in the data directory", "[settings][database]") {
@@ -62,6 +66,7 @@ TEST_CASE("database settings: none given keeps SQLite in the data directory", "[
     const auto settings = loader.load("");
     CHECK(settings.database.url.empty());
     CHECK(settings.database.password_file.empty());
+    CHECK(admin_store_arguments(settings) == util::shell_command({"--data-dir", loader.dir / "data"}));
     CHECK(describe_settings(settings).find("database.url = \"\"  # default\n") != std::string::npos);
 }
 

@@ -1,10 +1,10 @@
-#include "cli/advice.hpp"
+#include "core/util/shell_command.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <string_view>
 
-namespace abci::cli {
+namespace abci::util {
 
 std::string shell_command(const std::vector<std::string>& args) {
     std::string line;
@@ -20,4 +20,4 @@ std::string shell_command(const std::vector<std::string>& args) {
     return line;
 }
 
-}  // namespace abci::cli
+}  // namespace abci::util
