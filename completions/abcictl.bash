@@ -5,7 +5,7 @@
 
 # The subcommands of each command.
 declare -gA _abcictl_commands=(
-    ["abcictl"]="version keystore admin serve login logout whoami mint-role mint-entity mint balance chains tokens health role-requests completion"
+    ["abcictl"]="version keystore admin serve login logout whoami mint-role mint-entity mint balance chains tokens health role-requests api completion"
     ["abcictl keystore"]="new import list address"
     ["abcictl admin"]="contract user apikey audit journal store lanes"
     ["abcictl admin contract"]="deploy"
@@ -18,6 +18,7 @@ declare -gA _abcictl_commands=(
     ["abcictl chains"]="list status"
     ["abcictl tokens"]="metadata"
     ["abcictl role-requests"]="list approve reject"
+    ["abcictl api"]="spec"
 )
 
 # <command> <option>, and <command> #<n> for its n-th positional argument:
@@ -291,6 +292,11 @@ declare -gA _abcictl_args=(
     ["abcictl role-requests reject -h"]="-"
     ["abcictl role-requests reject --help"]="-"
     ["abcictl role-requests reject #0"]="text"
+    ["abcictl api -h"]="-"
+    ["abcictl api --help"]="-"
+    ["abcictl api spec -h"]="-"
+    ["abcictl api spec --help"]="-"
+    ["abcictl api spec --built-in"]="-"
     ["abcictl completion -h"]="-"
     ["abcictl completion --help"]="-"
     ["abcictl completion #0"]="choice:bash zsh fish"

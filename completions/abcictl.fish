@@ -142,7 +142,7 @@ set -g __abcictl_valued \
 function __abcictl_subcommands
     switch $argv[1]
         case 'abcictl'
-            printf '%s\n' version keystore admin serve login logout whoami mint-role mint-entity mint balance chains tokens health role-requests completion
+            printf '%s\n' version keystore admin serve login logout whoami mint-role mint-entity mint balance chains tokens health role-requests api completion
         case 'abcictl keystore'
             printf '%s\n' new import list address
         case 'abcictl admin'
@@ -167,6 +167,8 @@ function __abcictl_subcommands
             printf '%s\n' metadata
         case 'abcictl role-requests'
             printf '%s\n' list approve reject
+        case 'abcictl api'
+            printf '%s\n' spec
     end
 end
 
@@ -239,6 +241,7 @@ complete -c abcictl -n '__abcictl_at \'abcictl\'' -a chains -d 'The server\'s bl
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a tokens -d 'Token records'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a health -d 'Check the server, its chains, contracts, content storage and database (exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN)'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a role-requests -d 'Users\' requests for a role token: list, approve (mints), reject (admin)'
+complete -c abcictl -n '__abcictl_at \'abcictl\'' -a api -d 'The API\'s contract: its OpenAPI document'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a completion -d 'Print the shell completion script for bash, zsh or fish'
 complete -c abcictl -n '__abcictl_under \'abcictl\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl\'' -l server -x -d 'The API server\'s URL'
@@ -582,6 +585,14 @@ complete -c abcictl -n '__abcictl_under \'abcictl role-requests approve\'' -s h 
 # abcictl role-requests reject
 complete -c abcictl -n '__abcictl_at \'abcictl role-requests reject\'' -x -d 'The request\'s id (see: abcictl role-requests list)'
 complete -c abcictl -n '__abcictl_under \'abcictl role-requests reject\'' -s h -l help -d 'Show this help'
+
+# abcictl api
+complete -c abcictl -n '__abcictl_at \'abcictl api\'' -a spec -d 'Print the server\'s OpenAPI document (GET /openapi.json) as JSON; --built-in: this abcictl\'s own'
+complete -c abcictl -n '__abcictl_under \'abcictl api\'' -s h -l help -d 'Show this help'
+
+# abcictl api spec
+complete -c abcictl -n '__abcictl_under \'abcictl api spec\'' -s h -l help -d 'Show this help'
+complete -c abcictl -n '__abcictl_under \'abcictl api spec\'' -l built-in -d 'Print the document built into this abcictl, asking no server'
 
 # abcictl completion
 complete -c abcictl -n '__abcictl_at \'abcictl completion\'' -x -a 'bash zsh fish' -d 'The shell to complete in'
