@@ -140,6 +140,7 @@ Server::Server(Settings settings, const std::string& revision) : state_(std::mak
         log_line(level == util::LogLevel::warning ? "warn" : util::to_string(level), message, fields);
     });
     s.store = open_store(s.settings);
+    s.store->set_metrics(s.metrics);
     s.store->audit().set_error_handler([](const std::string& error, bool retried) {
         if (retried) {
             log_line("error", "audit write failed (will retry)", {{"error", error}});

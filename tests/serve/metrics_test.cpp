@@ -7,6 +7,7 @@
 
 #include "serve/expect.hpp"
 #include "support/cli_runner.hpp"
+#include "support/eventually.hpp"
 #include "support/metrics_scrape.hpp"
 
 namespace abci::test {
@@ -143,6 +144,24 @@ TEST_CASE("metrics: connections the limits refuse and requests a rate limit refu
     CHECK(body.find("abcictl_http_rate_limited_total{limit=\"api\"} 0\n") != std::string::npos);
     CHECK(body.find("abcictl_http_rate_limited_total{limit=\"login\"} 1\n") != std::string::npos);
     CHECK(body.find("abcictl_http_rate_limited_total{limit=\"wallet_nonce\"} 0\n") != std::string::npos);
+}
+
+TEST_CASE("metrics: the store's transactions by backend and the audit rows it writes", "[serve][metrics]") {
+    Server server({.env = metrics_env()});
+    const Http metrics(metrics_url(server));
+    const auto admin = server.login_admin();
+    CHECK(server.http().get("/abci/blockchains/list", admin.token).status == 200);
+    std::string body;
+    // The audit row is committed by a writer of its own, a few milliseconds later.
+    CHECK(eventually([&] {
+        body = metrics.get("/metrics").body;
+        return body.find("abcictl_audit_rows_written_total 1\n") != std::string::npos;
+    }));
+    INFO(body);
+    CHECK(body.find("abcictl_audit_rows_dropped_total 0\n") != std::string::npos);
+    CHECK(body.find("abcictl_store_errors_total{backend=\"sqlite\"} 0\n") != std::string::npos);
+    CHECK(body.find("abcictl_store_transaction_duration_seconds_count{backend=\"sqlite\"} ") != std::string::npos);
+    CHECK(body.find("abcictl_store_transaction_duration_seconds_count{backend=\"sqlite\"} 0\n") == std::string::npos);
 }
 
 TEST_CASE("metrics: off unless metrics.listen is set; the API's port still answers 404 for /metrics", "[serve][metrics]") {

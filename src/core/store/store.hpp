@@ -32,6 +32,10 @@
 #include "core/store/tokens.hpp"
 #include "core/store/users.hpp"
 
+namespace abci::metrics {
+class Registry;
+}
+
 namespace abci::store {
 
 class Store {
@@ -60,6 +64,9 @@ public:
     /// server can share this database (SQLite: the data directory's lock
     /// keeps it to one).
     [[nodiscard]] virtual std::unique_ptr<Listener> listen(const std::vector<std::string>& channels) = 0;
+    /// From now on the store records its transactions and audit rows in
+    /// `registry` (store_metrics.hpp), which must outlive it. Once, at start.
+    virtual void set_metrics(metrics::Registry& registry) = 0;
 };
 
 /// Opens (creating when missing, mode 0600) the SQLite database at `path`,

@@ -6,6 +6,7 @@
 // (one writer at a time): SERIALIZABLE, retried when the server found a
 // conflicting one (docs/decisions.md).
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -20,6 +21,7 @@
 
 #include "core/store/postgresql/connection.hpp"
 #include "core/store/sql/sql.hpp"
+#include "core/store/store_metrics.hpp"
 
 namespace abci::store::postgresql {
 
@@ -133,11 +135,17 @@ std::exception_ptr savepoint(Connection& c, Work&& work) {
 /// One database: its connection pool, shared by its repositories.
 class Db {
 public:
+    static constexpr const char* kBackend = "postgresql";
+
     /// Connects once (so that a wrong URL or password fails here) and applies
     /// the schema's migrations.
     explicit Db(const PostgresqlSettings& settings);
     Db(const Db&) = delete;
     Db& operator=(const Db&) = delete;
+
+    /// Where transactions are recorded (Store::set_metrics); null until set.
+    void set_metrics(StoreMetrics* metrics) noexcept { metrics_.store(metrics, std::memory_order_release); }
+    [[nodiscard]] StoreMetrics* metrics() const noexcept { return metrics_.load(std::memory_order_acquire); }
 
     /// Runs `work` on a pooled connection; constraint violations leave worded by `meaning`.
     template <class Work>
@@ -187,6 +195,7 @@ public:
 private:
     template <class Work>
     auto transaction_from(const char* begin, const Meaning& meaning, Work&& work) {
+        const TransactionTimer timer(metrics());
         for (int attempt = 1;; ++attempt) {
             try {
                 return run(meaning, [&](Connection& c) {
@@ -213,6 +222,7 @@ private:
     }
 
     static constexpr int kTransactionAttempts = 50;
+    std::atomic<StoreMetrics*> metrics_{nullptr};  // the audit writer's thread reads it too
 
     struct Lease {
         Db* db;

@@ -95,6 +95,7 @@ private:
                         recordable_text(entry.request_id), refused_window, entry.count, refused_time);
             }
         });
+        if (auto* metrics = db_.metrics()) metrics->audit_written(entries.size());
     }
 
     void report(const std::string& error, bool retried) {
@@ -103,6 +104,7 @@ private:
     }
 
     void report_dropped(const AuditEntry& entry, const std::exception& e) {
+        if (auto* metrics = db_.metrics()) metrics->audit_dropped();
         report(fmt::format("the audit row of request {} ({} {}, status {}) was dropped: {}",
                            recordable_text(entry.request_id), recordable_text(entry.method),
                            recordable_text(entry.path), entry.status, e.what()),

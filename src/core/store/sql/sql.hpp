@@ -40,6 +40,7 @@
 
 #include "core/error.hpp"
 #include "core/store/store.hpp"
+#include "core/store/store_metrics.hpp"
 
 namespace abci::store::sql {
 
@@ -203,8 +204,14 @@ public:
     std::unique_ptr<Listener> listen(const std::vector<std::string>& channels) override {
         return make_listener(db_, channels);
     }
+    void set_metrics(metrics::Registry& registry) override {
+        metrics_ = std::make_unique<StoreMetrics>(registry, Db::kBackend);
+        db_.set_metrics(metrics_.get());
+    }
 
 private:
+    // Before the database: its batch writers still record while they write what is queued at destruction.
+    std::unique_ptr<StoreMetrics> metrics_;
     // First member: the repositories' batch writers (audit, mints) write what
     // is queued when they are destroyed, while the pool still exists.
     Db db_;

@@ -8,6 +8,7 @@
 #include <SQLiteCpp/Savepoint.h>
 #include <SQLiteCpp/Transaction.h>
 
+#include <atomic>
 #include <exception>
 
 #include <cstdint>
@@ -21,6 +22,7 @@
 #include "core/error.hpp"
 #include "core/store/connection_pool.hpp"
 #include "core/store/sql/sql.hpp"
+#include "core/store/store_metrics.hpp"
 
 namespace abci::store::sqlite {
 
@@ -133,7 +135,13 @@ std::exception_ptr savepoint(Database& db, Work&& work) {
 /// One database: its connection pool, shared by its repositories.
 class Db {
 public:
+    static constexpr const char* kBackend = "sqlite";
+
     explicit Db(const std::string& path);
+
+    /// Where transactions are recorded (Store::set_metrics); null until set.
+    void set_metrics(StoreMetrics* metrics) noexcept { metrics_.store(metrics, std::memory_order_release); }
+    [[nodiscard]] StoreMetrics* metrics() const noexcept { return metrics_.load(std::memory_order_acquire); }
 
     /// Runs `work` on a leased connection; SQLite's exceptions leave as
     /// abci::Error, constraint violations worded by `meaning`.
@@ -150,6 +158,7 @@ public:
     /// `work` in an IMMEDIATE transaction: SQLite runs one writer at a time.
     template <class Work>
     auto transaction(const Meaning& meaning, Work&& work) {
+        const TransactionTimer timer(metrics());
         return run(meaning, [&](Database& db) {
             SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
             if constexpr (std::is_void_v<decltype(work(db))>) {
@@ -179,6 +188,7 @@ public:
 
 private:
     ConnectionPool pool_;
+    std::atomic<StoreMetrics*> metrics_{nullptr};  // the audit writer's thread reads it too
 };
 
 }  // namespace abci::store::sqlite
