@@ -4,12 +4,14 @@
 // the node stopping or with the server down; 3 UNKNOWN when it refuses the key.
 
 #include <chrono>
+#include <future>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/client_test.hpp"
 #include "support/chain_server.hpp"
+#include "support/eventually.hpp"
 
 namespace abci::test::client {
 namespace {
@@ -81,6 +83,43 @@ TEST_CASE("client health: 0 OK (text, json, nagios, session or ABCICTL_TOKEN), 2
     CHECK(lines_of(nagios.out).size() == 1);
     CHECK(nagios.out.rfind("ABCI CRITICAL - ", 0) == 0);
     CHECK(json::parse(admin.run({"health", "--format", "json"}).out)["status"] == "unreachable");
+}
+
+// Issue 32 item 7: the lane's figures a dashboard shows, from the server's health answer.
+TEST_CASE("client health -v: each lane's owner, pending transactions by state and the oldest's age, the journal's and "
+          "the chain's next nonce",
+          "[client]") {
+    ChainServer chain;
+    Terminal admin(chain.server().url());
+    admin.login(Server::admin_email, Server::admin_password);
+    const auto nonce = chain.nonce(ChainServer::signer());
+    const auto nonces = [](std::uint64_t journal, std::uint64_t latest, std::uint64_t pending) {
+        return "    next nonce: journal " + std::to_string(journal) + ", chain latest " + std::to_string(latest) +
+               ", chain pending " + std::to_string(pending) + "\n";
+    };
+    auto out = admin.ok({"-v", "health"});
+    INFO(out);
+    CHECK(out.find("  lane:devnet: healthy\n    owner: ") != std::string::npos);
+    CHECK(out.find(" (epoch 1, this server)\n") != std::string::npos);
+    CHECK(out.find("    pending: 0 (queued 0, signed 0, sent 0, stuck 0), oldest 0 s\n") != std::string::npos);
+    CHECK(out.find(nonces(nonce, nonce, nonce)) != std::string::npos);
+    CHECK(admin.ok({"health"}).find("    owner: ") == std::string::npos);
+
+    // A mint the chain does not mine yet: sent, journaled, pending at the node.
+    (void)chain.node_rpc("evm_setAutomine", {false});
+    const auto session = chain.server().login_admin();
+    auto minted = std::async(std::launch::async, [&] {
+        return chain.http().post("/abci/contracts/mint-entity-token",
+                                 entity_mint_body(Anvil::dev_accounts()[3].address, "report", "CLI-LANE-1"), session.token);
+    });
+    CHECK(eventually([&] {
+        out = admin.ok({"-v", "health"});
+        return out.find("    pending: 1 (queued 0, signed 0, sent 1, stuck 0), oldest ") != std::string::npos;
+    }));
+    INFO(out);
+    CHECK(out.find(nonces(nonce + 1, nonce, nonce + 1)) != std::string::npos);
+    (void)chain.node_rpc("evm_mine");
+    CHECK(minted.get().status == 200);
 }
 
 // The issue's contract: UNKNOWN (3) also for bad arguments, so a monitoring

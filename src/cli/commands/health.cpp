@@ -63,6 +63,30 @@ Verdict check(Context& ctx, const HealthSettings& s) {
 // A check that failed has no latency worth reading: a refused connection takes 0 ms.
 bool has_latency(const nlohmann::json& check) { return check.contains("latencyMs") && check.value("healthy", false); }
 
+// A lane's figures (-v), as a dashboard shows them: an operator without
+// Prometheus sees a stuck transaction or a nonce drift here too.
+void print_lane(const nlohmann::json& lane) {
+    if (lane.contains("owner"))
+        std::cout << "    owner: " << lane["owner"].get<std::string>() << " (epoch " << lane.value("epoch", 0L)
+                  << (lane.value("ownedHere", false) ? ", this server" : "") << ")\n";
+    if (lane.contains("pendingTransactions")) {
+        std::cout << "    pending: " << lane["pendingTransactions"].get<long>();
+        if (lane.contains("pendingByState")) {
+            const auto& by = lane["pendingByState"];
+            std::cout << " (queued " << by.value("queued", 0L) << ", signed " << by.value("signed", 0L) << ", sent "
+                      << by.value("sent", 0L) << ", stuck " << by.value("stuck", 0L) << ")";
+        }
+        std::cout << ", oldest " << lane.value("oldestPendingSeconds", 0L) << " s\n";
+    }
+    if (lane.contains("nextNonce")) {
+        const auto& n = lane["nextNonce"];
+        std::cout << "    next nonce: journal " << n.value("journal", 0L);
+        if (n.contains("chainLatest")) std::cout << ", chain latest " << n["chainLatest"].get<long>();
+        if (n.contains("chainPending")) std::cout << ", chain pending " << n["chainPending"].get<long>();
+        std::cout << "\n";
+    }
+}
+
 void print_text(const Context& ctx, const Verdict& v) {
     if (!v.problem.empty()) {
         std::cout << ctx.bold(kStateNames[v.code]) << ": " << v.problem << "\n";
@@ -74,6 +98,7 @@ void print_text(const Context& ctx, const Verdict& v) {
         if (has_latency(c)) std::cout << ", " << c["latencyMs"].get<long>() << " ms";
         if (c.contains("message") && !c["message"].get<std::string>().empty()) std::cout << " (" << c["message"].get<std::string>() << ")";
         std::cout << "\n";
+        if (ctx.options.verbosity > 0 && name.rfind("lane:", 0) == 0) print_lane(c);
     }
 }
 

@@ -23,6 +23,7 @@ struct TxSender::Intent {
     Clock::time_point deadline;
     std::promise<Receipt> promise;
     bool answered = false;  // guarded by TxSender::mutex_
+    Clock::time_point queued = Clock::now();
 };
 
 // A signed transaction this sender is responsible for until the chain settles its nonce.
@@ -50,6 +51,8 @@ struct TxSender::Inflight {
     bool at_fee_cap = false;       // stuck: no further replacement is allowed
     Clock::time_point last_sent{};   // last broadcast attempt
     Clock::time_point first_sent{};  // first time the node accepted this nonce's transaction
+    Clock::time_point first_signed{};  // its first version signed here; unknown when adopted
+    std::chrono::system_clock::time_point since{};  // its first version signed or journaled
     unsigned replacements = 0;       // earlier versions with this nonce may still be mined
     ReceiptPoller::WatchId watch = 0;
 
@@ -235,6 +238,22 @@ std::vector<StuckTx> TxSender::stuck() const {
     return out;
 }
 
+LaneFigures TxSender::figures() const {
+    LaneFigures out;
+    std::lock_guard lock(mutex_);
+    out.queued = queue_.size();
+    for (const auto& [nonce, f] : inflight_) {
+        if (f->at_fee_cap)
+            ++out.stuck;
+        else if (f->broadcast_ok)
+            ++out.sent;
+        else
+            ++out.signed_unsent;
+        if (!out.oldest || f->since < *out.oldest) out.oldest = f->since;
+    }
+    return out;
+}
+
 void TxSender::adopt(std::vector<JournaledTx> txs) {
     std::map<std::uint64_t, std::vector<JournaledTx>> by_nonce;
     for (auto& tx : txs) by_nonce[tx.nonce].push_back(std::move(tx));
@@ -282,6 +301,8 @@ void TxSender::adopt(std::vector<JournaledTx> txs) {
         }
         f->raw = std::move(last.raw);
         f->hash = last.hash;
+        f->since = versions.front().journaled_at != std::chrono::system_clock::time_point{} ? versions.front().journaled_at
+                                                                                           : std::chrono::system_clock::now();
         f->journaled = true;
         f->replacements = static_cast<unsigned>(versions.size() - 1);
         {
@@ -363,6 +384,7 @@ void TxSender::sign_round(std::vector<std::shared_ptr<Intent>> intents) {
     }
     std::vector<std::uint64_t> nonces;
     for (auto& intent : intents) {
+        if (options_.metrics) options_.metrics->observe(MintStage::queued_to_signed, Clock::now() - intent->queued);
         const std::uint64_t nonce = nonces_.take();
         track(nonce, intent, tiers.tier(intent->request.tier), tiers.eip1559);
         nonces.push_back(nonce);
@@ -389,6 +411,8 @@ void TxSender::track(std::uint64_t nonce, std::shared_ptr<Intent> intent, const 
     f->fee_cap = options_.max_fee_per_gas != eth::U256(0) ? options_.max_fee_per_gas
                                                            : fees.max_fee_per_gas * eth::U256(kDefaultCapFactor);
     sign(*f, nonce);
+    f->first_signed = Clock::now();
+    f->since = std::chrono::system_clock::now();
     f->watch = chain_.receipts().watch(f->hash, [this, nonce](const Receipt& r) { on_mined(nonce, r); },
                                        ReceiptPoller::Sent::not_yet);
     std::lock_guard lock(mutex_);
@@ -464,6 +488,7 @@ std::vector<std::uint64_t> TxSender::journal(const std::vector<std::uint64_t>& n
 }
 
 void TxSender::replace(Inflight& f, std::uint64_t nonce, const Fees& fees) {
+    if (options_.metrics) options_.metrics->fee_bump();
     f.supersede();
     f.fees = fees;
     ++f.replacements;
@@ -555,6 +580,13 @@ void TxSender::broadcast(const std::vector<std::uint64_t>& all_nonces, bool repr
     }
     std::vector<std::uint64_t> contested, outgrown;
     std::vector<std::pair<std::uint64_t, rpc::RpcError>> refusals;
+    const auto accepted = [this](Inflight& f) {
+        f.broadcast_ok = true;
+        if (f.first_sent != Clock::time_point{}) return;
+        f.first_sent = f.last_sent;
+        if (options_.metrics && f.first_signed != Clock::time_point{} && f.purpose != Inflight::kFillerPurpose)
+            options_.metrics->observe(MintStage::signed_to_sent, f.first_sent - f.first_signed);
+    };
     {
         std::lock_guard lock(mutex_);
         for (std::size_t i = 0; i < sent.size(); ++i) {
@@ -564,17 +596,13 @@ void TxSender::broadcast(const std::vector<std::uint64_t>& all_nonces, bool repr
             const rpc::RpcError* error = outcomes[i].error();
             const SendRefusal refusal = error ? classify_send_refusal(*error) : SendRefusal::already_known;
             switch (refusal) {
-            case SendRefusal::already_known:
-                f.broadcast_ok = true;
-                if (f.first_sent == Clock::time_point{}) f.first_sent = f.last_sent;
-                break;
+            case SendRefusal::already_known: accepted(f); break;
             case SendRefusal::nonce_too_high: break;  // resent by maintain() once the lower nonces are back
             case SendRefusal::nonce_too_low:
             case SendRefusal::nonce_taken:
                 // Used or taken by what? An earlier version of ours, mined or
                 // pending, or someone else's transaction: only the chain can tell.
-                f.broadcast_ok = true;
-                if (f.first_sent == Clock::time_point{}) f.first_sent = f.last_sent;
+                accepted(f);
                 // An underpriced replacement only means our earlier version is still pending.
                 if (f.replacements == 0 || refusal == SendRefusal::nonce_too_low) {
                     f.contested = true;
@@ -812,6 +840,7 @@ void TxSender::fill(std::uint64_t nonce) {
         auto it = inflight_.find(nonce);
         if (it == inflight_.end()) return;
         Inflight& f = *it->second;
+        if (options_.metrics) options_.metrics->replacement();
         f.supersede();
         f.purpose = Inflight::kFillerPurpose;
         f.intent = nullptr;
@@ -999,6 +1028,8 @@ void TxSender::check_settled() {
         });
     }
     // Tracked again from its bytes, as if adopted from the journal at start.
+    if (options_.metrics)
+        for (std::size_t i = 0; i < again.size(); ++i) options_.metrics->reorg_rebroadcast();
     if (!again.empty()) adopt(std::move(again));
 }
 
@@ -1036,10 +1067,12 @@ void TxSender::on_mined(std::uint64_t nonce, const Receipt& receipt) {
         Receipt r = receipt;
         r.nonce = nonce;
         const Inflight& f = *it->second;
+        std::string purpose;
+        for (const auto& [h, p] : f.all_versions())
+            if (h == r.transaction_hash) purpose = p;
+        if (options_.metrics && f.first_sent != Clock::time_point{} && purpose != Inflight::kFillerPurpose)
+            options_.metrics->observe(MintStage::sent_to_mined, Clock::now() - f.first_sent);
         if (options_.reorg_watch_blocks > 0) {
-            std::string purpose;
-            for (const auto& [h, p] : f.all_versions())
-                if (h == r.transaction_hash) purpose = p;
             settled_.push_back({r.transaction_hash, r.block_hash, r.block_number, nonce,
                                 f.hash == r.transaction_hash ? std::optional(f.raw) : std::nullopt, std::move(purpose)});
         }

@@ -33,6 +33,7 @@
 
 #include "core/chain/chain_client.hpp"
 #include "core/chain/fees.hpp"
+#include "core/chain/lane_metrics.hpp"
 #include "core/chain/nonce_manager.hpp"
 #include "core/chain/receipt.hpp"
 #include "core/chain/tx_journal.hpp"
@@ -74,6 +75,7 @@ struct JournaledTx {
     std::uint64_t nonce = 0;
     eth::Bytes raw;
     std::string purpose;
+    std::chrono::system_clock::time_point journaled_at{};  // unknown: when adopted
 };
 
 /// The final fate of a transaction no caller waits for any more (its caller
@@ -107,6 +109,7 @@ struct SenderOptions {
     /// Replacements never offer more per gas than this; 0: four times what
     /// the transaction was first signed with.
     eth::U256 max_fee_per_gas;
+    LaneMetrics* metrics = nullptr;  // where its work is counted; must outlive the sender
 };
 
 class TxSender {
@@ -146,6 +149,9 @@ public:
 
     /// Transactions at the fee cap unmined for longer than replace_after.
     [[nodiscard]] std::vector<StuckTx> stuck() const;
+
+    /// What it holds now, by state; from memory, no call to the node.
+    [[nodiscard]] LaneFigures figures() const;
 
 private:
     struct Intent;

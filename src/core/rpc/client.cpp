@@ -16,6 +16,7 @@
 
 #include "core/rpc/http_transport.hpp"
 #include "core/rpc/retry_after.hpp"
+#include "core/rpc/rpc_metrics.hpp"
 #include "core/rpc/url.hpp"
 
 namespace abci::rpc {
@@ -55,12 +56,17 @@ struct Failure {
     bool timed_out;
     std::string why;
     std::optional<milliseconds> retry_after{};
+    CallResult result = CallResult::dropped;  // as counted (rpc_metrics.hpp)
 };
 
 Failure from_transport(const TransportFailure& failure) {
     return {failure.stage == TransportFailure::Stage::not_sent ? Failure::Stage::not_sent : Failure::Stage::unsure,
-            failure.timed_out(), failure.reason};
+            failure.timed_out(), failure.reason, std::nullopt,
+            failure.timed_out() ? CallResult::timeout : CallResult::dropped};
 }
+
+// The requests of one exchange by method, for its metrics.
+using MethodCounts = std::vector<std::pair<std::string_view, std::size_t>>;
 
 // Checks the shape of one JSON-RPC response object; returns what is wrong, if anything.
 std::optional<std::string> check_item(const json& item) {
@@ -203,16 +209,19 @@ struct Client::Impl {
         // JSON-RPC answer is an answer whatever the status, except 429, which
         // providers also dress up as a JSON-RPC error while meaning "try later".
         if (status == 429)
-            return Failure{Failure::Stage::refused, false, "HTTP 429 Too Many Requests", retry_after};
+            return Failure{Failure::Stage::refused, false, "HTTP 429 Too Many Requests", retry_after,
+                           CallResult::rate_limited};
         if (!problem) return answer;
-        if (status >= 500) return Failure{Failure::Stage::unsure, false, fmt::format("HTTP {}", status)};
+        if (status >= 500)
+            return Failure{Failure::Stage::unsure, false, fmt::format("HTTP {}", status), std::nullopt, CallResult::http_5xx};
         if (status < 200 || status >= 300)
             return Failure{Failure::Stage::refused, false, fmt::format("HTTP {}", status)};
         return Failure{Failure::Stage::unsure, false, "malformed answer: " + *problem};
     }
 
     // Sends `body` until some endpoint answers, following the retry and failover policy.
-    json exchange(std::string_view label, const std::string& body, const CallOptions& call, const Check& check) {
+    json exchange(std::string_view label, const std::string& body, const CallOptions& call, const Check& check,
+                  const MethodCounts& methods) {
         const auto deadline = Clock::now() + call.timeout.value_or(options.call_timeout);
         const std::size_t n = endpoints.size();
         const std::size_t first = preferred.load();
@@ -235,15 +244,25 @@ struct Client::Impl {
                 std::this_thread::sleep_for(delay);
             }
             auto& ep = *endpoints[i];
+            const auto started = Clock::now();
             auto result = attempt(ep, body, check, deadline);
+            auto* failure_now = std::get_if<Failure>(&result);
+            if (options.metrics) {
+                for (const auto& [method, requests] : methods) {
+                    options.metrics->observe(method, Clock::now() - started);
+                    // An answer's requests are counted by its reader, ok or rpc_error each.
+                    if (failure_now) options.metrics->count(method, failure_now->result, requests);
+                }
+            }
             if (auto* answer = std::get_if<json>(&result)) {
                 preferred.store(i);
                 return std::move(*answer);
             }
-            auto& failure = std::get<Failure>(result);
+            auto& failure = *failure_now;
             failures.push_back(ep.display + ": " + failure.why);
             std::size_t expected = i;
-            preferred.compare_exchange_strong(expected, (i + 1) % n);
+            if (preferred.compare_exchange_strong(expected, (i + 1) % n) && n > 1 && options.metrics)
+                options.metrics->failover();
             retry_after[i] = failure.retry_after;
             const bool may_resend = call.idempotent || failure.stage != Failure::Stage::unsure;
             last = std::move(failure);
@@ -336,8 +355,10 @@ Client::~Client() = default;
 json Client::call(std::string_view method, json params, const CallOptions& options) {
     const auto id = impl_->next_id.fetch_add(1);
     const auto body = serialise(request_object(id, method, std::move(params)));
-    return call_result(impl_->exchange(method, body, options, [id](const json& j) { return check_call_answer(j, id); }),
-                       method);
+    auto answer = impl_->exchange(method, body, options, [id](const json& j) { return check_call_answer(j, id); },
+                                  {{method, 1}});
+    if (impl_->options.metrics) impl_->options.metrics->count(method, has_error(answer) ? CallResult::rpc_error : CallResult::ok);
+    return call_result(std::move(answer), method);
 }
 
 std::vector<Outcome> Client::batch(const std::vector<Request>& requests, const CallOptions& options) {
@@ -348,9 +369,27 @@ std::vector<Outcome> Client::batch(const std::vector<Request>& requests, const C
     for (std::uint64_t k = 0; k < n; ++k)
         body.push_back(request_object(first + k, requests[k].method, requests[k].params));
     const auto label = fmt::format("batch of {} ({}…)", n, requests.front().method);
+    MethodCounts methods;
+    for (const auto& request : requests) {
+        auto same = std::find_if(methods.begin(), methods.end(), [&](const auto& m) { return m.first == request.method; });
+        if (same == methods.end())
+            methods.emplace_back(request.method, 1);
+        else
+            ++same->second;
+    }
     auto answer = impl_->exchange(label, serialise(body), options,
-                                  [&](const json& j) { return check_batch_answer(j, first, n); });
-    return batch_outcomes(std::move(answer), first, requests, label);
+                                  [&](const json& j) { return check_batch_answer(j, first, n); }, methods);
+    auto* metrics = impl_->options.metrics.get();
+    if (!metrics) return batch_outcomes(std::move(answer), first, requests, label);
+    try {
+        auto outcomes = batch_outcomes(std::move(answer), first, requests, label);
+        for (std::uint64_t k = 0; k < n; ++k)
+            metrics->count(requests[k].method, outcomes[k].ok() ? CallResult::ok : CallResult::rpc_error);
+        return outcomes;
+    } catch (const RpcError&) {
+        for (const auto& [method, count] : methods) metrics->count(method, CallResult::rpc_error, count);  // the whole batch refused
+        throw;
+    }
 }
 
 std::vector<std::string> Client::endpoints() const {

@@ -28,6 +28,8 @@
 
 namespace abci::rpc {
 
+class RpcMetrics;
+
 /// The node answered a request with a JSON-RPC error object.
 /// kind() is chain_rejected; what() reads "<method>: <node's message> (JSON-RPC error <code>)".
 /// No endpoint answered a call: every attempt failed to connect, timed out
@@ -126,6 +128,7 @@ struct Options {
     std::chrono::milliseconds retry_after_max{5'000};   // cap on a server's Retry-After
     std::size_t idle_connections = 16;                  // keep-alive connections kept per URL (more may be open)
     std::string ca_file;                                // PEM CA bundle; empty: the system store
+    std::shared_ptr<RpcMetrics> metrics;                // where each exchange is counted; none: not counted
 };
 
 /// A JSON-RPC client for one chain, over one or more equivalent endpoint URLs.

@@ -44,11 +44,10 @@ HealthCheck signer_check(Network& network, store::Store& store) {
     HealthCheck check{.name = "signer:" + c.id, .address = signer.checksummed()};
     try {
         check.stuck = stuck_transactions(network, store);
-        const auto balance = network.probe().balance(signer);
+        const auto [balance, per_mint] = read_signer_funds(network, network.probe());
         const eth::U256 floor = c.min_signer_balance_gwei != 0
                                     ? eth::U256(c.min_signer_balance_gwei) * eth::U256(1'000'000'000)
-                                    : eth::U256(kMintGas * kMintsInReserve) *
-                                          network.probe().fee_tiers().expected_price(chain::FeeTier::standard);
+                                    : eth::U256(kMintsInReserve) * per_mint;
         check.balance = balance;
         check.minimum_balance = floor;
         check.healthy = balance >= floor && check.stuck.empty();
@@ -140,6 +139,17 @@ HealthCheck lane_check(Network& network, store::Store& store) {
         check.epoch = lane->epoch;
         const auto term = network.current_term();
         check.owned_here = term && term->fence().epoch == lane->epoch;
+        if (*check.owned_here) check.in_flight = term->sender().figures();
+        const auto& signer = network.signer_address();
+        // As the owner's nonce check compares them (AbciService::signer_nonce_agrees).
+        check.journal_nonce = std::max(store.journal().next_nonce(network.config().id, signer.lower()).value_or(0),
+                                       lane->accepted_nonce.value_or(0));
+        try {
+            check.chain_latest_nonce = network.probe().latest_nonce(signer);
+            check.chain_pending_nonce = network.probe().pending_nonce(signer);
+        } catch (const Error&) {
+            // The network's own check says the node is silent; the lane is still judged by its lease.
+        }
         check.healthy = lane->halted.empty() && lane->lease_until > now;
         if (!lane->halted.empty())
             check.message = "the lane is halted: " + lane->halted;
@@ -190,6 +200,14 @@ HealthReport collect(std::vector<std::future<HealthCheck>> checks) {
 }
 
 }  // namespace
+
+SignerFunds read_signer_funds(Network& network, chain::ChainClient& client) {
+    SignerFunds funds{.balance = client.balance(network.signer_address()),
+                      .per_mint = eth::U256(kMintGas) * client.fee_tiers().expected_price(chain::FeeTier::standard)};
+    // What a scrape shows is the last reading: no call of its own.
+    network.lane_metrics().signer_funds(funds.balance, funds.per_mint);
+    return funds;
+}
 
 HealthReport AbciService::health() {
     auto checks = network_checks(registry_, store_, false);

@@ -31,6 +31,10 @@ struct HealthCheck {
     std::optional<bool> owned_here;             // lane: whether that is this server
     std::optional<std::uint64_t> pending;       // lane: journaled transactions not yet settled
     std::optional<std::int64_t> oldest_pending_seconds;  // lane: the age of the oldest of them
+    std::optional<chain::LaneFigures> in_flight;         // lane, on its owner: what its sender holds, by state
+    std::optional<std::uint64_t> journal_nonce;          // lane: the signer's next nonce as the journal holds it
+    std::optional<std::uint64_t> chain_latest_nonce;     // lane: the signer's account nonce at the latest block
+    std::optional<std::uint64_t> chain_pending_nonce;    // lane: the same with the node's pending transactions
 };
 
 struct HealthReport {

@@ -135,13 +135,14 @@ MintUnsettled AbciService::unsettled(ErrorKind kind, const std::string& message,
     return MintUnsettled(kind, message, mint_id, std::move(hashes));
 }
 
-void AbciService::release(const std::string& mint_id, const Error& why) {
+bool AbciService::release(const std::string& mint_id, const Error& why) {
     try {
-        store_.mints().release(mint_id, failure_answer(why));
+        return store_.mints().release(mint_id, failure_answer(why));
     } catch (const Error& e) {
         // The claim stays pending: the next start finds nothing was signed and releases it.
         util::log(util::LogLevel::error, "releasing a mint that sent nothing failed",
                   {{"mintId", mint_id}, {"error", e.what()}});
+        return false;
     }
 }
 
@@ -174,13 +175,16 @@ Error node_silent(Network& network, const Error& raw) {
 
 MintResult AbciService::submit_and_wait(Network& network, Network::Term& term, const Mint& m,
                                         const MintOptions& options, const std::string& mint_id) {
+    const auto requested = std::chrono::steady_clock::now();
     MintRecord record;
     try {
         record = prepare(network, m, options, mint_id).record;
     } catch (const Error& e) {
         throw released(network, mint_id, e);
     }
-    return send(network, term, record, false);
+    auto result = send(network, term, record, false);
+    network.lane_metrics().observe(chain::MintStage::request_to_confirmed, std::chrono::steady_clock::now() - requested);
+    return result;
 }
 
 Error AbciService::released(Network& network, const std::string& mint_id, const Error& e) {
@@ -225,7 +229,7 @@ MintResult AbciService::send(Network& network, Network::Term& term, const MintRe
         const Error refusal = held                ? role_held(record.to, *kind)
                               : silent_node(e) ? node_silent(network, e)
                                                : Error(e.kind(), e.what(), e.details());
-        release(mint_id, refusal);
+        if (release(mint_id, refusal)) network.mint_metrics().count(record.token_id, MintOutcome::failed);
         throw refusal;
     } catch (const Error& e) {
         // Signed, and perhaps mined later: settle_unwaited() records it then.
@@ -237,8 +241,10 @@ MintResult AbciService::send(Network& network, Network::Term& term, const MintRe
         const Error failure = role && network.contract().balance_of(record.to, kind->id) != eth::U256(0)
                                   ? role_held(record.to, *kind)
                                   : reverted(receipt);
-        if (!store_.mints().finish(mint_id, store::MintState::failed, failure_answer(failure)))
-            if (const auto stored = store_.mints().find(mint_id)) return replay(*stored, "");  // as in finish()
+        if (store_.mints().finish(mint_id, store::MintState::failed, failure_answer(failure)))
+            network.mint_metrics().count(record.token_id, MintOutcome::failed);
+        else if (const auto stored = store_.mints().find(mint_id))
+            return replay(*stored, "");  // as in finish()
         throw failure;
     }
     return finish(network, mint_id, record, receipt);

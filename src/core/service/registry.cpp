@@ -11,6 +11,7 @@
 #include "core/keystore/keystore.hpp"
 #include "core/os/private_file.hpp"
 #include "core/eth/wipe.hpp"
+#include "core/rpc/rpc_metrics.hpp"
 #include "core/rpc/url.hpp"
 #include "core/store/store.hpp"
 #include "core/util/log.hpp"
@@ -90,8 +91,9 @@ private:
     store::LaneFence fence_;
 };
 
-chain::ChainSettings chain_settings(const NetworkConfig& config, bool probe) {
+chain::ChainSettings chain_settings(const NetworkConfig& config, bool probe, std::shared_ptr<rpc::RpcMetrics> metrics) {
     chain::ChainSettings settings;
+    settings.rpc.metrics = std::move(metrics);
     settings.chain_id = config.chain_id;
     settings.rpc_urls = config.rpc_urls;
     settings.confirmations = config.confirmations;
@@ -125,10 +127,13 @@ eth::PrivateKey load_signer_key(const SignerConfig& config) {
     }
 }
 
-Network::Network(NetworkConfig config, const eth::PrivateKey* key, store::Store& store)
+Network::Network(NetworkConfig config, const eth::PrivateKey* key, store::Store& store, metrics::Registry& metrics)
     : config_(std::move(config)),
-      client_(std::make_unique<chain::ChainClient>(chain_settings(config_, false))),
-      probe_(std::make_unique<chain::ChainClient>(chain_settings(config_, true))),
+      lane_metrics_(key ? std::make_unique<chain::LaneMetrics>(metrics, config_.id) : nullptr),
+      mint_metrics_(metrics, config_.id),
+      rpc_metrics_(std::make_shared<rpc::RpcMetrics>(metrics, config_.id)),
+      client_(std::make_unique<chain::ChainClient>(chain_settings(config_, false, rpc_metrics_))),
+      probe_(std::make_unique<chain::ChainClient>(chain_settings(config_, true, rpc_metrics_))),
       store_(store),
       key_(key ? std::make_unique<eth::PrivateKey>(eth::PrivateKey::from_bytes(key->secret_bytes())) : nullptr) {
     if (!config_.contract_address.empty()) {
@@ -150,6 +155,7 @@ Network::Term::Term(Network& network, const store::LaneFence& fence)
     options.receipt_timeout = config.receipt_timeout;
     options.replace_after = config.replace_after;
     options.max_fee_per_gas = eth::U256(config.max_fee_per_gas_gwei) * eth::U256(1'000'000'000);
+    options.metrics = network.lane_metrics_.get();
     sender_ = std::make_unique<chain::TxSender>(*network.client_,
                                                 eth::PrivateKey::from_bytes(network.key_->secret_bytes()), options);
     if (network.contract_ && config.mint_batching)
@@ -246,7 +252,7 @@ std::string Network::masked_rpc_url() const { return rpc::mask_url(config_.rpc_u
 Registry::Registry(const std::vector<NetworkConfig>& configs, const eth::PrivateKey* key, store::Store& store,
                    metrics::Registry& metrics)
     : metrics_(metrics) {
-    for (const auto& config : configs) networks_.push_back(std::make_unique<Network>(config, key, store));
+    for (const auto& config : configs) networks_.push_back(std::make_unique<Network>(config, key, store, metrics));
 }
 
 Network& Registry::find(const std::string& id) {

@@ -10,9 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "core/service/mint_metrics.hpp"
 #include "core/service/mint_record.hpp"
 #include "core/service/network_config.hpp"
 #include "core/chain/chain_client.hpp"
+#include "core/chain/lane_metrics.hpp"
 #include "core/chain/token_contract.hpp"
 #include "core/chain/tx_sender.hpp"
 #include "core/metrics/registry.hpp"
@@ -60,8 +62,8 @@ public:
     };
 
     /// `key` (may be null: a read-only network) is copied; `store` receives the
-    /// sender's journal and must outlive the network.
-    Network(NetworkConfig config, const eth::PrivateKey* key, store::Store& store);
+    /// sender's journal and `metrics` the network's families: both must outlive the network.
+    Network(NetworkConfig config, const eth::PrivateKey* key, store::Store& store, metrics::Registry& metrics);
     ~Network();
     Network(const Network&) = delete;
     Network& operator=(const Network&) = delete;
@@ -101,9 +103,15 @@ public:
     void require_deployed();
     /// The first rpc URL with any provider key masked by asterisks (rpc::mask_url).
     [[nodiscard]] std::string masked_rpc_url() const;
+    /// Its lane's families: only a network with a signer has a lane (has_signer()).
+    [[nodiscard]] chain::LaneMetrics& lane_metrics() noexcept { return *lane_metrics_; }
+    [[nodiscard]] MintMetrics& mint_metrics() noexcept { return mint_metrics_; }
 
 private:
     NetworkConfig config_;
+    std::unique_ptr<chain::LaneMetrics> lane_metrics_;  // with a signer: a read-only chain has no lane to export
+    MintMetrics mint_metrics_;
+    std::shared_ptr<rpc::RpcMetrics> rpc_metrics_;  // both clients' (rpc::Options::metrics)
     std::unique_ptr<chain::ChainClient> client_;
     std::unique_ptr<chain::ChainClient> probe_;
     std::optional<chain::TokenContract> contract_;

@@ -165,8 +165,9 @@ private:
     // MintUnsettled(conflict) while the first is still running.
     [[nodiscard]] MintResult replay(const store::MintRequest& mint, const std::string& pending_message);
     [[nodiscard]] MintUnsettled unsettled(ErrorKind kind, const std::string& message, const std::string& mint_id);
-    // Fails a mint of which nothing can be mined, freeing its Idempotency-Key.
-    void release(const std::string& mint_id, const Error& why);
+    // Fails a mint of which nothing can be mined, freeing its Idempotency-Key;
+    // true when this call made it final.
+    bool release(const std::string& mint_id, const Error& why);
     // release() for a mint of which nothing was signed because of `e`; the
     // error to answer (a silent node in plain words).
     [[nodiscard]] Error released(Network& network, const std::string& mint_id, const Error& e);
@@ -197,7 +198,8 @@ private:
     // went alone; `batched`, nothing of it was minted and the revert may be
     // another mint's of the batch (a waiting caller's mint is then sent
     // alone), so its key is freed for a retry to send it anew.
-    void settle_reverted(const std::string& mint_id, const chain::Receipt& receipt, bool batched);
+    void settle_reverted(Network& network, const std::string& mint_id, const MintRecord& record,
+                         const chain::Receipt& receipt, bool batched);
     // The bookkeeping of a mined mint, from its journaled record: records,
     // the mint's answer, role request; a mint answered as failed meanwhile
     // (its transaction given up) is made minted, with a warning. Returns the answer.

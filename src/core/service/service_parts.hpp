@@ -95,4 +95,13 @@ inline constexpr const char* kMintEntityRoute = "POST /abci/contracts/mint-entit
 /// A failed mint's stored answer, which a repeat of its Idempotency-Key replays as the same error.
 [[nodiscard]] std::string failure_answer(const Error& error);
 
+/// The signer's balance and about what one mint costs at the current fee.
+struct SignerFunds {
+    eth::U256 balance;
+    eth::U256 per_mint;
+};
+/// Reads them through `client` (health.cpp) and hands them to the lane's
+/// metrics: the health check's reading, and the lane owner's every few seconds.
+[[nodiscard]] SignerFunds read_signer_funds(Network& network, chain::ChainClient& client);
+
 }  // namespace abci::service

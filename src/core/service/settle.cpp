@@ -35,16 +35,30 @@ constexpr std::chrono::seconds kNonceCheckEvery{5};
 // the chain about: one batched call; an operator gives up a few, by hand.
 constexpr std::size_t kAbandonedLooked = 256;
 
+// Each lane's figures to its metrics, as this server holds them after a
+// round of keep_lanes(): from the sender's memory, no call and no query.
+void publish_lanes(const Registry& registry) {
+    for (const auto& network : registry.networks()) {
+        if (!network->has_signer()) continue;
+        std::optional<chain::LaneMetrics::Owned> owned;
+        if (const auto term = network->current_term())
+            owned = chain::LaneMetrics::Owned{.epoch = term->fence().epoch, .figures = term->sender().figures()};
+        network->lane_metrics().publish(owned);
+    }
+}
+
 }  // namespace
 
-void AbciService::settle_reverted(const std::string& mint_id, const chain::Receipt& receipt, bool batched) {
-    if (!batched) {
-        (void)store_.mints().finish(mint_id, store::MintState::failed, failure_answer(reverted(receipt)));
-        return;
-    }
-    store_.mints().release(mint_id, failure_answer(Error(ErrorKind::unavailable,
-                                                      "the mint was not made: the batch carrying it reverted in block " +
-                                                          std::to_string(receipt.block_number) + "; send it again")));
+void AbciService::settle_reverted(Network& network, const std::string& mint_id, const MintRecord& record,
+                                  const chain::Receipt& receipt, bool batched) {
+    const bool made_final =
+        batched ? store_.mints().release(mint_id, failure_answer(Error(ErrorKind::unavailable,
+                                                                       "the mint was not made: the batch carrying it "
+                                                                       "reverted in block " +
+                                                                           std::to_string(receipt.block_number) +
+                                                                           "; send it again")))
+                : store_.mints().finish(mint_id, store::MintState::failed, failure_answer(reverted(receipt)));
+    if (made_final) network.mint_metrics().count(record.token_id, MintOutcome::failed);
 }
 
 void AbciService::settle_unwaited(Network& network, const chain::Unwaited& fate) {
@@ -54,12 +68,13 @@ void AbciService::settle_unwaited(Network& network, const chain::Unwaited& fate)
         if (mint_id.empty()) continue;  // journaled by a release without mint records: the next start settles it
         switch (fate.status) {
         case chain::TxStatus::mined: (void)finish(network, mint_id, record, *fate.receipt); break;
-        case chain::TxStatus::reverted: settle_reverted(mint_id, *fate.receipt, mints.size() > 1); break;
+        case chain::TxStatus::reverted: settle_reverted(network, mint_id, record, *fate.receipt, mints.size() > 1); break;
         default:
             // Nothing signed for it can be mined any more: a retry mints anew.
-            store_.mints().release(mint_id, failure_answer(Error(ErrorKind::unavailable,
-                                                              std::string("the mint was not made: its transaction was ") +
-                                                                  chain::to_string(fate.status) + "; send it again")));
+            if (store_.mints().release(mint_id, failure_answer(Error(ErrorKind::unavailable,
+                                                                  std::string("the mint was not made: its transaction was ") +
+                                                                      chain::to_string(fate.status) + "; send it again"))))
+                network.mint_metrics().count(record.token_id, MintOutcome::abandoned);
             break;
         }
     }
@@ -122,10 +137,14 @@ MintResult AbciService::finish(Network& network, const std::string& mint_id, con
         result.entity_type = entity.entity_type;
         result.entity_id = entity.entity_id;
     }
-    if (store_.mints().finish(mint_id, store::MintState::done, result.serialize())) return result;
+    if (store_.mints().finish(mint_id, store::MintState::done, result.serialize())) {
+        network.mint_metrics().count(record.token_id, MintOutcome::confirmed);
+        return result;
+    }
     // Failed meanwhile: its transaction was given up (`admin journal abandon`)
     // and mined after all. The chain holds the token, so the mint says so.
     if (store_.mints().reopen(mint_id) && store_.mints().finish(mint_id, store::MintState::done, result.serialize())) {
+        network.mint_metrics().count(record.token_id, MintOutcome::confirmed);
         util::log(util::LogLevel::warning,
                   "a transaction given up was mined after all: its mint, answered as failed, is minted now",
                   {{"blockchainId", config.id}, {"mintId", mint_id}, {"hash", hash}, {"block", receipt.block_number}});
@@ -140,12 +159,14 @@ MintResult AbciService::finish(Network& network, const std::string& mint_id, con
 void AbciService::start(const std::string& owner) {
     owner_ = owner;
     reconcile();
+    publish_lanes(registry_);  // the first scrape sees the lanes reconcile() took
     start_forwarding();
     lanes_thread_ = std::thread([this] {
         std::unique_lock lock(lanes_mutex_);
         while (!lanes_wake_.wait_for(lock, kLaneRound, [this] { return stopping_; })) {
             lock.unlock();
             keep_lanes();
+            publish_lanes(registry_);
             lock.lock();
         }
     });
@@ -236,9 +257,16 @@ bool AbciService::signer_nonce_agrees(Network& network, const store::LaneFence& 
     if (status && !status->halted.empty()) return refuse(status->halted);
     reported_halts_.erase(fence.lane);
     const auto& signer = network.signer_address();
-    std::uint64_t chain_next = 0;
+    try {
+        // For the metrics, fresh on the owner whether or not anything polls its health.
+        (void)read_signer_funds(network, network.probe());
+    } catch (const Error&) {
+        // The metrics keep the last reading; the signer's health check says why.
+    }
+    std::uint64_t chain_next = 0, chain_latest = 0;
     try {
         chain_next = network.client().pending_nonce(signer);
+        chain_latest = network.client().latest_nonce(signer);  // for the metrics only: the drift alerts compare both
     } catch (const Error& e) {
         // Nothing can be sent while the node is silent anyway; the sender
         // starts from the chain's nonce once it answers.
@@ -248,10 +276,12 @@ bool AbciService::signer_nonce_agrees(Network& network, const store::LaneFence& 
     }
     if (!status || !status->accepted_nonce) {
         store_.lanes().accept_nonce(fence, chain_next);  // first taken, or resumed: the chain's nonce is the start
+        network.lane_metrics().nonces(chain_next, chain_latest, chain_next);
         return true;
     }
     const auto journal_next = store_.journal().next_nonce(network.config().id, signer.lower());
     const auto expected = std::max(journal_next.value_or(0), *status->accepted_nonce);
+    network.lane_metrics().nonces(expected, chain_latest, chain_next);
     if (chain_next <= expected) return true;
     // Every transaction of ours is journaled before it is broadcast: these are not ours.
     const std::string why = "the signer " + signer.checksummed() + " has sent " + std::to_string(chain_next - expected) +
@@ -278,6 +308,7 @@ void AbciService::take_over(Network& network, const store::LaneFence& fence) {
         tx.nonce = entry.nonce;
         tx.raw = eth::from_hex(entry.raw, "journaled transaction");
         tx.purpose = std::move(entry.purpose);
+        tx.journaled_at = entry.created_at;
         adopted.push_back(std::move(tx));
     }
     util::log(util::LogLevel::info, "sending for a lane",
@@ -343,7 +374,8 @@ void AbciService::reconcile(const store::MintRequest& mint) {
     if (txs.empty()) {
         // Queued by another server (forwarding.cpp): this lane's owner sends it.
         if (store_.mint_jobs().is_queued(mint.id)) return;
-        return release(mint.id, Error(ErrorKind::unavailable, "the server stopped before the mint was sent; send it again"));
+        (void)release(mint.id, Error(ErrorKind::unavailable, "the server stopped before the mint was sent; send it again"));
+        return;  // nothing was signed: no outcome to count, as for a refused request
     }
     const auto pending = std::any_of(txs.begin(), txs.end(), [](const auto& tx) { return tx.status == chain::TxStatus::pending; });
     if (pending) return;  // adopted by its sender: settle_unwaited() finishes it
@@ -351,9 +383,15 @@ void AbciService::reconcile(const store::MintRequest& mint) {
     auto landed = std::find_if(txs.begin(), txs.end(), [](const auto& tx) { return tx.status == chain::TxStatus::mined; });
     if (landed == txs.end())
         landed = std::find_if(txs.begin(), txs.end(), [](const auto& tx) { return tx.status == chain::TxStatus::reverted; });
-    if (landed == txs.end())
-        return release(mint.id, Error(ErrorKind::unavailable, "the mint was not made: its transaction was " +
-                                                                  std::string(chain::to_string(txs.back().status)) + "; send it again"));
+    if (landed == txs.end()) {
+        if (!release(mint.id, Error(ErrorKind::unavailable, "the mint was not made: its transaction was " +
+                                                                std::string(chain::to_string(txs.back().status)) + "; send it again")))
+            return;
+        for (const auto& record : parse_mint_purpose(txs.back().purpose).mints)
+            if (record.mint_id == mint.id)
+                registry_.find(mint.blockchain_id).mint_metrics().count(record.token_id, MintOutcome::abandoned);
+        return;
+    }
     // Mined before the stop, but its bookkeeping was not done.
     Network& network = registry_.find(landed->blockchain_id);
     const auto receipt = network.client().receipt(eth::from_hex_fixed<32>(landed->hash, "journaled hash"));
@@ -367,7 +405,7 @@ void AbciService::reconcile(const store::MintRequest& mint) {
         if (receipt->success)
             (void)finish(network, mint.id, record, *receipt);
         else
-            settle_reverted(mint.id, *receipt, mints.size() > 1);
+            settle_reverted(network, mint.id, record, *receipt, mints.size() > 1);
     }
 }
 }  // namespace abci::service

@@ -56,8 +56,8 @@ public:
     /// Makes a pending mint failed and frees its idempotency key, so that a
     /// retry with the key runs again: for a mint of which nothing was
     /// signed, or nothing can be mined any more. A final mint is left as it is.
-    /// Error(not_found) for an unknown id.
-    virtual void release(const std::string& id, const std::string& answer) = 0;
+    /// True when this call made it failed. Error(not_found) for an unknown id.
+    virtual bool release(const std::string& id, const std::string& answer) = 0;
     /// Makes a failed mint pending again, and claims its idempotency key for
     /// it again unless a retry claimed it meanwhile: a transaction given up
     /// for it was mined after all (`admin journal abandon`), and what the

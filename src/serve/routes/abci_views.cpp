@@ -77,6 +77,14 @@ json check_view(const service::HealthCheck& check) {
     if (check.owned_here) out["ownedHere"] = *check.owned_here;
     if (check.pending) out["pendingTransactions"] = *check.pending;
     if (check.oldest_pending_seconds) out["oldestPendingSeconds"] = *check.oldest_pending_seconds;
+    if (const auto& f = check.in_flight)
+        out["pendingByState"] = {{"queued", f->queued}, {"signed", f->signed_unsent}, {"sent", f->sent}, {"stuck", f->stuck}};
+    if (check.journal_nonce) {
+        json nonces{{"journal", *check.journal_nonce}};
+        if (check.chain_latest_nonce) nonces["chainLatest"] = *check.chain_latest_nonce;
+        if (check.chain_pending_nonce) nonces["chainPending"] = *check.chain_pending_nonce;
+        out["nextNonce"] = std::move(nonces);
+    }
     return out;
 }
 

@@ -96,17 +96,18 @@ public:
         });
     }
 
-    void release(const std::string& id, const std::string& answer) override {
-        db_.row_transaction({}, [&](auto& c) {
+    bool release(const std::string& id, const std::string& answer) override {
+        return db_.row_transaction({}, [&](auto& c) {
             if (execute(c,
                         "UPDATE mint_requests SET state = 'failed', answer = ?, updated_at = ? "
                         "WHERE id = ? AND state = 'pending'",
                         answer, to_millis(now_millis()), id) == 1) {
                 execute(c, "DELETE FROM idempotency_keys WHERE mint_id = ?", id);
                 settled(c, id);
-            } else {
-                require_mint(c, id);
+                return true;
             }
+            require_mint(c, id);
+            return false;
         });
     }
 
