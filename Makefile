@@ -15,7 +15,7 @@ TEST_JOBS ?= $(shell echo $$(( $(JOBS) + 1 )))
 
 BUILD_COVERAGE ?= build-coverage
 
-.PHONY: setup build build-asan run test test-fast test-asan chaos coverage fuzz bench clean
+.PHONY: setup build build-asan run test test-fast test-asan chaos coverage fuzz bench package package-reproducible clean
 
 setup:
 	@scripts/setup
@@ -74,6 +74,21 @@ coverage: setup
 SECONDS ?= 600
 fuzz: setup
 	@scripts/fuzz $(SECONDS)
+
+# The Debian package abcictl_<version>-<revision>_amd64.deb in the checkout,
+# from the release tree: `apt install ./abcictl_*.deb` (README "Installing
+# the package"). `make test` checks it with lintian and an install, upgrade,
+# remove and purge (tests/package, as root).
+package: setup
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
+	@scripts/package $(BUILD) .
+
+# Two clones of this commit in different directories, each built from
+# scratch (no ccache) at a different time and packed: prints both packages'
+# SHA-256 and fails unless they are the same bytes (diffoscope, when
+# installed, says where they differ). About two full compiles of abcictl.
+package-reproducible: setup
+	@scripts/package-reproducible
 
 # Builds its own Release tree (build-bench) and prints the table of ratios.
 bench:

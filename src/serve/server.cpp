@@ -25,6 +25,7 @@
 #include "serve/http_metrics.hpp"
 #include "serve/log.hpp"
 #include "serve/metrics_listener.hpp"
+#include "serve/readiness_notify.hpp"
 #include "serve/router.hpp"
 #include "serve/worker_pool.hpp"
 #include "serve/routes/routes.hpp"
@@ -272,10 +273,16 @@ void Server::run() {
                                  {"tls", state_->settings.tls()},
                                  {"store", state_->settings.database.url.empty() ? "sqlite" : "postgresql"},
                                  {"data_dir", state_->settings.data_dir}});
+    // The socket listens and the store is open (the constructor): a
+    // connection from now on is queued until the accept loop takes it.
+    notify_service_manager("READY=1");
     state_->http->listen_after_bind();
     log_line("info", "stopped", nlohmann::json::object());
 }
 
-void Server::stop() { stop_limited_server(*state_->http); }
+void Server::stop() {
+    notify_service_manager("STOPPING=1");
+    stop_limited_server(*state_->http);
+}
 
 }  // namespace abci::serve

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <optional>
 #include <regex>
 
@@ -221,14 +222,17 @@ TEST_CASE("examples/approve-pending.sh says which setting is missing", "[cli][ex
           "approve-pending: set ADMIN_PASSWORD_FILE to a file (mode 0600) holding the password of admin@example.org\n");
 }
 
-TEST_CASE("examples/abcictl-serve.service is a valid, hardened unit", "[cli][examples]") {
+TEST_CASE("examples/abcictl-serve.service is the package's unit: valid and hardened", "[cli][examples]") {
+    // A link to packaging/abcictl.service, which the package installs
+    // (tests/package checks it installed, with its template and its score).
+    CHECK(std::filesystem::read_symlink(example("abcictl-serve.service")) == "../packaging/abcictl.service");
     const auto unit = test::read_text(example("abcictl-serve.service"));
     for (const char* line :
-         {"\nExecStart=/usr/local/bin/abcictl serve --config /etc/abcictl/serve.toml\n",
-          "\nEnvironmentFile=/etc/abcictl/serve.env\n", "\nStateDirectory=abcictl\n", "\nUser=abcictl\n",
-          "\nNoNewPrivileges=yes\n", "\nProtectSystem=strict\n", "\nProtectHome=yes\n", "\nPrivateTmp=yes\n",
-          "\nCapabilityBoundingSet=\n", "\nRestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX\n", "\nUMask=0077\n",
-          "\nWantedBy=multi-user.target\n"}) {
+         {"\nExecStart=/usr/bin/abcictl serve --config /etc/abcictl/abcictl.toml\n",
+          "\nEnvironmentFile=-/etc/abcictl/abcictl.env\n", "\nStateDirectory=abcictl\n", "\nUser=abcictl\n",
+          "\nType=notify\n", "\nNoNewPrivileges=yes\n", "\nProtectSystem=strict\n", "\nProtectHome=yes\n",
+          "\nPrivateTmp=yes\n", "\nCapabilityBoundingSet=\n", "\nRestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX\n",
+          "\nUMask=0077\n", "\nWantedBy=multi-user.target\n"}) {
         INFO(line);
         CHECK(unit.find(line) != std::string::npos);
     }
@@ -240,16 +244,16 @@ TEST_CASE("examples/abcictl-serve.service is a valid, hardened unit", "[cli][exa
         WARN("systemd-analyze is not installed: the unit was only read, not verified");
         return;
     }
-    // systemd checks that ExecStart's binary exists: the one under test stands in for /usr/local/bin/abcictl.
+    // systemd checks that ExecStart's binary exists: the one under test stands in for /usr/bin/abcictl.
     test::TempDir dir;
     auto local = unit;
-    local.replace(local.find("/usr/local/bin/abcictl"), 22, test::abcictl_binary());
-    const auto path = dir.write("abcictl-serve.service", local);
+    local.replace(local.find("/usr/bin/abcictl"), 16, test::abcictl_binary());
+    const auto path = dir.write("abcictl.service", local);
     const auto r = os::run_command({"systemd-analyze", "verify", "--man=no", path}, {}, std::chrono::seconds(60),
                                    {{"SYSTEMD_LOG_LEVEL", "warning"}});
     INFO(r.out << r.err);
     CHECK(r.exit_code == 0);
-    CHECK(r.err.find("abcictl-serve.service") == std::string::npos);
+    CHECK(r.err.find("abcictl.service") == std::string::npos);
 }
 
 TEST_CASE("examples/haproxy-replicas.cfg is valid for haproxy and sends to the replicas /readyz passes and their unit is "
