@@ -256,8 +256,7 @@ TEST_CASE("examples/abcictl-serve.service is the package's unit: valid and harde
     CHECK(r.err.find("abcictl.service") == std::string::npos);
 }
 
-TEST_CASE("examples/haproxy-replicas.cfg is valid for haproxy and sends to the replicas /readyz passes and their unit is "
-          "one instance per port",
+TEST_CASE("examples/haproxy-replicas.cfg is valid for haproxy and sends to the replicas /readyz passes",
           "[cli][examples]") {
     const auto config = test::read_text(example("haproxy-replicas.cfg"));
     for (const char* line : {"option httpchk GET /readyz", "http-check expect status 200", "retry-on conn-failure",
@@ -270,14 +269,4 @@ TEST_CASE("examples/haproxy-replicas.cfg is valid for haproxy and sends to the r
                                          std::chrono::seconds(30));  // scripts/setup installs haproxy
     INFO(checked.out << checked.err);
     CHECK(checked.exit_code == 0);
-
-    const auto unit = test::read_text(example("abcictl-replica@.service"));
-    for (const char* line :
-         {"\nExecStart=/usr/local/bin/abcictl serve --config /etc/abcictl/replicas.toml --listen 127.0.0.1:%i\n",
-          "\nStateDirectory=abcictl/replica-%i\n", "\nEnvironment=ABCI_DATA_DIR=/var/lib/abcictl/replica-%i\n",
-          "\nEnvironmentFile=/etc/abcictl/serve.env\n", "\nNoNewPrivileges=yes\n", "\nProtectSystem=strict\n",
-          "\nUMask=0077\n"}) {
-        INFO(line);
-        CHECK(unit.find(line) != std::string::npos);
-    }
 }
