@@ -44,7 +44,7 @@ std::string difference(const std::set<std::string>& a, const std::set<std::strin
 
 }  // namespace
 
-TEST_CASE("metrics: docs/metrics.md lists exactly the families a server with a chain exports; promtool check metrics is clean",
+TEST_CASE("metrics: docs/metrics.md lists exactly the families a server with a chain exports, promtool check metrics is clean",
           "[serve][metrics][anvil]") {
     ChainServer chain({.env = metrics_env()});
     const Http metrics(metrics_url(chain.server()));

@@ -12,7 +12,7 @@
 
 namespace abci::test {
 
-TEST_CASE("metrics: GET /metrics on the listener's own port in Prometheus' text format; the API's port answers 404",
+TEST_CASE("metrics: GET /metrics on the listener's own port in Prometheus' text format, the API's port answers 404",
           "[serve][metrics]") {
     Server server({.env = metrics_env()});
     const Http metrics(metrics_url(server));
@@ -31,7 +31,7 @@ TEST_CASE("metrics: GET /metrics on the listener's own port in Prometheus' text 
     }
 }
 
-TEST_CASE("metrics: HTTP requests by the route table's pattern, never the raw path; unknown paths are one series",
+TEST_CASE("metrics: HTTP requests by the route table's pattern, never the raw path, unknown paths are one series",
           "[serve][metrics]") {
     Server server({.env = metrics_env()});
     const Http metrics(metrics_url(server));
@@ -164,7 +164,7 @@ TEST_CASE("metrics: the store's transactions by backend and the audit rows it wr
     CHECK(body.find("abcictl_store_transaction_duration_seconds_count{backend=\"sqlite\"} 0\n") == std::string::npos);
 }
 
-TEST_CASE("metrics: off unless metrics.listen is set; the API's port still answers 404 for /metrics", "[serve][metrics]") {
+TEST_CASE("metrics: off unless metrics.listen is set, the API's port still answers 404 for /metrics", "[serve][metrics]") {
     Server server;
     CHECK(server.http().get("/metrics").status == 404);
     CHECK(server.log().find("serving metrics") == std::string::npos);

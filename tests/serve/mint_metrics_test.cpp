@@ -53,7 +53,7 @@ constexpr const char* kOwnerOnly[] = {"abcictl_lane_owner_epoch", "abcictl_lane_
 
 }  // namespace
 
-TEST_CASE("metrics: N mints count N confirmed once each; a deep reorg's re-broadcast mined again counts none; stages and "
+TEST_CASE("metrics: N mints count N confirmed once each, a deep reorg's re-broadcast mined again counts none, stages and "
           "the owner's lane figures",
           "[serve][metrics][anvil]") {
     ChainServer chain({.env = metrics_env()});
@@ -155,7 +155,7 @@ status = "testnet"
     CHECK(body.find("127.0.0.1") == std::string::npos);
 }
 
-TEST_CASE("metrics: two replicas on one PostgreSQL: only the lane's owner exports its figures and the signer's funds; "
+TEST_CASE("metrics: two replicas on one PostgreSQL: only the lane's owner exports its figures and the signer's funds, "
           "after a kill -9 the other does",
           "[serve][metrics][postgres][anvil][lanes]") {
     const Postgres pg;
