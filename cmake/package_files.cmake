@@ -5,15 +5,7 @@
 # is rewritten only when its content changed.
 cmake_policy(SET CMP0007 NEW)  # the replacements below are pairs, kept whole
 
-function(write_if_changed path content)
-  set(old "")
-  if(EXISTS "${path}")
-    file(READ "${path}" old)
-  endif()
-  if(NOT old STREQUAL content)
-    file(WRITE "${path}" "${content}")
-  endif()
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/write_if_changed.cmake")
 
 # `source` compressed as dh_compress does: -9, no name or time stamp in the header.
 function(gzip_if_changed source output)
