@@ -3,11 +3,11 @@
 
 #include <catch2/catch.hpp>
 #include <cctype>
-#include <thread>
 
 #include "core/rpc/client.hpp"
 #include "core/rpc/quantity.hpp"
 #include "support/anvil.hpp"
+#include "support/eventually.hpp"
 #include "support/tools.hpp"
 
 using namespace abci;
@@ -34,8 +34,8 @@ TEST_CASE("anvil fixture: dev accounts are the node's, keys match addresses", "[
 TEST_CASE("anvil fixture: interval mining", "[anvil]") {
     test::Anvil anvil({.block_time = 200ms});
     rpc::Client client({anvil.url()});
-    std::this_thread::sleep_for(700ms);
-    CHECK(rpc::quantity_to_u64(client.call("eth_blockNumber"), "block number") >= 2);
+    // Blocks come with no transaction to mine: two of them, however long a loaded machine takes.
+    CHECK(test::eventually([&] { return rpc::quantity_to_u64(client.call("eth_blockNumber"), "block number") >= 2; }));
 }
 
 TEST_CASE("anvil fixture: restart on the same port keeps the chain state", "[anvil]") {
@@ -47,8 +47,7 @@ TEST_CASE("anvil fixture: restart on the same port keeps the chain state", "[anv
                             {.idempotent = false});
     // Automine answers before its block is committed: wait for the receipt, so
     // that the state dumped on stop is the state after the block.
-    for (int i = 0; i < 200 && client.call("eth_getTransactionReceipt", {hash}).is_null(); ++i)
-        std::this_thread::sleep_for(10ms);
+    REQUIRE(test::eventually([&] { return !client.call("eth_getTransactionReceipt", {hash}).is_null(); }));
     const auto balance = client.call("eth_getBalance", {to.address, "latest"});
     CHECK(balance != "0x21e19e0c9bab2400000");
     const auto port = anvil.port();
