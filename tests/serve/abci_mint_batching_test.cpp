@@ -22,6 +22,7 @@
 #include "core/eth/address.hpp"
 #include "serve/expect.hpp"
 #include "support/chain_server.hpp"
+#include "support/eventually.hpp"
 #include "support/random.hpp"
 #include "support/tools.hpp"
 
@@ -181,6 +182,17 @@ void await_sent(ChainServer& chain, std::uint64_t nonce) {
     for (const auto deadline = Clock::now() + 1500ms;
          chain.nonce(ChainServer::signer(), true) == nonce && Clock::now() < deadline;)
         std::this_thread::sleep_for(20ms);
+}
+
+// How many mints whose Idempotency-Key starts with `prefix` have a transaction in the server's journal.
+std::size_t journaled(const ChainServer& chain, const std::string& prefix) {
+    SQLite::Database db(chain.database(), SQLite::OPEN_READONLY);
+    db.setBusyTimeout(5000);
+    SQLite::Statement count(db, "SELECT count(*) FROM mint_requests r WHERE substr(r.idempotency_key, 1, length(?1)) = ?1 "
+                                "AND EXISTS (SELECT 1 FROM mint_transactions t WHERE t.mint_id = r.id)");
+    count.bind(1, prefix);
+    (void)count.executeStep();
+    return static_cast<std::size_t>(count.getColumn(0).getInt64());
 }
 
 }  // namespace
@@ -378,9 +390,9 @@ TEST_CASE("abci mint batching through kill -9: after the restart each Idempotenc
     // Right after a block, so that the next one is about two seconds away.
     await_next_block(chain);
     auto first = post_all(http, token, requests);
-    // Kill once a batch has reached the node and the window of any later one has passed (or after 1.5 s).
+    // Kill once a batch has reached the node and every mint is journaled (written ahead of its broadcast).
     await_sent(chain, nonce);
-    std::this_thread::sleep_for(100ms);
+    CHECK(eventually([&] { return journaled(chain, "batch-crash-") == requests.size(); }, 1500ms));
     const bool in_flight = chain.nonce(ChainServer::signer(), true) > chain.nonce(ChainServer::signer());
     chain.kill_server();
     std::vector<HttpResponse> before;

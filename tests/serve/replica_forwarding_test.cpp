@@ -137,7 +137,8 @@ TEST_CASE("replicas: the owner stopped while it sends a mint another replica too
     REQUIRE(eventually([&] { return pg.psql("stopping", "SELECT count(*) FROM tx_journal WHERE status = 'pending'") == "1\n"; }));
 
     auto stopped = std::async(std::launch::async, [&] { return a.server().stop(); });
-    std::this_thread::sleep_for(std::chrono::seconds(1));  // SIGTERM is being handled: the sending thread is joined
+    // SIGTERM is being handled once the listening socket is closed: the sending thread is being joined.
+    REQUIRE(eventually([&] { return a.server().http().get("/readyz").unsent; }));
     (void)a.node_rpc("evm_mine");
     CHECK(stopped.get() == 0);  // not killed after the stop's grace period
     const auto answer = held.get();
