@@ -11,21 +11,29 @@ void ConnectionLimiter::Closer::operator()(Slot* slot) const {
     delete slot;
 }
 
-ConnectionLimiter::Ticket ConnectionLimiter::admit(const std::string& address, int fd) {
+ConnectionLimiter::Ticket ConnectionLimiter::admit(const std::string& address, int fd, Refusal* refusal) {
+    const auto refuse = [refusal](Refusal why) {
+        if (refusal) *refusal = why;
+        return Ticket();
+    };
     std::lock_guard lock(mutex_);
     const auto in_reserve = [this] { return open_ + limits_.reserve >= limits_.max_connections; };
     if (in_reserve()) evict_oldest_idle();
     const auto it = per_address_.find(address);
     const std::size_t held = it == per_address_.end() ? 0 : it->second;
     const bool proxy = std::find(proxies_.begin(), proxies_.end(), address) != proxies_.end();
-    if (!proxy && held >= limits_.max_per_client) return Ticket();
+    if (!proxy && held >= limits_.max_per_client) return refuse(Refusal::per_client);
     if (open_ >= limits_.max_connections) shed_slowest_reader(held);
-    if (open_ >= limits_.max_connections || (!proxy && in_reserve() && held > 0)) return Ticket();
+    if (open_ >= limits_.max_connections || (!proxy && in_reserve() && held > 0)) return refuse(Refusal::capacity);
     ++open_;
     ++per_address_[address];
     Ticket ticket(new Slot{*this, address, fd});
     enter(*ticket, Phase::reading);
     return ticket;
+}
+
+const char* to_string(ConnectionLimiter::Refusal refusal) noexcept {
+    return refusal == ConnectionLimiter::Refusal::per_client ? "per_client" : "capacity";
 }
 
 void ConnectionLimiter::idle(Slot& slot) {

@@ -34,6 +34,11 @@ public:
         void operator()(Slot* slot) const;
     };
     using Ticket = std::unique_ptr<Slot, Closer>;
+    /// Why admit() refused a connection.
+    enum class Refusal {
+        per_client,  // its address holds max_per_client connections already
+        capacity,    // the server is full: max_connections open, or only the reserve left and its address holds some
+    };
 
     /// `proxies` (trustedProxies) speak for many clients: only the total cap
     /// applies to them. A connection reading its request for less than
@@ -43,8 +48,9 @@ public:
         : limits_(limits), proxies_(std::move(proxies)), grace_(grace) {}
 
     /// A slot for a new connection on socket `fd` from `address`, reading its
-    /// first request, or an empty ticket when the caps refuse it.
-    [[nodiscard]] Ticket admit(const std::string& address, int fd);
+    /// first request, or an empty ticket when the caps refuse it (and why, in
+    /// `*refusal` when given).
+    [[nodiscard]] Ticket admit(const std::string& address, int fd, Refusal* refusal = nullptr);
     /// The connection waits for its next request: it may be closed (its
     /// socket shut down) to make room for a new one.
     void idle(Slot& slot);
@@ -89,6 +95,9 @@ private:
     std::list<Slot*> idle_;     // oldest first
     std::list<Slot*> reading_;  // longest reading first
 };
+
+/// The refusal as abcictl_http_connections_refused_total's `reason` names it.
+[[nodiscard]] const char* to_string(ConnectionLimiter::Refusal refusal) noexcept;
 
 /// The limiter's record of one connection.
 struct ConnectionLimiter::Slot {

@@ -14,7 +14,7 @@ constexpr std::array<std::string_view, 4> kStatusClasses{"2xx", "3xx", "4xx", "5
 // The methods a route may have, and what an unmatched request's method is counted as: any other
 // word a client sends is `other`, so that it cannot add a series.
 constexpr std::array<std::string_view, 8> kMethods{"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "other"};
-constexpr std::array<std::string_view, 6> kRefusals{"capacity",       "head_timeout", "header_limit",
+constexpr std::array<std::string_view, 7> kRefusals{"capacity",     "per_client",     "head_timeout", "header_limit",
                                                     "body_timeout", "body_too_large", "bad_framing"};
 constexpr std::array<std::string_view, 4> kRateLimits{"abci", "api", "login", "wallet_nonce"};
 // The config key of each, in kRateLimits' order.

@@ -308,13 +308,14 @@ int refusal_status(BodyFraming::Verdict verdict) {
 template <class Base>
 class LimitedServer final : public Base, public IdleCloser {
 public:
+    /// `metrics`: where refusals are counted, or null.
     template <class... Args>
-    explicit LimitedServer(const Settings& settings, HttpMetrics& metrics, Args&&... args)
+    explicit LimitedServer(const ListenerLimits& limits, HttpMetrics* metrics, Args&&... args)
         : Base(std::forward<Args>(args)...),
           metrics_(metrics),
-          limits_(settings.connections),
-          max_body_(settings.max_body_bytes),
-          limiter_(settings.connections, settings.trusted_proxies) {}
+          limits_(limits.connections),
+          max_body_(limits.max_body_bytes),
+          limiter_(limits.connections, limits.trusted_proxies) {}
 
     void close_idle() override { limiter_.close_idle(); }
 
@@ -339,8 +340,9 @@ private:
         std::string address;
         int port = 0;
         endpoint(sock, true, address, port);
-        slot = limiter_.admit(address, sock);
-        if (!slot) metrics_.refused("capacity");
+        ConnectionLimiter::Refusal refusal{};
+        slot = limiter_.admit(address, sock, &refusal);
+        if (!slot) count_refusal(to_string(refusal));
         // Over TLS a refusal would cost the server a handshake: a flood gets none.
         if (!slot && kTls) return false;
 
@@ -373,7 +375,7 @@ private:
             const auto head = connection.read_head(reader, deadline);
             if (head == Connection::Head::closed) break;
             if (head != Connection::Head::complete) {
-                metrics_.refused(head == Connection::Head::timed_out ? "head_timeout" : "header_limit");
+                count_refusal(head == Connection::Head::timed_out ? "head_timeout" : "header_limit");
                 connection.refuse(
                     head == Connection::Head::timed_out
                         ? connection_refusal(408, "the request line and headers did not arrive in time")
@@ -383,7 +385,7 @@ private:
             }
             const auto framing = frame_body(connection.head(reader.scanned()), max_body_);
             if (framing.verdict != BodyFraming::Verdict::ok) {
-                metrics_.refused(framing.verdict == BodyFraming::Verdict::too_large ? "body_too_large" : "bad_framing");
+                count_refusal(framing.verdict == BodyFraming::Verdict::too_large ? "body_too_large" : "bad_framing");
                 connection.refuse(connection_refusal(refusal_status(framing.verdict), framing.problem),
                                   std::chrono::seconds(1));
                 return false;
@@ -392,9 +394,9 @@ private:
                 connection.read_body(framing, reader.scanned(), max_body_, Clock::now() + limits_.body_timeout);
             if (body == Connection::Body::closed) break;
             if (body != Connection::Body::complete) {
-                metrics_.refused(body == Connection::Body::timed_out   ? "body_timeout"
-                                 : body == Connection::Body::too_large ? "body_too_large"
-                                                                       : "bad_framing");
+                count_refusal(body == Connection::Body::timed_out   ? "body_timeout"
+                              : body == Connection::Body::too_large ? "body_too_large"
+                                                                    : "bad_framing");
                 connection.refuse(
                     body == Connection::Body::timed_out ? connection_refusal(408, "the request body did not arrive in time")
                     : body == Connection::Body::too_large
@@ -417,7 +419,11 @@ private:
         return ok;
     }
 
-    HttpMetrics& metrics_;
+    void count_refusal(std::string_view reason) noexcept {
+        if (metrics_) metrics_->refused(reason);
+    }
+
+    HttpMetrics* metrics_;
     const ConnectionLimits limits_;
     const std::size_t max_body_;
     ConnectionLimiter limiter_;
@@ -426,13 +432,18 @@ private:
 }  // namespace
 
 std::unique_ptr<httplib::Server> make_limited_server(const Settings& settings, HttpMetrics& metrics) {
-    if (!settings.tls()) return std::make_unique<LimitedServer<httplib::Server>>(settings, metrics);
-    auto tls = std::make_unique<LimitedServer<httplib::SSLServer>>(settings, metrics, settings.tls_cert.c_str(),
+    const ListenerLimits limits{settings.connections, settings.max_body_bytes, settings.trusted_proxies};
+    if (!settings.tls()) return std::make_unique<LimitedServer<httplib::Server>>(limits, &metrics);
+    auto tls = std::make_unique<LimitedServer<httplib::SSLServer>>(limits, &metrics, settings.tls_cert.c_str(),
                                                                    settings.tls_key.c_str());
     if (!tls->is_valid())
         throw Error(ErrorKind::invalid_input,
                     "cannot load the TLS certificate " + settings.tls_cert + " or key " + settings.tls_key);
     return tls;
+}
+
+std::unique_ptr<httplib::Server> make_limited_server(const ListenerLimits& limits) {
+    return std::make_unique<LimitedServer<httplib::Server>>(limits, nullptr);
 }
 
 void stop_limited_server(httplib::Server& server) {

@@ -16,7 +16,10 @@
 // only then lets cpp-httplib parse and route the request from the bytes
 // already read, never from the socket. HTTPS gets the same loop over OpenSSL.
 
+#include <cstddef>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "serve/settings.hpp"
 
@@ -28,10 +31,21 @@ namespace abci::serve {
 
 class HttpMetrics;
 
+/// What a listener holds its clients to.
+struct ListenerLimits {
+    ConnectionLimits connections;
+    std::size_t max_body_bytes = 0;
+    std::vector<std::string> trusted_proxies;  // speak for many clients: only the total cap applies to them
+};
+
 /// An httplib::Server, or an SSLServer when settings.tls(); Error(invalid_input)
 /// when the certificate or key cannot be loaded. `metrics` counts the
 /// connections the limits refuse and must outlive the server.
 [[nodiscard]] std::unique_ptr<httplib::Server> make_limited_server(const Settings& settings, HttpMetrics& metrics);
+
+/// A plain HTTP server held to `limits`, whose refusals nothing counts (the
+/// metrics listener's: its scraper sees a refusal as a failed scrape).
+[[nodiscard]] std::unique_ptr<httplib::Server> make_limited_server(const ListenerLimits& limits);
 
 /// httplib::Server::stop() for a server make_limited_server() made: stops
 /// accepting and closes the connections waiting between keep-alive requests,

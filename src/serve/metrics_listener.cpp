@@ -11,11 +11,29 @@
 #include "core/metrics/exposition.hpp"
 #include "core/error.hpp"
 #include "core/os/private_file.hpp"
+#include "serve/limited_server.hpp"
 #include "serve/log.hpp"
+#include "serve/worker_pool.hpp"
 
 namespace abci::serve {
 
 namespace {
+
+// A handful of Prometheus servers scrape, each over one kept-alive
+// connection: 4 per address leave room for a restart's overlap, and the
+// reserve keeps 16 places for addresses holding none, so a flood from a few
+// addresses leaves a scraper from another its place. A connection holds a
+// thread from accept: the threads beyond the cap answer refusals.
+ListenerLimits listener_limits() {
+    ListenerLimits limits;
+    limits.connections.head_timeout = std::chrono::seconds(5);
+    limits.connections.body_timeout = std::chrono::seconds(5);
+    limits.connections.max_connections = 64;
+    limits.connections.max_per_client = 4;
+    limits.connections.reserve = 16;
+    return limits;
+}
+constexpr std::size_t kMaxThreads = 80;
 
 /// Whether `request` carries `token` as its bearer token, compared in time that does not depend on where they differ.
 bool authorized(const httplib::Request& request, const std::string& token) {
@@ -30,7 +48,7 @@ bool authorized(const httplib::Request& request, const std::string& token) {
 }  // namespace
 
 struct MetricsListener::State {
-    httplib::Server http;
+    std::unique_ptr<httplib::Server> http = make_limited_server(listener_limits());
     std::string token;
     int port = 0;
     std::thread thread;
@@ -39,19 +57,18 @@ struct MetricsListener::State {
 MetricsListener::MetricsListener(const MetricsSettings& settings, const metrics::Registry& registry)
     : state_(std::make_unique<State>()) {
     auto& s = *state_;
+    auto& http = *s.http;
     if (!settings.token_file.empty()) s.token = os::read_password_file(settings.token_file, "metrics.tokenFile");
-    // A scrape is one small GET at a time from a handful of Prometheus servers.
-    s.http.new_task_queue = [] { return new httplib::ThreadPool(2); };
-    s.http.set_payload_max_length(0);
-    s.http.set_read_timeout(5, 0);
-    s.http.set_write_timeout(5, 0);
-    s.http.set_keep_alive_timeout(5);
+    http.new_task_queue = [] { return new WorkerPool(2, kMaxThreads); };
+    http.set_payload_max_length(0);
+    http.set_write_timeout(5, 0);
+    http.set_keep_alive_timeout(5);
     // Only SO_REUSEADDR: cpp-httplib's SO_REUSEPORT would let this bind a port another server listens on.
-    s.http.set_socket_options([](socket_t sock) {
+    http.set_socket_options([](socket_t sock) {
         const int yes = 1;
         ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
     });
-    s.http.Get("/metrics", [&registry, &token = s.token](const httplib::Request& request, httplib::Response& response) {
+    http.Get("/metrics", [&registry, &token = s.token](const httplib::Request& request, httplib::Response& response) {
         if (!authorized(request, token)) {
             response.status = 401;
             response.set_header("WWW-Authenticate", "Bearer realm=\"metrics\"");
@@ -61,8 +78,8 @@ MetricsListener::MetricsListener(const MetricsSettings& settings, const metrics:
         auto exposition = metrics::expose(registry.collect(), request.get_header_value("Accept"));
         response.set_content(std::move(exposition.body), exposition.content_type);
     });
-    s.port = settings.listen_port == 0 ? s.http.bind_to_any_port(settings.listen_host)
-                                       : (s.http.bind_to_port(settings.listen_host, settings.listen_port)
+    s.port = settings.listen_port == 0 ? http.bind_to_any_port(settings.listen_host)
+                                       : (http.bind_to_port(settings.listen_host, settings.listen_port)
                                               ? settings.listen_port
                                               : -1);
     if (s.port <= 0)
@@ -70,15 +87,15 @@ MetricsListener::MetricsListener(const MetricsSettings& settings, const metrics:
                                                 std::to_string(settings.listen_port) +
                                                 " (in use, or not an address of this host); choose another with "
                                                 "metrics.listen or ABCI_METRICS_LISTEN");
-    s.thread = std::thread([&http = s.http] { http.listen_after_bind(); });
+    s.thread = std::thread([&http] { http.listen_after_bind(); });
     // stop() does nothing to a server whose loop has not started yet: the destructor's would then wait forever.
-    while (!s.http.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    while (!http.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     log_line("info", "serving metrics", {{"listen", settings.listen_host + ":" + std::to_string(s.port)},
                                          {"token", !s.token.empty()}});
 }
 
 MetricsListener::~MetricsListener() {
-    state_->http.stop();
+    stop_limited_server(*state_->http);
     state_->thread.join();
 }
 

@@ -2,8 +2,11 @@
 // The Prometheus scrape endpoint (issue 32): GET /metrics on a listener of
 // its own ([metrics] listen), never the API's port, so that a scrape meets
 // none of the API's rate limits, connection caps or audit log, and the API's
-// load never delays a scrape. A scrape is small and rare: the listener takes
-// two threads and refuses request bodies.
+// load never delays a scrape. A scrape is small and rare, but the port takes
+// connections from anyone who reaches it, before any token is checked: it is
+// held to connection limits of its own (serve/limited_server.hpp), smaller
+// than the API's, so that idle or slow sockets cannot hold its threads or
+// descriptors without bound, and it refuses request bodies.
 
 #include <cstdint>
 #include <memory>

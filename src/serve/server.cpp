@@ -157,7 +157,7 @@ Server::Server(Settings settings, const std::string& revision) : state_(std::mak
         const WipedBytes secret(s.settings.jwt_secret_file.empty()
                                     ? auth::load_or_create_shared_secret(s.store->shared_secrets())
                                     : auth::load_or_create_secret(s.settings.jwt_secret_file));
-        s.auth = std::make_unique<auth::AuthService>(*s.store, secret.view(), s.settings.auth, *s.counters);
+        s.auth = std::make_unique<auth::AuthService>(*s.store, secret.view(), s.settings.auth, s.metrics, *s.counters);
     }
     if (!s.settings.admin_email.empty() && !s.settings.admin_password.empty()) {
         if (const auto admin = auth::bootstrap_admin(*s.store, s.settings.admin_email, s.settings.admin_password))

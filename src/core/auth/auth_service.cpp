@@ -33,6 +33,22 @@ std::string lower(std::string_view text) {
     return out;
 }
 
+/// What `body` returns; a credential it refuses (Error(unauthenticated)) is
+/// counted as a failure of `method` on its way out. Other errors (a malformed
+/// request, a rate limit, a provider down) are not failures of a credential.
+template <class Body>
+auto counting_failures(AuthMetrics& metrics, AuthMethod method, Body&& body) {
+    try {
+        return body();
+    } catch (const Error& error) {
+        if (error.kind() == ErrorKind::unauthenticated) metrics.failed(method);
+        throw;
+    }
+}
+
+/// Whether an allowed attempt used the last of an enabled budget.
+bool exhausts(const limits::RateDecision& decision) { return decision.limit > 0 && decision.remaining == 0; }
+
 bool is_loopback_redirect(const rpc::Url& url) {
     return url.scheme == "http" && (url.host == "127.0.0.1" || url.host == "localhost" || url.host == "[::1]");
 }
@@ -46,10 +62,11 @@ bool Principal::has_scope(std::string_view scope) const {
 }
 
 AuthService::AuthService(store::Store& store, eth::ByteView jwt_secret, AuthSettings settings,
-                         const limits::Counters& counters)
+                         metrics::Registry& registry, const limits::Counters& counters)
     : store_(store),
       jwt_(jwt_secret, settings.jwt),
       settings_(std::move(settings)),
+      metrics_(registry),
       per_account_address_(counters.limiter(settings_.login_per_account_address, "login-account-address")),
       per_address_(counters.limiter(settings_.login_per_address, "login-address")),
       account_backoff_(counters.backoff(settings_.login_account_backoff, "login-backoff")),
@@ -96,6 +113,9 @@ LoginResult AuthService::login_password(std::string_view email, std::string_view
     if (!hash) spend_password_verification_time(password.substr(0, 1024));
     if (!hash || !verify_password(password, *hash)) {
         account_backoff_->failed(account_key);
+        metrics_.failed(AuthMethod::password);
+        if (exhausts(by_pair)) metrics_.locked(LockoutScope::account);
+        if (exhausts(by_address)) metrics_.locked(LockoutScope::address);
         throw refused("invalid e-mail or password");
     }
     // The limits count failures (README: wrong passwords lock), so an owner's
@@ -123,24 +143,28 @@ AuthService::WalletNonce AuthService::issue_wallet_nonce(std::string_view client
 }
 
 LoginResult AuthService::login_wallet(std::string_view address, std::string_view signature, std::string_view message) {
-    const SiweExpectations expect{settings_.wallet.domain, settings_.wallet.uri_origin, settings_.wallet.chain_ids,
-                                  Clock::now()};
-    const auto siwe = verify_siwe(message, signature, address, expect);
-    // The nonce is consumed only after the signature checked out, so a forged
-    // message cannot burn a legitimate client's nonce.
-    if (!store_.tickets().take(kNonceTicket, siwe.nonce, Clock::now()))
-        throw refused("SIWE nonce is unknown, expired or already used");
-    const auto wallet = siwe.address.lower();
-    auto user = store_.credentials().find_user_by_wallet(wallet);
-    if (!user) {
-        if (!settings_.wallet.auto_register)
-            throw refused("the wallet " + siwe.address.checksummed() + " is not linked to any user: an admin links it with " +
-                          util::link_wallet_command("EMAIL", siwe.address.checksummed()));
-        auto created = store_.users().create(store::NewUser{wallet.substr(2) + "@wallet.invalid", to_string(Role::farmer), false});
-        store_.credentials().link_wallet(created.id, wallet);
-        user = std::move(created);
-    }
-    return start_session(*user);
+    return counting_failures(metrics_, AuthMethod::siwe, [&] {
+        const SiweExpectations expect{settings_.wallet.domain, settings_.wallet.uri_origin, settings_.wallet.chain_ids,
+                                      Clock::now()};
+        const auto siwe = verify_siwe(message, signature, address, expect);
+        // The nonce is consumed only after the signature checked out, so a forged
+        // message cannot burn a legitimate client's nonce.
+        if (!store_.tickets().take(kNonceTicket, siwe.nonce, Clock::now()))
+            throw refused("SIWE nonce is unknown, expired or already used");
+        const auto wallet = siwe.address.lower();
+        auto user = store_.credentials().find_user_by_wallet(wallet);
+        if (!user) {
+            if (!settings_.wallet.auto_register)
+                throw refused("the wallet " + siwe.address.checksummed() +
+                              " is not linked to any user: an admin links it with " +
+                              util::link_wallet_command("EMAIL", siwe.address.checksummed()));
+            auto created = store_.users().create(
+                store::NewUser{wallet.substr(2) + "@wallet.invalid", to_string(Role::farmer), false});
+            store_.credentials().link_wallet(created.id, wallet);
+            user = std::move(created);
+        }
+        return start_session(*user);
+    });
 }
 
 bool AuthService::has_idp(std::string_view name) const noexcept { return idp_ && settings_.idp->name == name; }
@@ -191,49 +215,57 @@ store::User AuthService::user_for_identity(const IdTokenClaims& claims) {
 }
 
 IdpCallbackResult AuthService::finish_idp_login(const std::string& code, const std::string& state) {
-    if (!idp_) throw Error(ErrorKind::not_found, "no identity provider is configured");
-    const auto pending_text = store_.tickets().take(kIdpStateTicket, crypto::sha256_hex(state), Clock::now());
-    if (!pending_text) throw refused("unknown or expired login state");
-    const auto pending = nlohmann::json::parse(*pending_text);
-    const auto claims = idp_->exchange_code(code, pending.at("verifier").get<std::string>(),
-                                            pending.at("nonce").get<std::string>());
-    const auto user = user_for_identity(claims);
-    const auto redirect = pending.at("redirect").get<std::string>();
-    if (redirect.empty()) return IdpCallbackResult{start_session(user), std::nullopt};
+    return counting_failures(metrics_, AuthMethod::oidc, [&] {
+        if (!idp_) throw Error(ErrorKind::not_found, "no identity provider is configured");
+        const auto pending_text = store_.tickets().take(kIdpStateTicket, crypto::sha256_hex(state), Clock::now());
+        if (!pending_text) throw refused("unknown or expired login state");
+        const auto pending = nlohmann::json::parse(*pending_text);
+        const auto claims = idp_->exchange_code(code, pending.at("verifier").get<std::string>(),
+                                                pending.at("nonce").get<std::string>());
+        const auto user = user_for_identity(claims);
+        const auto redirect = pending.at("redirect").get<std::string>();
+        if (redirect.empty()) return IdpCallbackResult{start_session(user), std::nullopt};
 
-    auto one_time = crypto::random_token(32);
-    store_.tickets().put(kIdpCodeTicket, crypto::sha256_hex(one_time), user.id, Clock::now() + kIdpCodeLifetime);
-    const auto separator = redirect.find('?') == std::string::npos ? '?' : '&';
-    return IdpCallbackResult{std::nullopt, redirect + separator + "code=" + one_time};
+        auto one_time = crypto::random_token(32);
+        store_.tickets().put(kIdpCodeTicket, crypto::sha256_hex(one_time), user.id, Clock::now() + kIdpCodeLifetime);
+        const auto separator = redirect.find('?') == std::string::npos ? '?' : '&';
+        return IdpCallbackResult{std::nullopt, redirect + separator + "code=" + one_time};
+    });
 }
 
 LoginResult AuthService::exchange_idp_code(const std::string& one_time_code) {
-    const auto user_id = store_.tickets().take(kIdpCodeTicket, crypto::sha256_hex(one_time_code), Clock::now());
-    if (!user_id) throw refused("unknown, expired or already used login code");
-    const auto user = store_.users().find_by_id(*user_id);
-    if (!user) throw refused("the user of this login no longer exists");
-    return start_session(*user);
+    return counting_failures(metrics_, AuthMethod::oidc, [&] {
+        const auto user_id = store_.tickets().take(kIdpCodeTicket, crypto::sha256_hex(one_time_code), Clock::now());
+        if (!user_id) throw refused("unknown, expired or already used login code");
+        const auto user = store_.users().find_by_id(*user_id);
+        if (!user) throw refused("the user of this login no longer exists");
+        return start_session(*user);
+    });
 }
 
 LoginResult AuthService::login_id_token(std::string_view id_token) {
-    if (!idp_) throw Error(ErrorKind::not_found, "no identity provider is configured");
-    return start_session(user_for_identity(idp_->verify_id_token(id_token, std::nullopt)));
+    return counting_failures(metrics_, AuthMethod::oidc, [&] {
+        if (!idp_) throw Error(ErrorKind::not_found, "no identity provider is configured");
+        return start_session(user_for_identity(idp_->verify_id_token(id_token, std::nullopt)));
+    });
 }
 
 LoginResult AuthService::refresh(std::string_view refresh_token) {
-    const auto hash = crypto::sha256_hex(refresh_token);
-    const auto token = store_.sessions().find_refresh_token(hash);
-    if (!token) throw refused("unknown refresh token");
-    if (token->family_revoked) throw refused("this session has been revoked; log in again");
-    if (token->used || !store_.sessions().mark_refresh_token_used(hash)) {
-        // A spent token coming back means it leaked: end the whole session.
-        store_.sessions().revoke_refresh_family(token->family_id);
-        throw refused("refresh token reuse detected; the session has been revoked, log in again");
-    }
-    if (token->expires_at <= Clock::now()) throw refused("the refresh token has expired; log in again");
-    const auto user = store_.users().find_by_id(token->user_id);
-    if (!user) throw refused("the user of this session no longer exists");
-    return issue_tokens(*user, token->family_id);
+    return counting_failures(metrics_, AuthMethod::refresh, [&] {
+        const auto hash = crypto::sha256_hex(refresh_token);
+        const auto token = store_.sessions().find_refresh_token(hash);
+        if (!token) throw refused("unknown refresh token");
+        if (token->family_revoked) throw refused("this session has been revoked; log in again");
+        if (token->used || !store_.sessions().mark_refresh_token_used(hash)) {
+            // A spent token coming back means it leaked: end the whole session.
+            store_.sessions().revoke_refresh_family(token->family_id);
+            throw refused("refresh token reuse detected; the session has been revoked, log in again");
+        }
+        if (token->expires_at <= Clock::now()) throw refused("the refresh token has expired; log in again");
+        const auto user = store_.users().find_by_id(token->user_id);
+        if (!user) throw refused("the user of this session no longer exists");
+        return issue_tokens(*user, token->family_id);
+    });
 }
 
 void AuthService::logout(const Principal& principal) {
@@ -247,26 +279,31 @@ Principal AuthService::authenticate(std::string_view bearer) {
     Principal principal;
     if (looks_like_api_key(bearer)) {
         const auto key = store_.api_keys().find_by_hash(hash_api_key(bearer));
-        if (!key || key->revoked_at) throw refused("the API key is unknown or revoked");
+        if (!key || key->revoked_at) {
+            metrics_.failed(AuthMethod::api_key);
+            throw refused("the API key is unknown or revoked");
+        }
         principal.kind = Principal::Kind::api_key;
         principal.id = key->id;
         principal.scopes = key->scopes;
         return principal;
     }
-    const auto claims = jwt_.verify(bearer, Clock::now());
-    const auto standing = store_.sessions().token_standing(claims.jti, claims.session_id, claims.subject);
-    if (standing.token_revoked) throw refused("the token has been revoked");
-    // Reuse of a spent refresh token revokes the session: its access tokens too.
-    if (standing.session_revoked) throw refused("the token's session has been revoked");
-    const auto& user = standing.user;
-    if (!user) throw refused("the token's user no longer exists");
-    principal.id = user->id;
+    const auto user = counting_failures(metrics_, AuthMethod::access_token, [&] {
+        const auto claims = jwt_.verify(bearer, Clock::now());
+        auto standing = store_.sessions().token_standing(claims.jti, claims.session_id, claims.subject);
+        if (standing.token_revoked) throw refused("the token has been revoked");
+        // Reuse of a spent refresh token revokes the session: its access tokens too.
+        if (standing.session_revoked) throw refused("the token's session has been revoked");
+        if (!standing.user) throw refused("the token's user no longer exists");
+        principal.jti = claims.jti;
+        principal.session_id = claims.session_id;
+        principal.token_expires_at = claims.expires_at;
+        return std::move(*standing.user);
+    });
+    principal.id = user.id;
     // The role is read from the store, so a role change applies at once.
-    principal.role = parse_role(user->role);
-    principal.email = user->email;
-    principal.jti = claims.jti;
-    principal.session_id = claims.session_id;
-    principal.token_expires_at = claims.expires_at;
+    principal.role = parse_role(user.role);
+    principal.email = user.email;
     return principal;
 }
 

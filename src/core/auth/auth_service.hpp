@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/auth/auth_metrics.hpp"
 #include "core/auth/jwt.hpp"
 #include "core/auth/oidc.hpp"
 #include "core/auth/roles.hpp"
@@ -88,9 +89,11 @@ struct IdpCallbackResult {
 
 class AuthService {
 public:
-    /// `store` must outlive the service. `jwt_secret` ≥ 32 bytes. The login
-    /// and nonce limits count where `counters` says (this process by default).
-    AuthService(store::Store& store, eth::ByteView jwt_secret, AuthSettings settings,
+    /// `store` must outlive the service. `jwt_secret` ≥ 32 bytes. Refused
+    /// credentials and lockouts are counted in `registry` (auth_metrics.hpp).
+    /// The login and nonce limits count where `counters` says (this process by
+    /// default).
+    AuthService(store::Store& store, eth::ByteView jwt_secret, AuthSettings settings, metrics::Registry& registry,
                 const limits::Counters& counters = limits::local_counters());
     ~AuthService();
 
@@ -152,6 +155,7 @@ private:
     store::Store& store_;
     JwtCodec jwt_;
     AuthSettings settings_;
+    AuthMetrics metrics_;
     std::unique_ptr<limits::Limiter> per_account_address_;
     std::unique_ptr<limits::Limiter> per_address_;
     std::unique_ptr<limits::FailureBackoff> account_backoff_;

@@ -29,15 +29,21 @@ ConnectionLimits limits(std::size_t total, std::size_t per_client, std::size_t r
 TEST_CASE("connection limiter: per-address cap, total cap, and the reserve for new addresses", "[unit][serve][connections]") {
     ConnectionLimiter limiter(limits(6, 3, 2));
     std::vector<ConnectionLimiter::Ticket> held;
+    using Refusal = ConnectionLimiter::Refusal;
+    Refusal why{};
     for (int i = 0; i < 3; ++i) held.push_back(limiter.admit("10.0.0.1", -1));
-    CHECK(!limiter.admit("10.0.0.1", -1));  // its own cap
+    CHECK(!limiter.admit("10.0.0.1", -1, &why));  // its own cap
+    CHECK(why == Refusal::per_client);
     held.push_back(limiter.admit("10.0.0.2", -1));
     CHECK(limiter.open() == 4);
     // Four of six open: the last two only for addresses holding none.
-    CHECK(!limiter.admit("10.0.0.2", -1));
+    CHECK(!limiter.admit("10.0.0.2", -1, &why));
+    CHECK(why == Refusal::capacity);
     held.push_back(limiter.admit("10.0.0.3", -1));
     held.push_back(limiter.admit("10.0.0.4", -1));
-    CHECK(!limiter.admit("10.0.0.5", -1));  // full
+    why = Refusal::per_client;
+    CHECK(!limiter.admit("10.0.0.5", -1, &why));  // full
+    CHECK(why == Refusal::capacity);
     for (const auto& ticket : held) CHECK(ticket);
     held.erase(held.begin());  // one of 10.0.0.1's closes
     CHECK(limiter.open() == 5);
