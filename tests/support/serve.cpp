@@ -278,7 +278,7 @@ struct Server::Validator {
         proxy.emplace(std::vector<std::string>{"node", source_path("tests/support/js/openapi_proxy.mjs"), "--port",
                                                std::to_string(port), "--target", std::to_string(target), "--document",
                                                source_path("docs/openapi.yaml"), "--violations",
-                                               dir / "violations.jsonl"},
+                                               dir / "violations.jsonl", "--cache", test_cache_dir()},
                       dir / "proxy.log");
         if (!os::wait_for_port(port, std::chrono::seconds(10)))
             FAIL("the validating proxy did not start; its log:\n" << file_tail(dir / "proxy.log", 40));

@@ -2,19 +2,27 @@
 // topology, tests/support/serve.cpp): every request is passed on unchanged
 // and its answer passed back unchanged, and each answer is checked against
 // docs/openapi.yaml — its status among the operation's responses, its
-// content type among that response's, its JSON body valid against that
-// schema (JSON Schema 2020-12, the dialect of OpenAPI 3.1, with formats) —
-// as is the JSON body of every request the server accepted (2xx). A path no
-// operation has must be refused (4xx) with the error envelope. Each mismatch
-// is one JSON line in the violations file, which the fixture reads when it
-// stops the server.
+// headers (each the response declares required present, each declared one
+// present valid against its schema), its content type among that
+// response's, its JSON body valid against that schema (JSON Schema 2020-12,
+// the dialect of OpenAPI 3.1, with formats). A request the server did not
+// refuse (any status but 4xx) must be one the operation allows: its query
+// parameters each declared, the required ones present, each path, query and
+// header parameter and its JSON body valid against their schemas. A request
+// the server refused with a 4xx is one its test meant to be invalid: then
+// only the refusal is checked (its status and error envelope). A path no
+// operation has must be refused (4xx) with the error envelope, as may any
+// request by the connection layer (the document's x-connection-refusals).
+// Each mismatch is one JSON line in the violations file, which the fixture
+// reads when it stops the server.
 //
-// usage: node openapi_proxy.mjs --port N --target PORT --document openapi.yaml --violations FILE
-import {appendFileSync, readFileSync} from 'node:fs';
+// usage: node openapi_proxy.mjs --port N --target PORT --document openapi.yaml --violations FILE [--cache DIR]
+import {createHash} from 'node:crypto';
+import {appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs';
 import http from 'node:http';
+import {brotliDecompressSync, gunzipSync, inflateSync} from 'node:zlib';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import {parse} from 'yaml';
 
 const args = process.argv.slice(2);
 const option = (name) => {
@@ -25,11 +33,32 @@ const option = (name) => {
 const port = Number(option('--port'));
 const target = Number(option('--target'));
 const violationsFile = option('--violations');
-const document = parse(readFileSync(option('--document'), 'utf8'), {maxAliasCount: -1});
+
+// The YAML parser takes most of a second of a core for the document, and a
+// proxy starts with every server of the suite: with --cache DIR, it is parsed
+// once per version of the document and read back as JSON.
+async function load(file) {
+  const text = readFileSync(file, 'utf8');
+  const parse = async () => (await import('yaml')).parse(text, {maxAliasCount: -1});
+  const i = args.indexOf('--cache');
+  if (i < 0) return parse();
+  const cached = `${args[i + 1]}/openapi-${createHash('sha256').update(text).digest('hex')}.json`;
+  if (existsSync(cached)) return JSON.parse(readFileSync(cached, 'utf8'));
+  const document = await parse();
+  mkdirSync(args[i + 1], {recursive: true});
+  writeFileSync(`${cached}.${process.pid}`, JSON.stringify(document));
+  renameSync(`${cached}.${process.pid}`, cached);
+  return document;
+}
+const document = await load(option('--document'));
 
 const ajv = new Ajv2020({strict: false, allErrors: true, validateSchema: false});
 addFormats(ajv);
 ajv.addSchema(document, 'openapi');
+// Parameters and headers are text: this one coerces "5" to the 5 an integer schema wants.
+const textAjv = new Ajv2020({strict: false, allErrors: true, validateSchema: false, coerceTypes: true});
+addFormats(textAjv);
+textAjv.addSchema(document, 'openapi');
 
 const escapeToken = (token) => encodeURIComponent(token.replaceAll('~', '~0').replaceAll('/', '~1'));
 const pointerOf = (tokens) => '#/' + tokens.map(escapeToken).join('/');
@@ -38,6 +67,13 @@ function validatorAt(tokens) {
   const pointer = pointerOf(tokens);
   if (!validators.has(pointer)) validators.set(pointer, ajv.compile({$ref: 'openapi' + pointer}));
   return validators.get(pointer);
+}
+const textValidators = new Map();
+function textValidatorAt(tokens) {
+  const pointer = pointerOf(tokens);
+  if (!textValidators.has(pointer))
+    textValidators.set(pointer, textAjv.compile({type: 'object', properties: {value: {$ref: 'openapi' + pointer}}}));
+  return textValidators.get(pointer);
 }
 
 // A reference object's target, with the tokens of where it is.
@@ -55,14 +91,19 @@ const operations = Object.entries(document.paths)
     template,
     item,
     params: (template.match(/\{/g) || []).length,
-    regex: new RegExp('^' + template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+') + '$'),
+    names: [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]),
+    regex: new RegExp('^' + template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '([^/]+)') + '$'),
   }))
   .sort((a, b) => a.params - b.params);
 
 function findOperation(method, path) {
-  for (const {template, item, regex} of operations) {
+  for (const {template, item, names, regex} of operations) {
     const operation = item[method.toLowerCase()];
-    if (operation && regex.test(path)) return {template, operation};
+    const match = operation && regex.exec(path);
+    if (match) {
+      const pathValues = Object.fromEntries(names.map((name, i) => [name, match[i + 1]]));
+      return {template, item, operation, method: method.toLowerCase(), pathValues};
+    }
   }
   return null;
 }
@@ -72,6 +113,16 @@ function violation(entry) {
 }
 
 const mediaType = (value) => (value || '').split(';')[0].trim().toLowerCase();
+
+// A body as sent, before its Content-Encoding (the server compresses for a client that accepts it).
+function decoded(encoding, body) {
+  switch ((encoding || 'identity').trim().toLowerCase()) {
+    case 'gzip': return gunzipSync(body);
+    case 'deflate': return inflateSync(body);
+    case 'br': return brotliDecompressSync(body);
+    default: return body;
+  }
+}
 
 function checkBody(where, tokens, contentType, body, report) {
   if (mediaType(contentType) !== 'application/json') return;
@@ -86,6 +137,75 @@ function checkBody(where, tokens, contentType, body, report) {
                                 body: JSON.stringify(value).slice(0, 600)});
 }
 
+function checkText(where, tokens, text, report) {
+  const validate = textValidatorAt(tokens);
+  if (!validate({value: text}))
+    report({problem: `${where} does not match ${pointerOf(tokens)}`, value: text, errors: validate.errors.slice(0, 8)});
+}
+
+// The headers a response declares. Content-Type is the content map's (OpenAPI ignores a header entry for it).
+function checkHeaders(responseTokens, response, headers, report) {
+  for (const [name, declared] of Object.entries(response.headers || {})) {
+    if (name.toLowerCase() === 'content-type') continue;
+    const [tokens, header] = resolve([...responseTokens, 'headers', name], declared);
+    const value = headers[name.toLowerCase()];
+    if (value === undefined) {
+      if (header.required) report({problem: `the required header ${name} is missing`});
+    } else if (header.schema) {
+      checkText(`header ${name}`, [...tokens, 'schema'], value, report);
+    }
+  }
+}
+
+// The operation's parameters with the path item's it does not override, each with the tokens of where it is.
+function parametersOf(found) {
+  const byKey = new Map();
+  const add = (owner, list) =>
+    (list || []).forEach((declared, i) => {
+      const [tokens, parameter] = resolve([...owner, 'parameters', String(i)], declared);
+      const name = parameter.in === 'header' ? parameter.name.toLowerCase() : parameter.name;
+      byKey.set(`${parameter.in}:${name}`, {tokens, parameter});
+    });
+  add(['paths', found.template], found.item.parameters);
+  add(['paths', found.template, found.method], found.operation.parameters);
+  return byKey;
+}
+
+// A request the server did not refuse is one the document allows.
+function checkRequest(found, url, requestHeaders, requestBody, report) {
+  const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
+  const parameters = parametersOf(found);
+  for (const name of new Set(query.keys()))
+    if (!parameters.has(`query:${name}`)) report({problem: `the query parameter ${name} is not among the operation's`});
+  for (const {tokens, parameter} of parameters.values()) {
+    let value;
+    if (parameter.in === 'path') {
+      try {
+        value = decodeURIComponent(found.pathValues[parameter.name]);
+      } catch (e) {
+        value = found.pathValues[parameter.name];
+      }
+    } else if (parameter.in === 'query') {
+      value = query.has(parameter.name) ? query.get(parameter.name) : undefined;
+    } else if (parameter.in === 'header') {
+      value = requestHeaders[parameter.name.toLowerCase()];
+    } else {
+      continue;
+    }
+    if (value === undefined) {
+      if (parameter.required) report({problem: `the required ${parameter.in} parameter ${parameter.name} is missing`});
+    } else if (parameter.schema) {
+      checkText(`the ${parameter.in} parameter ${parameter.name}`, [...tokens, 'schema'], value, report);
+    }
+  }
+  if (requestBody.length > 0 && found.operation.requestBody) {
+    const [requestTokens, request] = resolve(['paths', found.template, found.method, 'requestBody'], found.operation.requestBody);
+    const type = mediaType(requestHeaders['content-type']);
+    if (request.content?.[type]?.schema)
+      checkBody('accepted request', [...requestTokens, 'content', type, 'schema'], type, requestBody, report);
+  }
+}
+
 function check(method, url, requestHeaders, requestBody, status, headers, body) {
   const path = url.split('?')[0];
   const report = (entry) => violation({method, path, status, ...entry});
@@ -98,12 +218,14 @@ function check(method, url, requestHeaders, requestBody, status, headers, body) 
       return report({problem: 'no operation describes this request, and it was not refused'});
     return checkBody('answer', ['components', 'schemas', 'Error'], headers['content-type'], body, report);
   }
-  const base = ['paths', found.template, method.toLowerCase()];
   const responses = found.operation.responses || {};
-  const key = String(status) in responses ? String(status) : 'default' in responses ? 'default' : null;
+  const key = [String(status), `${String(status)[0]}XX`, 'default'].find((k) => k in responses);
+  if (!key && (document['x-connection-refusals'] || []).includes(String(status)))
+    return checkBody('answer', ['components', 'schemas', 'Error'], headers['content-type'], body, report);
   if (!key) return report({problem: `status ${status} is not among the responses of ${found.template}`,
                            body: body.toString('utf8').slice(0, 300)});
-  const [responseTokens, response] = resolve([...base, 'responses', key], responses[key]);
+  const [responseTokens, response] = resolve(['paths', found.template, found.method, 'responses', key], responses[key]);
+  checkHeaders(responseTokens, response, headers, report);
   if (response.content && body.length > 0) {
     const type = mediaType(headers['content-type']);
     if (!(type in response.content))
@@ -113,13 +235,8 @@ function check(method, url, requestHeaders, requestBody, status, headers, body) 
   } else if (!response.content && body.length > 0 && status !== 304) {
     report({problem: 'the response has a body the document does not describe'});
   }
-  // A request the server accepted is one the document allows.
-  if (status >= 200 && status < 300 && requestBody.length > 0 && found.operation.requestBody) {
-    const [requestTokens, request] = resolve([...base, 'requestBody'], found.operation.requestBody);
-    const type = mediaType(requestHeaders['content-type']);
-    if (request.content?.[type]?.schema)
-      checkBody('accepted request', [...requestTokens, 'content', type, 'schema'], type, requestBody, report);
-  }
+  // A 4xx refused the request: its test meant it to be invalid.
+  if (status < 400 || status >= 500) checkRequest(found, url, requestHeaders, requestBody, report);
 }
 
 http
@@ -137,7 +254,8 @@ http
             const body = Buffer.concat(parts);
             // Checked before the client has the answer: its test cannot end before the check is written.
             try {
-              check(req.method, req.url, req.headers, requestBody, answer.statusCode, answer.headers, body);
+              check(req.method, req.url, req.headers, decoded(req.headers['content-encoding'], requestBody),
+                    answer.statusCode, answer.headers, decoded(answer.headers['content-encoding'], body));
             } catch (e) {
               violation({method: req.method, path: req.url, problem: `the proxy failed to check: ${e.stack}`});
             }
