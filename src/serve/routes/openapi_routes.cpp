@@ -29,6 +29,8 @@ constexpr const char* kDocsPolicy =
     "connect-src 'self'; img-src 'self' data:; font-src 'self'; base-uri 'none'; form-action 'none'; "
     "frame-ancestors 'none'";
 
+// Its references are relative to /docs: behind a reverse proxy that serves
+// this server under a path prefix, /prefix/docs fetches /prefix/openapi.json.
 constexpr std::string_view kDocsPage = R"(<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -37,8 +39,8 @@ constexpr std::string_view kDocsPage = R"(<!DOCTYPE html>
 <title>abcictl API reference</title>
 </head>
 <body>
-<redoc spec-url="/openapi.json"></redoc>
-<script src="/docs/redoc.standalone.js"></script>
+<redoc spec-url="openapi.json"></redoc>
+<script src="docs/redoc.standalone.js"></script>
 </body>
 </html>
 )";
