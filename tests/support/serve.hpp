@@ -84,10 +84,11 @@ struct Session {
 [[nodiscard]] bool replicas_topology();
 
 /// Whether the suite runs in the openapi topology: ABCI_TEST_TOPOLOGY=openapi
-/// (tests/CMakeLists.txt registers the black-box serve tests once more with
-/// it). Then a Server (not a replica) is reached through a validating proxy,
+/// (tests/CMakeLists.txt runs the release tree's serve suite with it, all but
+/// the files that test the server's own HTTP handling). Then a Server (not a
+/// replica) is reached through a validating proxy,
 /// tests/support/js/openapi_proxy.mjs, which checks every answer, and every
-/// request the server accepted, against docs/openapi.yaml: url(), host() and
+/// request the server did not refuse, against docs/openapi.yaml: url(), host() and
 /// http() name the proxy (host() also becomes the server's ABCI_DOMAIN unless
 /// the config sets a domain), and when the Server goes away the test fails
 /// naming each answer or request the document does not describe.
