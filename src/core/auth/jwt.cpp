@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/os/fd.hpp"
 #include "core/os/private_file.hpp"
+#include "core/util/json_members.hpp"
 
 namespace abci::auth {
 namespace {
@@ -69,9 +70,7 @@ void check_header(const json& header) {
 }
 
 std::string string_claim(const json& payload, std::string_view name) {
-    const auto it = payload.find(name);
-    if (it == payload.end() || !it->is_string() || it->get_ref<const std::string&>().empty()) bad_claim(name);
-    return it->get<std::string>();
+    return util::RequiredMembers(payload, ErrorKind::unauthenticated, "token claim not accepted").nonempty_text(name);
 }
 
 TimePoint time_claim(const json& payload, std::string_view name) {

@@ -1,6 +1,7 @@
 #include "core/service/mint_record.hpp"
 
 #include "core/error.hpp"
+#include "core/util/json_members.hpp"
 
 namespace abci::service {
 
@@ -11,45 +12,30 @@ namespace {
 constexpr const char* kMint = "mint";
 constexpr const char* kBatch = "mintMany";
 
-[[noreturn]] void unreadable(const std::string& why) {
-    throw Error(ErrorKind::internal, "a journaled mint record cannot be read: " + why);
+constexpr const char* kUnreadable = "a journaled mint record cannot be read";
+
+util::RequiredMembers members_of(const json& record) {
+    return util::RequiredMembers(record, ErrorKind::internal, kUnreadable);
 }
 
-const json& member(const json& record, const char* name) {
-    const auto it = record.find(name);
-    if (it == record.end()) unreadable(std::string("it has no \"") + name + "\"");
-    return *it;
-}
-
-std::string text_member(const json& record, const char* name) {
-    const auto& value = member(record, name);
-    if (!value.is_string()) unreadable(std::string("its \"") + name + "\" is no string");
-    return value.get<std::string>();
-}
-
-std::uint64_t number_member(const json& record, const char* name) {
-    const auto& value = member(record, name);
-    if (!value.is_number_unsigned()) unreadable(std::string("its \"") + name + "\" is no non-negative integer");
-    return value.get<std::uint64_t>();
-}
-
-MintRecord record_from_version_1(const json& record) {
+MintRecord record_from_version_1(const util::RequiredMembers& record) {
     MintRecord r;
-    if (record.contains("mintId")) r.mint_id = text_member(record, "mintId");
-    r.route = text_member(record, "route");
+    if (record.has("mintId")) r.mint_id = record.text("mintId");
+    r.route = record.text("route");
+    const auto to = record.text("to");
     try {
-        r.to = eth::Address::parse(text_member(record, "to"));
+        r.to = eth::Address::parse(to);
     } catch (const Error& e) {
-        unreadable(std::string("its \"to\" is no address: ") + e.what());
+        throw record.refusal("to", std::string("is no address: ") + e.what());
     }
-    r.token_id = number_member(record, "tokenId");
-    r.amount = number_member(record, "amount");
-    r.cid = text_member(record, "cid");
-    r.entity_type = text_member(record, "entityType");
-    r.entity_id = text_member(record, "entityId");
-    r.actor = text_member(record, "actor");
-    r.key = text_member(record, "key");
-    r.role_request_id = text_member(record, "roleRequestId");
+    r.token_id = record.count("tokenId");
+    r.amount = record.count("amount");
+    r.cid = record.text("cid");
+    r.entity_type = record.text("entityType");
+    r.entity_id = record.text("entityId");
+    r.actor = record.text("actor");
+    r.key = record.text("key");
+    r.role_request_id = record.text("roleRequestId");
     return r;
 }
 
@@ -72,12 +58,13 @@ json MintRecord::to_json() const {
 }
 
 MintRecord MintRecord::from_json(const json& record) {
-    if (!record.is_object()) unreadable("it is no JSON object");
-    if (record.value("op", "") != kMint) unreadable("its \"op\" is not \"mint\"");
-    const std::uint64_t version = record.contains("version") ? number_member(record, "version") : 1;
-    if (version == 1) return record_from_version_1(record);
-    unreadable("it is version " + std::to_string(version) + ", this release reads versions up to " +
-               std::to_string(kVersion) + ": run the release that wrote it");
+    const auto members = members_of(record);
+    if (record.value("op", "") != kMint) throw members.refusal("op", "is not \"mint\"");
+    const std::uint64_t version = members.has("version") ? members.count("version") : 1;
+    if (version == 1) return record_from_version_1(members);
+    throw Error(ErrorKind::internal, std::string(kUnreadable) + ": it is version " + std::to_string(version) +
+                                         ", this release reads versions up to " + std::to_string(kVersion) +
+                                         ": run the release that wrote it");
 }
 
 std::string combine_mint_records(const std::vector<std::string>& records) {
@@ -97,8 +84,9 @@ MintPurpose parse_mint_purpose(const std::string& text) {
     if (purpose.op == kMint) {
         purpose.mints.push_back(MintRecord::from_json(parsed));
     } else if (purpose.op == kBatch) {
-        const auto& items = member(parsed, "items");
-        if (!items.is_array()) unreadable("the \"items\" of its batch are no array");
+        const auto batch = members_of(parsed);
+        const auto& items = batch.any("items");
+        if (!items.is_array()) throw batch.refusal("items", "is no array");
         for (const auto& item : items) purpose.mints.push_back(MintRecord::from_json(item));
     }
     return purpose;
