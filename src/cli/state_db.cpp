@@ -2,9 +2,14 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include <array>
+
+#include <fmt/format.h>
+
 #include "core/error.hpp"
 #include "core/os/private_file.hpp"
 #include "core/os/xdg.hpp"
+#include "core/store/sqlite/numbered_migrations.hpp"
 
 namespace abci::cli {
 
@@ -15,6 +20,25 @@ std::int64_t to_millis(TimePoint t) {
 }
 
 TimePoint from_millis(std::int64_t ms) { return TimePoint(std::chrono::milliseconds(ms)); }
+
+// The state's schema, version by version (numbered_migrations.hpp): a
+// released script is never edited, a change is a script appended.
+
+// Version 1: the tables releases before numbered migrations created on every
+// open, at user_version 0. Their files already hold them, so every statement
+// is conditional: such a file becomes version 1 with its data as it was.
+// chain_cache (the chain list without the server's instance) was a cache:
+// dropped rather than migrated.
+constexpr const char* kInitialSchema = R"sql(
+CREATE TABLE IF NOT EXISTS sessions (profile TEXT NOT NULL, server TEXT NOT NULL, access_token TEXT NOT NULL,
+    refresh_token TEXT NOT NULL, user TEXT NOT NULL, expires_at INTEGER NOT NULL, PRIMARY KEY (profile, server));
+DROP TABLE IF EXISTS chain_cache;
+CREATE TABLE IF NOT EXISTS chain_lists (server TEXT PRIMARY KEY, answer TEXT NOT NULL, fetched_at INTEGER NOT NULL,
+    instance TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS login_servers (profile TEXT PRIMARY KEY, server TEXT NOT NULL);
+)sql";
+
+constexpr std::array<const char*, 1> kMigrations{kInitialSchema};
 
 }  // namespace
 
@@ -36,15 +60,13 @@ StateDb::StateDb(const std::filesystem::path& path) {
         os::create_private_file(path);
         db_ = std::make_unique<SQLite::Database>(path.string(), SQLite::OPEN_READWRITE);
         db_->setBusyTimeout(5000);
-        db_->exec(
-            "CREATE TABLE IF NOT EXISTS sessions (profile TEXT NOT NULL, server TEXT NOT NULL, access_token TEXT NOT "
-            "NULL, refresh_token TEXT NOT NULL, user TEXT NOT NULL, expires_at INTEGER NOT NULL, PRIMARY KEY "
-            "(profile, server));"
-            // chain_cache had no server instance: a cache, so dropped rather than migrated.
-            "DROP TABLE IF EXISTS chain_cache;"
-            "CREATE TABLE IF NOT EXISTS chain_lists (server TEXT PRIMARY KEY, answer TEXT NOT NULL, fetched_at "
-            "INTEGER NOT NULL, instance TEXT NOT NULL);"
-            "CREATE TABLE IF NOT EXISTS login_servers (profile TEXT PRIMARY KEY, server TEXT NOT NULL);");
+        store::sqlite::apply_migrations(*db_, kMigrations, [&path](std::int64_t found, std::int64_t known) {
+            return Error(ErrorKind::conflict,
+                         fmt::format("the CLI state {} is version {}, newer than this abcictl knows ({}): a newer "
+                                     "abcictl wrote it; run that one, or move the file away to start without "
+                                     "sessions",
+                                     path.string(), found, known));
+        });
     } catch (const SQLite::Exception& e) {
         throw Error(ErrorKind::unavailable, "cannot open the CLI state " + path.string() + ": " + e.what());
     }

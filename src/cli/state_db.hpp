@@ -2,6 +2,8 @@
 // The command line's own state (DESIGN.md §5): $XDG_STATE_HOME/abcictl/state.db,
 // SQLite, mode 0600 in a 0700 directory. One session per (profile, server),
 // the server each profile last logged in to, and a cached chain list per server.
+// Its schema is versioned (PRAGMA user_version) by numbered migrations, as the
+// server's store is (core/store/sqlite/numbered_migrations.hpp).
 
 #include <chrono>
 #include <filesystem>
@@ -41,8 +43,10 @@ public:
     [[nodiscard]] static std::filesystem::path default_path();
 
     /// Opens the database at `path`, creating it (0600; parent directories
-    /// 0700) when missing, and its tables. A file readable by others is made
-    /// 0600. Error(unavailable) when it cannot be opened.
+    /// 0700) when missing, and brings its schema to this binary's version. A
+    /// file readable by others is made 0600. Error(unavailable) when it cannot
+    /// be opened; Error(conflict) naming both versions when a newer abcictl
+    /// wrote it.
     explicit StateDb(const std::filesystem::path& path);
     ~StateDb();
     StateDb(const StateDb&) = delete;

@@ -1,11 +1,11 @@
 #include "core/store/migrations.hpp"
 
-#include <SQLiteCpp/Transaction.h>
 #include <fmt/format.h>
 
 #include <array>
 
 #include "core/error.hpp"
+#include "core/store/sqlite/numbered_migrations.hpp"
 
 namespace abci::store::sqlite {
 namespace {
@@ -378,22 +378,10 @@ constexpr std::array<const char*, 11> kMigrations = {kInitialSchema, kChainState
 std::span<const char* const> migrations() noexcept { return kMigrations; }
 
 void migrate(SQLite::Database& db) {
-    const auto known = static_cast<std::int64_t>(kMigrations.size());
-    for (;;) {
-        // IMMEDIATE: two processes opening the same new file must not both
-        // read version i and both run script i.
-        SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
-        const std::int64_t version = db.execAndGet("PRAGMA user_version").getInt64();
-        if (version > known) {
-            throw Error(ErrorKind::internal,
-                        fmt::format("database schema version {} is newer than this abcictl ({})", version, known));
-        }
-        if (version == known) return;
-        db.exec(kMigrations[static_cast<std::size_t>(version)]);
-        // PRAGMA takes no bound parameters; the value is our own integer.
-        db.exec(fmt::format("PRAGMA user_version = {}", version + 1));
-        tx.commit();
-    }
+    apply_migrations(db, kMigrations, [](std::int64_t found, std::int64_t known) {
+        return Error(ErrorKind::internal,
+                     fmt::format("database schema version {} is newer than this abcictl ({})", found, known));
+    });
 }
 
 }  // namespace abci::store::sqlite
