@@ -196,7 +196,7 @@ export async function ours(lib, ctx, N, { extraToml = '', seed }) {
     problems.push(`${failures} requests failed (e.g. ${sample.status} ${sample.text.slice(0, 200)})`);
   }
   const hashes = ok.map((d) => d.transactionHash);
-  const batched = extraToml !== '';
+  const batched = extraToml.includes('[mint_batching]');
   // In batching mode many requests share a transaction; otherwise each has its own.
   if (!batched && new Set(hashes).size !== ok.length) problems.push('two requests answered with the same transaction');
   const receipts = await rpcBatch(anvil.url, [...new Set(hashes)].map((h) => ['eth_getTransactionReceipt', [h]]));

@@ -11,7 +11,7 @@ import { atLeast, ms, num, producerTokenId, progress, run, withChainServer } fro
 const kChainIdCall = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] });
 
 // wrk's figures (bench/js/wrk_report.lua) for `url`; with `body`, POSTs it.
-async function wrk(ctx, url, { headers = [], body = '', seconds }) {
+export async function wrk(ctx, url, { headers = [], body = '', seconds }) {
   const script = join(ctx.root, 'bench', 'js', 'wrk_report.lua');
   const argv = ['wrk', '-t1', '-c32', `-d${seconds}s`, '--latency', '-s', script, ...headers.flatMap((h) => ['-H', h]), url];
   const { stdout } = await run(argv, { env: { WRK_BODY: body } });

@@ -12,7 +12,7 @@ import { atMost, clientEnv, loginCli, ms, progress, run, withChainServer } from 
 const kTarget = 0.5;
 
 // hyperfine's mean and standard deviation (ms) of each command, in order.
-async function hyperfine(commands, env) {
+export async function hyperfine(commands, env) {
   const out = join(lib.tempDir(), 'hyperfine.json');
   await run(['hyperfine', '-N', '--warmup', '3', '--runs', '30', '--style', 'none', '--export-json', out, ...commands], { env });
   return JSON.parse(readFileSync(out, 'utf8')).results.map((r) => ({ mean: r.mean * 1000, sd: r.stddev * 1000 }));

@@ -1,0 +1,146 @@
+// metrics: what the metrics listener costs (issue 32). The same work with
+// `[metrics] listen` off and on, a scraper fetching /metrics every second
+// while it is on, interleaved off, on, off, on so that a machine's drift
+// during the run falls on both alike; each ratio is the sum of the on runs
+// over the sum of the off runs (target ≥ 0.98× for both):
+//   - a mint burst: N concurrent mint-role-token requests on anvil with
+//     1-second blocks, a fresh chain and server per run (the mint section's);
+//   - the read route: wrk (1 thread, 32 connections) on GET
+//     /abci/tokens/user-balance, two servers (off and on) over one anvil.
+// And the command line's start-up: abcictl links libprometheus-cpp-core,
+// though nothing of it is constructed before `serve` builds its registry; the
+// dynamic loader's share is measured with two empty programs, one linked to
+// the library and one not, against `abcictl version` (target: < 2% of it).
+
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as lib from '../lib.mjs';
+import { ours as mintBurst } from './mint.mjs';
+import { wrk } from './read.mjs';
+import { hyperfine } from './startup.mjs';
+import { atLeast, ms, num, progress, run } from './common.mjs';
+
+const N = Number(process.env.ABCICTL_BENCH_METRICS_MINTS || 1000);
+const READ_SECONDS = Number(process.env.ABCICTL_BENCH_METRICS_READ_SECONDS || 8);
+const kTarget = 0.98;
+const kModes = ['off', 'on', 'off', 'on'];
+
+// Fetches `url` every second until stop() (a refused fetch is retried the next second: the server may not be up yet).
+function scraper(url) {
+  let scrapes = 0;
+  let failures = 0;
+  const timer = setInterval(async () => {
+    try {
+      const r = await fetch(url);
+      await r.text();
+      if (r.status === 200) ++scrapes;
+      else ++failures;
+    } catch {
+      ++failures;
+    }
+  }, 1000);
+  return { stop: () => (clearInterval(timer), { scrapes, failures }) };
+}
+
+const metricsToml = (port) => `[metrics]\nlisten = "127.0.0.1:${port}"\n`;
+
+async function mints(ctx) {
+  const runs = [];
+  for (const [i, mode] of kModes.entries()) {
+    progress('metrics', `mint burst ${i + 1}/${kModes.length}: ${N} mints, metrics ${mode}`);
+    const port = await lib.freePort();
+    const scrape = mode === 'on' ? scraper(`http://127.0.0.1:${port}/metrics`) : null;
+    const r = await mintBurst(lib, ctx, N, { seed: 40 + i, extraToml: mode === 'on' ? metricsToml(port) : '' });
+    const scraped = scrape?.stop();
+    if (r.failures || r.problems.length) throw new Error(`mint burst (metrics ${mode}): ${r.failures} failures; ${r.problems.join('; ')}`);
+    if (scraped && !scraped.scrapes) throw new Error('mint burst: the scraper got no answer from the metrics listener');
+    runs.push({ mode, rate: r.rate, scraped });
+  }
+  return runs;
+}
+
+async function reads(ctx) {
+  const anvil = await lib.startAnvil();
+  const servers = [];
+  try {
+    const contract = await lib.deployContract(anvil.url);
+    const port = await lib.freePort();
+    for (const mode of ['off', 'on'])
+      servers.push(await lib.startServe(ctx.abcictl, { anvilUrl: anvil.url, contract, extraToml: mode === 'on' ? metricsToml(port) : '' }));
+    const [wallet] = lib.randomAddresses(1, 6202);
+    for (const serve of servers) lib.addWalletUsers(ctx.abcictl, serve.dataDir, [wallet]);
+    const jwts = await Promise.all(servers.map((serve) => lib.loginAdmin(serve)));
+    // Minted through the first server only: both sign with anvil's key 0, and each keeps its own nonces.
+    const minted = await fetch(`${servers[0].url}/abci/contracts/mint-role-token`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${jwts[0]}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ userAddress: wallet, roleType: 'producer', blockchainId: 'devnet' }),
+    });
+    if (minted.status !== 200) throw new Error(`minting the role token: ${minted.status} ${await minted.text()}`);
+    const path = `/abci/tokens/user-balance?userAddress=${wallet}&blockchainId=devnet`;
+    const scrape = scraper(`http://127.0.0.1:${port}/metrics`);
+    const runs = [];
+    let scraped;
+    try {
+      for (const [i, mode] of kModes.entries()) {
+        const which = mode === 'off' ? 0 : 1;
+        const load = { headers: [`Authorization: Bearer ${jwts[which]}`] };
+        progress('metrics', `read route ${i + 1}/${kModes.length}: wrk ${READ_SECONDS} s, metrics ${mode}`);
+        await wrk(ctx, `${servers[which].url}${path}`, { ...load, seconds: 2 });
+        runs.push({ mode, rps: (await wrk(ctx, `${servers[which].url}${path}`, { ...load, seconds: READ_SECONDS })).rps });
+      }
+    } finally {
+      scraped = scrape.stop();
+    }
+    if (!scraped.scrapes) throw new Error('read route: the scraper got no answer from the metrics listener');
+    return { runs, scraped };
+  } finally {
+    for (const serve of servers) await serve.stop();
+    await anvil.stop();
+  }
+}
+
+async function startup(ctx) {
+  const dir = lib.tempDir('abcictl-bench-probe-');
+  const source = join(dir, 'empty.cpp');
+  writeFileSync(source, 'int main() { return 0; }\n');
+  const plain = join(dir, 'plain');
+  const linked = join(dir, 'linked');
+  // Each keeps the libraries it is linked to though it uses none: the same C++ runtime for both, and the library.
+  await run(['c++', '-O2', '-Wl,--no-as-needed', source, '-o', plain]);
+  await run(['c++', '-O2', '-Wl,--no-as-needed', source, '-o', linked, '-lprometheus-cpp-core']);
+  progress('metrics', 'start-up: abcictl version, an empty program with and without libprometheus-cpp-core');
+  const [version, withLib, without] = (await hyperfine([`${ctx.abcictl} version`, linked, plain], {})).map((r) => r.mean);
+  return { version, library: Math.max(0, withLib - without), withLib, without };
+}
+
+const sum = (runs, mode, key) => runs.filter((r) => r.mode === mode).reduce((total, r) => total + r[key], 0);
+const list = (runs, key, format) => runs.map((r) => `${r.mode} ${format(r[key])}`).join(', ');
+
+export default async function metrics(ctx) {
+  const mintRuns = await mints(ctx);
+  const { runs: readRuns, scraped } = await reads(ctx);
+  const start = await startup(ctx);
+  const mintOn = sum(mintRuns, 'on', 'rate');
+  const mintOff = sum(mintRuns, 'off', 'rate');
+  const readOn = sum(readRuns, 'on', 'rps');
+  const readOff = sum(readRuns, 'off', 'rps');
+  const share = start.library / start.version;
+  return [
+    atLeast(`metrics overhead: ${N} concurrent mints, listener on and scraped every 1 s vs off (interleaved)`, mintOn, mintOff,
+      `on: ${num(mintOn / 2)} mints/s (${list(mintRuns, 'rate', (r) => num(r))})`, `off: ${num(mintOff / 2)} mints/s`, kTarget,
+      { runs: mintRuns }),
+    atLeast('metrics overhead: read route, wrk -c32, listener on and scraped every 1 s vs off (interleaved)', readOn, readOff,
+      `on: ${num(readOn / 2)} req/s (${list(readRuns, 'rps', (r) => num(r))})`, `off: ${num(readOff / 2)} req/s`, kTarget,
+      { runs: readRuns, scraped }),
+    {
+      measurement: 'metrics overhead: start-up, loading libprometheus-cpp-core (nothing of it constructed before serve)',
+      ours: `${ms(start.library)} of \`abcictl version\`'s ${ms(start.version)}`,
+      peer: `empty program: ${ms(start.without)}, linked to it: ${ms(start.withLib)}`,
+      ratio: share,
+      target: '< 0.02× of start-up',
+      met: share < 0.02,
+      raw: start,
+    },
+  ];
+}
