@@ -154,6 +154,142 @@ Error missing_token() {
     return Error(ErrorKind::unauthenticated, "authentication required: send Authorization: Bearer <token>");
 }
 
+/// The /abci gate (spec 5.2 and 8): the caller is counted against the limit
+/// before anything else is decided, so refused probes count too; then the
+/// admin role, or an API key with the route's scope.
+void pass_abci_gate(RequestContext& ctx, const std::optional<std::string>& scope, Unauthorized& why) {
+    const auto bearer = bearer_of(ctx.request);
+    std::exception_ptr refused;  // the error as thrown: a copy would lose what it is (http_error.cpp)
+    try {
+        if (bearer.empty()) {
+            why = Unauthorized::missing_token;
+            throw missing_token();
+        }
+        ctx.principal = ctx.services.auth.authenticate(bearer);
+    } catch (const Error& e) {
+        refused = std::current_exception();
+    }
+    check_rate(ctx.response, *ctx.services.abci_limiter,
+               ctx.principal ? ctx.principal->actor() : "addr:" + ctx.client_address, "rate_limit.abci",
+               "ABCI_RATE_LIMIT");
+    if (refused) std::rethrow_exception(refused);
+    auth::require(ctx.principal->is_admin() || (scope && ctx.principal->has_scope(*scope)),
+                  scope ? "this route needs the admin role or an API key with scope " + *scope
+                        : "this route needs the admin role");
+}
+
+/// A signed-in user's route: a user's bearer token (API keys are for /abci),
+/// counted per user, and the admin role where the route asks for it.
+void admit_user(RequestContext& ctx, Access access, Unauthorized& why) {
+    const auto bearer = bearer_of(ctx.request);
+    if (bearer.empty()) {
+        why = Unauthorized::missing_token;
+        throw missing_token();
+    }
+    ctx.principal = ctx.services.auth.authenticate(bearer);
+    auth::require(ctx.principal->kind == auth::Principal::Kind::user, "API keys are accepted on /abci routes only");
+    check_rate(ctx.response, *ctx.services.api_limiter, ctx.principal->actor(), "rate_limit.api",
+               "ABCI_API_RATE_LIMIT");
+    if (access == Access::admin)
+        auth::require(auth::allows(ctx.principal->role, auth::Permission::admin_read), "the admin role is required");
+}
+
+void send_reply(httplib::Response& response, const Reply& reply) {
+    if (!reply.location.empty()) {
+        response.set_redirect(reply.location);
+    } else if (!reply.content_type.empty()) {
+        response.status = reply.status;
+        response.set_content(reply.raw, reply.content_type.c_str());
+    } else {
+        response.status = reply.status;
+        response.set_content(reply.body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                             "application/json");
+    }
+}
+
+/// The one error mapping of a request: called while the exception is being
+/// handled, it answers with what was thrown (http_error.cpp), `why` naming
+/// the 401's code.
+void answer_failure(RequestContext& ctx, HttpMetrics& metrics, Unauthorized why) {
+    try {
+        throw;
+    } catch (const Error& e) {
+        // Every limit's refusal, the gate's and the login's alike, names the setting that holds it.
+        if (const auto* limited = dynamic_cast<const limits::RateLimitExceeded*>(&e))
+            metrics.rate_limited(limited->source().setting);
+        if (status_for(e.kind()) >= 500)
+            log_line("error", "request failed",
+                     {{"request_id", ctx.request_id}, {"kind", to_string(e.kind())}, {"error", e.what()}});
+        // An internal failure's message names server internals (paths,
+        // invariants): the log has it, the client gets the request id.
+        if (e.kind() == ErrorKind::internal)
+            render_error(ctx.response, internal_error(ctx), why);
+        else
+            render_error(ctx.response, e, why);
+    } catch (const nlohmann::json::exception& e) {
+        // A field of the wrong JSON type met a handler's get<>().
+        render_error(ctx.response, Error(ErrorKind::invalid_input, "a field has the wrong type", {e.what()}), why);
+    } catch (const std::exception& e) {
+        log_line("error", "unexpected failure", {{"request_id", ctx.request_id}, {"error", e.what()}});
+        render_error(ctx.response, internal_error(ctx), why);
+    }
+}
+
+/// The audit row of an /abci request. Refused (no valid caller, over the rate
+/// limit, or not allowed): counted per route into one row a minute
+/// (store.hpp), so the path the client chose is not what the row is keyed
+/// on, and a flood costs rows by the minute even with the rate limit off.
+void write_audit_row(const RequestContext& ctx, const std::string& route) {
+    const auto status = ctx.response.status;
+    const bool refused = status == 401 || status == 403 || status == 429;
+    ctx.services.store.audit().append(store::AuditEntry{
+        .time = std::chrono::system_clock::now(),
+        .actor = ctx.principal ? ctx.principal->actor() : "",
+        .method = ctx.request.method,
+        .path = refused ? route : bounded_path(util::escape_text(ctx.request.path)),
+        .status = status,
+        .client_address = ctx.client_address,
+        .request_id = ctx.request_id,
+        .refused = refused});
+}
+
+/// One route's handler with the middleware around it (router.hpp gives the order).
+struct RoutedRequest {
+    Services& services;
+    HttpMetrics& metrics;
+    HttpMetrics::RouteSeries& series;
+    Access access;
+    std::optional<std::string> scope;
+    Unauthorized unauthorized;  // the 401's code of what the handler throws
+    std::string route;          // the pattern as the audit log names it
+    Route::Handler handler;
+
+    void operator()(const httplib::Request& request, httplib::Response& response) const {
+        const auto started = std::chrono::steady_clock::now();
+        metrics.enter();
+        RequestContext ctx(request, response, services);
+        auto why = Unauthorized::invalid_token;
+        try {
+            if (access == Access::abci)
+                pass_abci_gate(ctx, scope, why);
+            else if (access != Access::open)
+                admit_user(ctx, access, why);
+            require_request_text(request);
+            why = unauthorized;
+            send_reply(response, handler(ctx));
+        } catch (const std::exception&) {
+            answer_failure(ctx, metrics, why);
+        }
+        if (access == Access::abci) write_audit_row(ctx, route);
+        const auto took = std::chrono::steady_clock::now() - started;
+        const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(took).count();
+        response.set_header("Server-Timing", fmt::format("app;dur={:.3f}", static_cast<double>(micros) / 1000.0));
+        series.observe(response.status, took);
+        HttpMetrics::mark_routed();
+        metrics.leave();
+    }
+};
+
 }  // namespace
 
 RequestContext::RequestContext(const httplib::Request& request_, httplib::Response& response_, Services& services_)
@@ -177,120 +313,34 @@ std::optional<std::string> RequestContext::query(const std::string& name) const 
 
 std::string RequestContext::path_match(std::size_t n) const { return request.matches[static_cast<int>(n)].str(); }
 
+std::string_view to_string(Method method) noexcept {
+    switch (method) {
+    case Method::get: return "GET";
+    case Method::post: return "POST";
+    case Method::put: return "PUT";
+    case Method::patch: return "PATCH";
+    case Method::delete_: return "DELETE";
+    }
+    return "GET";  // unreachable: every enumerator is a case above (-Wswitch)
+}
+
 void Router::add(Route r) {
-    const auto method = r.method;
-    const auto pattern = r.pattern;
-    auto& series = metrics_.route(r.pattern, r.method);
-    // The router is gone once routes are registered: capture the services it points at.
-    auto wrapped = [&services_ = services_, &metrics = metrics_, &series, access = r.access, scope = r.scope,
-                    unauthorized = r.handler_unauthorized, route = route_template(r.pattern),
-                    handler = std::move(r.handler)](const httplib::Request& request, httplib::Response& response) {
-        const auto started = std::chrono::steady_clock::now();
-        metrics.enter();
-        RequestContext ctx(request, response, services_);
-        auto why = Unauthorized::invalid_token;
-        try {
-            if (access == Access::abci) {
-                // Spec 5.2 and 8: the caller is counted against the limit
-                // before anything else is decided, so refused probes count too.
-                const auto bearer = bearer_of(request);
-                std::exception_ptr refused;  // the error as thrown: a copy would lose what it is (http_error.cpp)
-                try {
-                    if (bearer.empty()) {
-                        why = Unauthorized::missing_token;
-                        throw missing_token();
-                    }
-                    ctx.principal = services_.auth.authenticate(bearer);
-                } catch (const Error& e) {
-                    refused = std::current_exception();
-                }
-                check_rate(response, *services_.abci_limiter,
-                           ctx.principal ? ctx.principal->actor() : "addr:" + ctx.client_address, "rate_limit.abci",
-                           "ABCI_RATE_LIMIT");
-                if (refused) std::rethrow_exception(refused);
-                auth::require(ctx.principal->is_admin() || (scope && ctx.principal->has_scope(*scope)),
-                        scope ? "this route needs the admin role or an API key with scope " + *scope
-                              : "this route needs the admin role");
-            } else if (access != Access::open) {
-                const auto bearer = bearer_of(request);
-                if (bearer.empty()) {
-                    why = Unauthorized::missing_token;
-                    throw missing_token();
-                }
-                ctx.principal = services_.auth.authenticate(bearer);
-                auth::require(ctx.principal->kind == auth::Principal::Kind::user,
-                              "API keys are accepted on /abci routes only");
-                check_rate(response, *services_.api_limiter, ctx.principal->actor(), "rate_limit.api", "ABCI_API_RATE_LIMIT");
-                if (access == Access::admin)
-                    auth::require(auth::allows(ctx.principal->role, auth::Permission::admin_read),
-                                  "the admin role is required");
-            }
-            require_request_text(request);
-            why = unauthorized;
-            auto reply = handler(ctx);
-            if (!reply.location.empty()) {
-                response.set_redirect(reply.location);
-            } else if (!reply.content_type.empty()) {
-                response.status = reply.status;
-                response.set_content(reply.raw, reply.content_type.c_str());
-            } else {
-                response.status = reply.status;
-                response.set_content(reply.body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                                     "application/json");
-            }
-        } catch (const Error& e) {
-            // Every limit's refusal, the gate's and the login's alike, names the setting that holds it.
-            if (const auto* limited = dynamic_cast<const limits::RateLimitExceeded*>(&e))
-                metrics.rate_limited(limited->source().setting);
-            if (status_for(e.kind()) >= 500)
-                log_line("error", "request failed",
-                         {{"request_id", ctx.request_id}, {"kind", to_string(e.kind())}, {"error", e.what()}});
-            // An internal failure's message names server internals (paths,
-            // invariants): the log has it, the client gets the request id.
-            if (e.kind() == ErrorKind::internal)
-                render_error(response, internal_error(ctx), why);
-            else
-                render_error(response, e, why);
-        } catch (const nlohmann::json::exception& e) {
-            // A field of the wrong JSON type met a handler's get<>().
-            render_error(response, Error(ErrorKind::invalid_input, "a field has the wrong type", {e.what()}), why);
-        } catch (const std::exception& e) {
-            log_line("error", "unexpected failure", {{"request_id", ctx.request_id}, {"error", e.what()}});
-            render_error(response, internal_error(ctx), why);
-        }
-        if (access == Access::abci) {
-            // Refused (no valid caller, over the rate limit, or not allowed):
-            // counted per route into one row a minute (store.hpp), so the
-            // path the client chose is not what the row is keyed on, and a
-            // flood costs rows by the minute even with the rate limit off.
-            const bool refused = response.status == 401 || response.status == 403 || response.status == 429;
-            services_.store.audit().append(store::AuditEntry{
-                .time = std::chrono::system_clock::now(),
-                .actor = ctx.principal ? ctx.principal->actor() : "",
-                .method = request.method,
-                .path = refused ? route : bounded_path(util::escape_text(request.path)),
-                .status = response.status,
-                .client_address = ctx.client_address,
-                .request_id = ctx.request_id,
-                .refused = refused});
-        }
-        const auto took = std::chrono::steady_clock::now() - started;
-        const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(took).count();
-        response.set_header("Server-Timing", fmt::format("app;dur={:.3f}", static_cast<double>(micros) / 1000.0));
-        series.observe(response.status, took);
-        HttpMetrics::mark_routed();
-        metrics.leave();
-    };
-    if (method == "GET")
-        server_.Get(pattern, std::move(wrapped));
-    else if (method == "POST")
-        server_.Post(pattern, std::move(wrapped));
-    else if (method == "PUT")
-        server_.Put(pattern, std::move(wrapped));
-    else if (method == "DELETE")
-        server_.Delete(pattern, std::move(wrapped));
-    else if (method == "PATCH")
-        server_.Patch(pattern, std::move(wrapped));
+    // The router is gone once routes are registered: the handler keeps what it points at.
+    RoutedRequest routed{services_,
+                         metrics_,
+                         metrics_.route(r.pattern, std::string(to_string(r.method))),
+                         r.access,
+                         std::move(r.scope),
+                         r.handler_unauthorized,
+                         route_template(r.pattern),
+                         std::move(r.handler)};
+    switch (r.method) {
+    case Method::get: server_.Get(r.pattern, std::move(routed)); break;
+    case Method::post: server_.Post(r.pattern, std::move(routed)); break;
+    case Method::put: server_.Put(r.pattern, std::move(routed)); break;
+    case Method::patch: server_.Patch(r.pattern, std::move(routed)); break;
+    case Method::delete_: server_.Delete(r.pattern, std::move(routed)); break;
+    }
 }
 
 }  // namespace abci::serve

@@ -5,10 +5,12 @@
 // limit) → handler → error mapping → audit row (/abci/*) → request log line.
 // Handlers receive a RequestContext and return a Reply, or throw abci::Error.
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -105,6 +107,14 @@ struct Reply {
     std::string content_type;
 };
 
+/// The methods a route can answer: each is registered through cpp-httplib's
+/// function for it, so a method the router could not register cannot be named.
+enum class Method { get, post, put, patch, delete_ };
+inline constexpr std::array<Method, 5> kRouteMethods{Method::get, Method::post, Method::put, Method::patch,
+                                                     Method::delete_};
+/// "GET", "POST", …: the method as the request line and the audit log spell it.
+[[nodiscard]] std::string_view to_string(Method method) noexcept;
+
 /// Who may call a route; the router checks it before the handler runs.
 enum class Access {
     open,           // anyone (logins, probes, content)
@@ -118,7 +128,7 @@ enum class Access {
 struct Route {
     using Handler = std::function<Reply(RequestContext&)>;
 
-    std::string method;
+    Method method = Method::get;
     std::string pattern;  // a cpp-httplib regex over the path ("/api/practices", "/v1/x/([^/]+)")
     Access access = Access::authenticated;
     /// Access::abci: the API-key scope that also grants it (spec 5.2); none: the admin role only.

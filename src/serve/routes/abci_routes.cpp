@@ -102,25 +102,24 @@ std::vector<Route> abci_routes() {
     // Spec 5.2: each route's API-key scope; none, the admin role only (rule 4:
     // no scope reaches mint-role-token). A key that mints may learn what
     // became of its own mints.
-    const auto gate = [](std::string method, std::string pattern, std::optional<std::string> scope,
-                         Route::Handler handler) {
-        return Route{std::move(method), std::move(pattern), Access::abci, std::move(scope), std::move(handler)};
+    const auto gate = [](Method method, std::string pattern, std::optional<std::string> scope, Route::Handler handler) {
+        return Route{method, std::move(pattern), Access::abci, std::move(scope), std::move(handler)};
     };
     std::vector<Route> routes{
-        gate("POST", "/abci/contracts/mint-role-token", std::nullopt, mint_role_token),
-        gate("POST", "/abci/contracts/mint-entity-token", "abci:mint-entity", mint_entity_token),
-        gate("GET", "/abci/contracts/token-balance", "abci:read", token_balance),
-        gate("GET", "/abci/tokens/user-balance", "abci:read", user_balance),
-        gate("GET", "/abci/blockchains/list", "abci:read", blockchains),
-        gate("GET", "/abci/blockchains/([^/]+)/status", "abci:read", blockchain_status),
-        gate("GET", "/abci/tokens/metadata/([^/]+)", "abci:read", token_metadata),
-        gate("GET", "/abci/health", "abci:health", health),
-        gate("GET", "/abci/contracts/mints/([^/]+)", "abci:mint-entity", mint_status),
-        gate("GET", "/abci/contracts/mints", "abci:mint-entity", mint_status_by_key),
+        gate(Method::post, "/abci/contracts/mint-role-token", std::nullopt, mint_role_token),
+        gate(Method::post, "/abci/contracts/mint-entity-token", "abci:mint-entity", mint_entity_token),
+        gate(Method::get, "/abci/contracts/token-balance", "abci:read", token_balance),
+        gate(Method::get, "/abci/tokens/user-balance", "abci:read", user_balance),
+        gate(Method::get, "/abci/blockchains/list", "abci:read", blockchains),
+        gate(Method::get, "/abci/blockchains/([^/]+)/status", "abci:read", blockchain_status),
+        gate(Method::get, "/abci/tokens/metadata/([^/]+)", "abci:read", token_metadata),
+        gate(Method::get, "/abci/health", "abci:health", health),
+        gate(Method::get, "/abci/contracts/mints/([^/]+)", "abci:mint-entity", mint_status),
+        gate(Method::get, "/abci/contracts/mints", "abci:mint-entity", mint_status_by_key),
     };
     // The rest of /abci/* answers 404, still behind the gate (admin only), so
     // probing is limited and audited.
-    for (const auto* method : {"GET", "POST", "PUT", "DELETE", "PATCH"})
+    for (const auto method : kRouteMethods)
         routes.push_back(gate(method, "/abci(/.*)?", std::nullopt, [](RequestContext& ctx) -> Reply {
             throw Error(ErrorKind::not_found, "no ABCI route " + ctx.request.method + " " + ctx.request.path);
         }));

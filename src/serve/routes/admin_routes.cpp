@@ -41,14 +41,14 @@ Reply api_keys(RequestContext& ctx) {
 std::vector<Route> admin_routes() {
     const auto admin = Access::admin;
     return {
-        {"GET", "/api/admin/users", admin, {}, users},
-        {"GET", "/api/admin/audit", admin, {}, audit},
-        {"GET", "/api/admin/role-requests", admin, {}, role_requests},
-        {"GET", "/v1/admin/role-requests", admin, {}, role_requests},  // spec §9: the /v1/admin group
-        {"GET", "/api/admin/api-keys", admin, {}, api_keys},
+        {Method::get, "/api/admin/users", admin, {}, users},
+        {Method::get, "/api/admin/audit", admin, {}, audit},
+        {Method::get, "/api/admin/role-requests", admin, {}, role_requests},
+        {Method::get, "/v1/admin/role-requests", admin, {}, role_requests},  // spec §9: the /v1/admin group
+        {Method::get, "/api/admin/api-keys", admin, {}, api_keys},
         // Spec 5.5 gates all of GET /api/admin/*: a non-admin learns nothing
         // about which admin routes exist (403), an admin gets 404 for unknown ones.
-        {"GET", "/api/admin/.*", admin, {},
+        {Method::get, "/api/admin/.*", admin, {},
          [](RequestContext& ctx) -> Reply { throw Error(ErrorKind::not_found, "no admin route " + ctx.request.path); }},
     };
 }

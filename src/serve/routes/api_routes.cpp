@@ -34,9 +34,9 @@ Reply record_verification(RequestContext& ctx) {
 
 std::vector<Route> api_routes() {
     return {
-        {"GET", "/api/farmers/profile", Access::authenticated, {}, farmer_profile},
-        {"POST", "/api/practices", Access::authenticated, {}, record_practice},
-        {"POST", "/api/verifications", Access::authenticated, {}, record_verification},
+        {Method::get, "/api/farmers/profile", Access::authenticated, {}, farmer_profile},
+        {Method::post, "/api/practices", Access::authenticated, {}, record_practice},
+        {Method::post, "/api/verifications", Access::authenticated, {}, record_verification},
     };
 }
 

@@ -14,8 +14,8 @@ namespace abci::serve {
 namespace {
 
 // A login: open, and a refusal of its handler is invalid_credentials.
-Route login(std::string method, std::string pattern, Route::Handler handler) {
-    return {std::move(method), std::move(pattern), Access::open, {}, std::move(handler),
+Route login(Method method, std::string pattern, Route::Handler handler) {
+    return {method, std::move(pattern), Access::open, {}, std::move(handler),
             Unauthorized::invalid_credentials};
 }
 
@@ -117,23 +117,23 @@ Reply me(RequestContext& ctx) {
 
 std::vector<Route> auth_routes() {
     return {
-        login("POST", "/api/auth/login-email-password", login_password),
-        login("GET", "/api/auth/wallet-nonce", wallet_nonce),
-        login("POST", "/api/auth/wallet-connect", wallet_connect),
-        login("POST", "/api/auth/idp-login", idp_login),
+        login(Method::post, "/api/auth/login-email-password", login_password),
+        login(Method::get, "/api/auth/wallet-nonce", wallet_nonce),
+        login(Method::post, "/api/auth/wallet-connect", wallet_connect),
+        login(Method::post, "/api/auth/idp-login", idp_login),
         // DESIGN.md §4: the provider's configured name routes to it as well.
-        login("POST", "/api/auth/([a-z0-9-]+)-login",
+        login(Method::post, "/api/auth/([a-z0-9-]+)-login",
               [](RequestContext& ctx) {
                   if (!ctx.services.auth.has_idp(ctx.path_match(1)))
                       throw Error(ErrorKind::not_found, "no identity provider named " + ctx.path_match(1));
                   return idp_login(ctx);
               }),
-        login("GET", "/api/auth/idp-callback", idp_callback),
+        login(Method::get, "/api/auth/idp-callback", idp_callback),
         // Token exchanges: open, and a refusal is invalid_token.
-        {"POST", "/api/auth/idp-exchange", Access::open, {}, idp_exchange},
-        {"POST", "/api/auth/refresh", Access::open, {}, refresh},
-        {"POST", "/api/auth/logout", Access::authenticated, {}, logout},
-        {"GET", "/api/auth/me", Access::authenticated, {}, me},
+        {Method::post, "/api/auth/idp-exchange", Access::open, {}, idp_exchange},
+        {Method::post, "/api/auth/refresh", Access::open, {}, refresh},
+        {Method::post, "/api/auth/logout", Access::authenticated, {}, logout},
+        {Method::get, "/api/auth/me", Access::authenticated, {}, me},
     };
 }
 

@@ -29,7 +29,7 @@ Reply content_by_cid(RequestContext& ctx) {
 }  // namespace
 
 std::vector<Route> content_routes() {
-    return {{"GET", "/ipfs/([^/]+)", Access::open, {}, content_by_cid}};
+    return {{Method::get, "/ipfs/([^/]+)", Access::open, {}, content_by_cid}};
 }
 
 }  // namespace abci::serve

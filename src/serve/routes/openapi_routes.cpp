@@ -138,23 +138,23 @@ std::vector<Route> openapi_routes() {
     static const Body page = body_of(std::string(kDocsPage));
     static const std::string script_etag = "\"" + std::string(openapi::redoc().sha256) + "\"";
     return {
-        {"GET", "/openapi\\.json", Access::open, {},
+        {Method::get, "/openapi\\.json", Access::open, {},
          [documents](RequestContext& ctx) {
              const auto& body = documents->json(ctx.services.settings);
              return cached(ctx, body.bytes, body.etag, "application/json");
          }},
-        {"GET", "/openapi\\.yaml", Access::open, {},
+        {Method::get, "/openapi\\.yaml", Access::open, {},
          [documents](RequestContext& ctx) {
              const auto& body = documents->yaml(ctx.services.settings);
              return cached(ctx, body.bytes, body.etag, "application/yaml");
          }},
-        {"GET", "/docs", Access::open, {},
+        {Method::get, "/docs", Access::open, {},
          [](RequestContext& ctx) {
              ctx.response.set_header("Content-Security-Policy", kDocsPolicy);
              ctx.response.set_header("Referrer-Policy", "no-referrer");
              return cached(ctx, page.bytes, page.etag, "text/html; charset=utf-8");
          }},
-        {"GET", "/docs/redoc\\.standalone\\.js", Access::open, {},
+        {Method::get, "/docs/redoc\\.standalone\\.js", Access::open, {},
          [](RequestContext& ctx) {
              return cached(ctx, std::string(openapi::redoc().bytes), script_etag, "text/javascript; charset=utf-8");
          }},

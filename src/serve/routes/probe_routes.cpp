@@ -47,9 +47,9 @@ private:
 std::vector<Route> probe_routes() {
     auto readiness = std::make_shared<SharedReadiness>();
     return {
-        {"GET", "/livez", Access::open, {},
+        {Method::get, "/livez", Access::open, {},
          [](RequestContext&) { return Reply::json(200, {{"status", "alive"}}); }},
-        {"GET", "/readyz", Access::open, {},
+        {Method::get, "/readyz", Access::open, {},
          [readiness](RequestContext& ctx) {
              const auto report = readiness->get(ctx.services.abci);
              return Reply::json(health_status(report), health_view(report, "ready", "not ready"));

@@ -57,12 +57,12 @@ std::vector<Route> workflow_routes() {
     const auto user = Access::authenticated;
     const auto admin = Access::admin;
     return {
-        {"POST", "/v1/role-requests", user, {}, create_role_request},
-        {"PUT", "/v1/admin/role-requests/([^/]+)/approve", admin, {}, approve_role_request},
-        {"PUT", "/v1/admin/role-requests/([^/]+)/reject", admin, {}, reject_role_request},
-        {"POST", "/v1/certifiers/certificates", user, {}, issue_certificate},
-        {"GET", "/v1/certifiers/certificates", user, {}, own_certificates},
-        {"GET", "/v1/certifiers/certificates/([^/]+)", user, {}, read_certificate},
+        {Method::post, "/v1/role-requests", user, {}, create_role_request},
+        {Method::put, "/v1/admin/role-requests/([^/]+)/approve", admin, {}, approve_role_request},
+        {Method::put, "/v1/admin/role-requests/([^/]+)/reject", admin, {}, reject_role_request},
+        {Method::post, "/v1/certifiers/certificates", user, {}, issue_certificate},
+        {Method::get, "/v1/certifiers/certificates", user, {}, own_certificates},
+        {Method::get, "/v1/certifiers/certificates/([^/]+)", user, {}, read_certificate},
     };
 }
 

@@ -86,11 +86,11 @@ TEST_CASE("openapi document: every route of the table is an operation with its s
     for (const auto& route : route_table()) {
         const auto path = document_path(route.pattern);
         if (!path) continue;
-        std::string method = route.method;
+        std::string method(to_string(route.method));
         for (auto& c : method) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         const auto key = method + " " + *path;
         declared.insert(key);
-        INFO("route " << route.method << " " << route.pattern);
+        INFO("route " << to_string(route.method) << " " << route.pattern);
         const auto found = operations.find(key);
         REQUIRE(found != operations.end());
         REQUIRE(found->second.contains("security"));

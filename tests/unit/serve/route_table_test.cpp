@@ -14,7 +14,7 @@ namespace {
 // The row that answers `method` `path`: the first whose pattern matches, as cpp-httplib picks.
 const Route* route_for(const std::vector<Route>& table, const std::string& method, const std::string& path) {
     for (const auto& route : table)
-        if (route.method == method && std::regex_match(path, std::regex(route.pattern))) return &route;
+        if (to_string(route.method) == method && std::regex_match(path, std::regex(route.pattern))) return &route;
     return nullptr;
 }
 
@@ -46,9 +46,9 @@ TEST_CASE("route table: API-key scopes map onto the /abci routes, minting roles 
 
 TEST_CASE("route table: each route is declared once, with a handler, and only /abci is behind the gate", "[routes]") {
     const auto table = route_table();
-    std::set<std::pair<std::string, std::string>> seen;
+    std::set<std::pair<Method, std::string>> seen;
     for (const auto& route : table) {
-        INFO(route.method << " " << route.pattern);
+        INFO(to_string(route.method) << " " << route.pattern);
         CHECK(seen.insert({route.method, route.pattern}).second);
         CHECK(route.handler);
         CHECK((route.access == Access::abci) == (route.pattern.rfind("/abci", 0) == 0));
@@ -72,6 +72,23 @@ TEST_CASE("route table: who may call the routes outside /abci", "[routes]") {
     CHECK(access("POST", "/v1/role-requests") == Access::authenticated);
     CHECK(access("GET", "/ipfs/bafy") == Access::open);
     CHECK(access("GET", "/readyz") == Access::open);
+}
+
+// A route names its method by the enum, so the router registers every one it
+// can name (an unknown method does not compile); each is spelt as request
+// lines spell it, and the /abci gate answers each.
+TEST_CASE("route table: every method is spelt as a request line spells it, and the /abci gate answers each",
+          "[routes]") {
+    std::set<std::string> names;
+    for (const auto method : kRouteMethods) names.insert(std::string(to_string(method)));
+    CHECK(names == std::set<std::string>{"GET", "POST", "PUT", "PATCH", "DELETE"});
+    const auto table = route_table();
+    for (const auto method : kRouteMethods) {
+        INFO(to_string(method));
+        const auto* route = route_for(table, std::string(to_string(method)), "/abci/nothing-here");
+        REQUIRE(route);
+        CHECK(route->access == Access::abci);
+    }
 }
 
 }  // namespace abci::serve::route_table_tests

@@ -14,7 +14,7 @@ namespace abci::serve::swept_routes_tests {
 
 TEST_CASE("swept routes: the hostile text sweep sends to every route of the table, and only to those", "[routes]") {
     std::set<std::pair<std::string, std::string>> declared, swept;
-    for (const auto& route : route_table()) declared.insert({route.method, route.pattern});
+    for (const auto& route : route_table()) declared.insert({std::string(to_string(route.method)), route.pattern});
     for (const auto& route : test::swept_routes()) {
         INFO(route.method << " " << route.pattern << " " << route.path);
         CHECK(swept.insert({route.method, route.pattern}).second);
