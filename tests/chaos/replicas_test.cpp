@@ -197,8 +197,8 @@ TEST_CASE("three replicas on PostgreSQL behind haproxy, the lane owner killed, f
                              seed, run.mints, run.spacing.count(), first->replica, replicas[first->replica]->port(),
                              first->epoch);
 
-    // Let the load reach the owner first: mints in flight, some mined.
-    std::this_thread::sleep_for(1500ms);
+    // Let the load reach the owner first: some of its mints mined.
+    REQUIRE(eventually([&] { return chain.nonce(ChainServer::signer()) > start.nonce; }));
     Figures figures{.scenario = "replicas", .seed = seed};
     std::vector<Kill> kills;
     std::vector<double> kill_takeover, freeze_takeover, database_takeover;
