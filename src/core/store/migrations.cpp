@@ -368,10 +368,63 @@ CREATE UNIQUE INDEX role_requests_pending ON role_requests(wallet_address, role_
     WHERE status = 'pending';
 )sql";
 
-constexpr std::array<const char*, 11> kMigrations = {kInitialSchema, kChainState,   kEntityPerTransaction,
+// Webhooks (webhooks.hpp): subscriptions with their sealed secrets, each
+// event's delivery to a subscription with its lease (as the lanes'), every
+// attempt, and the outbox that journal transitions will write events to in
+// their own transaction (issue 34 item 5), leased the same way.
+constexpr const char* kWebhooks = R"sql(
+CREATE TABLE webhook_subscriptions (
+    id                    TEXT PRIMARY KEY NOT NULL,
+    url                   TEXT NOT NULL,
+    events                TEXT NOT NULL,
+    description           TEXT NOT NULL,
+    enabled               INTEGER NOT NULL,
+    disabled_reason       TEXT NOT NULL DEFAULT '',
+    secret                TEXT NOT NULL,
+    previous_secret       TEXT NOT NULL DEFAULT '',
+    previous_secret_until INTEGER,
+    created_at            INTEGER NOT NULL,
+    updated_at            INTEGER NOT NULL
+) STRICT;
+CREATE TABLE webhook_deliveries (
+    id              TEXT PRIMARY KEY NOT NULL,
+    subscription_id TEXT NOT NULL REFERENCES webhook_subscriptions(id),
+    message_id      TEXT NOT NULL,
+    event_type      TEXT NOT NULL,
+    body            TEXT NOT NULL,
+    state           TEXT NOT NULL,
+    attempts        INTEGER NOT NULL,
+    next_attempt_at INTEGER NOT NULL,
+    lease_owner     TEXT NOT NULL DEFAULT '',
+    lease_until     INTEGER NOT NULL DEFAULT 0,
+    created_at      INTEGER NOT NULL,
+    updated_at      INTEGER NOT NULL
+) STRICT;
+CREATE INDEX webhook_deliveries_by_subscription ON webhook_deliveries(subscription_id);
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries(state, next_attempt_at);
+CREATE TABLE webhook_attempts (
+    delivery_id  TEXT NOT NULL REFERENCES webhook_deliveries(id),
+    attempted_at INTEGER NOT NULL,
+    status       INTEGER NOT NULL,
+    latency_ms   INTEGER NOT NULL,
+    error        TEXT NOT NULL
+) STRICT;
+CREATE INDEX webhook_attempts_by_delivery ON webhook_attempts(delivery_id);
+CREATE TABLE webhook_outbox (
+    id           TEXT PRIMARY KEY NOT NULL,
+    event_type   TEXT NOT NULL,
+    ordering_key TEXT NOT NULL,
+    body         TEXT NOT NULL,
+    created_at   INTEGER NOT NULL,
+    lease_owner  TEXT NOT NULL DEFAULT '',
+    lease_until  INTEGER NOT NULL DEFAULT 0
+) STRICT;
+)sql";
+
+constexpr std::array<const char*, 12> kMigrations = {kInitialSchema, kChainState,   kEntityPerTransaction,
                                                      kMintRecords,   kAuditByActor, kRefusedAuditRows,
                                                      kSharedState,   kMintJobs,     kLaneStuck,
-                                                     kLaneGenesis,   kRoleRequestFailures};
+                                                     kLaneGenesis,   kRoleRequestFailures, kWebhooks};
 
 }  // namespace
 

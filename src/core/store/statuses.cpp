@@ -8,6 +8,7 @@
 #include "core/store/mints.hpp"
 #include "core/store/practices.hpp"
 #include "core/store/role_requests.hpp"
+#include "core/store/webhooks.hpp"
 
 namespace abci::store {
 namespace {
@@ -46,6 +47,11 @@ constexpr std::array<std::pair<VerificationOutcome, const char*>, 2> kVerificati
     {VerificationOutcome::approved, "approved"},
     {VerificationOutcome::rejected, "rejected"},
 }};
+constexpr std::array<std::pair<DeliveryState, const char*>, 3> kDeliveryStates{{
+    {DeliveryState::pending, "pending"},
+    {DeliveryState::succeeded, "succeeded"},
+    {DeliveryState::failed, "failed"},
+}};
 
 }  // namespace
 
@@ -67,6 +73,10 @@ std::optional<CertificateStatus> parse_certificate_status(std::string_view name)
 const char* to_string(VerificationOutcome outcome) noexcept { return name_of(kVerificationOutcomes, outcome); }
 std::optional<VerificationOutcome> parse_verification_outcome(std::string_view name) noexcept {
     return value_of(kVerificationOutcomes, name);
+}
+const char* to_string(DeliveryState state) noexcept { return name_of(kDeliveryStates, state); }
+std::optional<DeliveryState> parse_delivery_state(std::string_view name) noexcept {
+    return value_of(kDeliveryStates, name);
 }
 
 }  // namespace abci::store

@@ -31,6 +31,7 @@
 #include "core/store/sessions.hpp"
 #include "core/store/tokens.hpp"
 #include "core/store/users.hpp"
+#include "core/store/webhooks.hpp"
 
 namespace abci::metrics {
 class Registry;
@@ -58,6 +59,7 @@ public:
     [[nodiscard]] virtual RateWindows& rate_windows() = 0;
     [[nodiscard]] virtual SharedSecrets& shared_secrets() = 0;
     [[nodiscard]] virtual Lanes& lanes() = 0;
+    [[nodiscard]] virtual Webhooks& webhooks() = 0;
     /// This server's bids for lanes, as `owner` (its name in LaneStatus).
     [[nodiscard]] virtual std::unique_ptr<LaneElection> open_lane_election(std::string owner) = 0;
     /// A listener on `channels` (notifications.hpp), or none when no other

@@ -279,6 +279,57 @@ const std::array kSchema{
                   "CREATE UNIQUE INDEX role_requests_pending ON role_requests(wallet_address, role_type, blockchain_id) "
                   "WHERE status = 'pending'",
               }},
+    // Webhooks: subscriptions, deliveries with their lease, attempts and the
+    // outbox (webhooks.hpp; SQLite's kWebhooks).
+    Migration{7,
+              {
+                  R"sql(CREATE TABLE webhook_subscriptions (
+    rowid                 BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    id                    TEXT PRIMARY KEY,
+    url                   TEXT NOT NULL,
+    events                TEXT NOT NULL,
+    description           TEXT NOT NULL,
+    enabled               BOOLEAN NOT NULL,
+    disabled_reason       TEXT NOT NULL DEFAULT '',
+    secret                TEXT NOT NULL,
+    previous_secret       TEXT NOT NULL DEFAULT '',
+    previous_secret_until BIGINT,
+    created_at            BIGINT NOT NULL,
+    updated_at            BIGINT NOT NULL))sql",
+                  R"sql(CREATE TABLE webhook_deliveries (
+    rowid           BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    id              TEXT PRIMARY KEY,
+    subscription_id TEXT NOT NULL REFERENCES webhook_subscriptions(id),
+    message_id      TEXT NOT NULL,
+    event_type      TEXT NOT NULL,
+    body            TEXT NOT NULL,
+    state           TEXT NOT NULL,
+    attempts        BIGINT NOT NULL,
+    next_attempt_at BIGINT NOT NULL,
+    lease_owner     TEXT NOT NULL DEFAULT '',
+    lease_until     BIGINT NOT NULL DEFAULT 0,
+    created_at      BIGINT NOT NULL,
+    updated_at      BIGINT NOT NULL))sql",
+                  "CREATE INDEX webhook_deliveries_by_subscription ON webhook_deliveries(subscription_id)",
+                  "CREATE INDEX webhook_deliveries_due ON webhook_deliveries(state, next_attempt_at)",
+                  R"sql(CREATE TABLE webhook_attempts (
+    rowid        BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    delivery_id  TEXT NOT NULL REFERENCES webhook_deliveries(id),
+    attempted_at BIGINT NOT NULL,
+    status       BIGINT NOT NULL,
+    latency_ms   BIGINT NOT NULL,
+    error        TEXT NOT NULL))sql",
+                  "CREATE INDEX webhook_attempts_by_delivery ON webhook_attempts(delivery_id)",
+                  R"sql(CREATE TABLE webhook_outbox (
+    rowid        BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    id           TEXT PRIMARY KEY,
+    event_type   TEXT NOT NULL,
+    ordering_key TEXT NOT NULL,
+    body         TEXT NOT NULL,
+    created_at   BIGINT NOT NULL,
+    lease_owner  TEXT NOT NULL DEFAULT '',
+    lease_until  BIGINT NOT NULL DEFAULT 0))sql",
+              }},
 };
 
 }  // namespace

@@ -1,36 +1,16 @@
 // API keys.
 
-#include <fmt/format.h>
-
-#include <nlohmann/json.hpp>
-
 #include "core/crypto/encoding.hpp"
 #include "core/store/sql/backends.hpp"
 
 namespace abci::store::sql {
 namespace {
 
-std::string scopes_to_json(const std::vector<std::string>& scopes) {
-    try {
-        return nlohmann::json(scopes).dump();
-    } catch (const nlohmann::json::exception&) {
-        throw Error(ErrorKind::invalid_input, "API key scopes must be valid UTF-8");
-    }
-}
-
-std::vector<std::string> scopes_from_json(const std::string& text) {
-    try {
-        return nlohmann::json::parse(text).get<std::vector<std::string>>();
-    } catch (const nlohmann::json::exception& e) {
-        throw Error(ErrorKind::internal, fmt::format("stored API key scopes are corrupt: {}", e.what()));
-    }
-}
-
 constexpr const char* kApiKeyColumns = "id, name, scopes, created_by, created_at, revoked_at";
 constexpr auto read_api_key = [](const auto& row) {
     return ApiKey{.id = row.text("id"),
                   .name = row.text("name"),
-                  .scopes = scopes_from_json(row.text("scopes")),
+                  .scopes = string_list_from_json(row.text("scopes"), "API key scopes"),
                   .created_by = row.text("created_by"),
                   .created_at = row.time_at("created_at"),
                   .revoked_at = row.optional_time_at("revoked_at")};
@@ -43,7 +23,7 @@ public:
 
     ApiKey create(const NewApiKey& key) override {
         ApiKey created{crypto::random_uuid(), key.name, key.scopes, key.created_by, now_millis(), std::nullopt};
-        const std::string scopes = scopes_to_json(key.scopes);
+        const std::string scopes = string_list_to_json(key.scopes, "API key scopes");
         db_.run({"API key already exists"}, [&](auto& c) {
             execute(c,
                     "INSERT INTO api_keys (id, name, key_hash, scopes, created_by, created_at) "

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 #include "core/eth/u256.hpp"
 #include "core/util/text.hpp"
 
@@ -44,5 +46,21 @@ std::string lower_ascii(std::string text) {
 }
 
 std::string canonical_decimal(const std::string& text) { return eth::U256::parse(text).to_dec(); }
+
+std::string string_list_to_json(const std::vector<std::string>& values, const char* what) {
+    try {
+        return nlohmann::json(values).dump();
+    } catch (const nlohmann::json::exception&) {
+        throw Error(ErrorKind::invalid_input, fmt::format("{} must be valid UTF-8", what));
+    }
+}
+
+std::vector<std::string> string_list_from_json(const std::string& text, const char* what) {
+    try {
+        return nlohmann::json::parse(text).get<std::vector<std::string>>();
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(ErrorKind::internal, fmt::format("stored {} are corrupt: {}", what, e.what()));
+    }
+}
 
 }  // namespace abci::store::sql

@@ -37,6 +37,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/store/store.hpp"
@@ -73,6 +74,12 @@ std::string lower_ascii(std::string text);
 /// A stored uint256 balance or amount in its canonical decimal form, so that
 /// equal values are equal strings. Error(invalid_input) when `text` is not a number.
 std::string canonical_decimal(const std::string& text);
+
+/// A list of strings stored as a JSON array (API key scopes, webhook event
+/// types); `what` names them in errors: Error(invalid_input) when one is not
+/// UTF-8, Error(internal) when the stored text is not such an array.
+std::string string_list_to_json(const std::vector<std::string>& values, const char* what);
+std::vector<std::string> string_list_from_json(const std::string& text, const char* what);
 
 /// What a method's constraint violations mean, in its own words.
 struct Meaning {
@@ -165,6 +172,7 @@ template <class Db> std::unique_ptr<Practices> make_practices(Db& db);
 template <class Db> std::unique_ptr<RateWindows> make_rate_windows(Db& db);
 template <class Db> std::unique_ptr<SharedSecrets> make_shared_secrets(Db& db);
 template <class Db> std::unique_ptr<Lanes> make_lanes(Db& db);
+template <class Db> std::unique_ptr<Webhooks> make_webhooks(Db& db);
 
 /// The backend's election of lane owners (lanes.cpp), found by overload.
 template <class Db>
@@ -198,6 +206,7 @@ public:
     RateWindows& rate_windows() override { return *rate_windows_; }
     SharedSecrets& shared_secrets() override { return *shared_secrets_; }
     Lanes& lanes() override { return *lanes_; }
+    Webhooks& webhooks() override { return *webhooks_; }
     std::unique_ptr<LaneElection> open_lane_election(std::string owner) override {
         return make_lane_election(db_, std::move(owner));
     }
@@ -232,6 +241,7 @@ private:
     std::unique_ptr<RateWindows> rate_windows_ = make_rate_windows(db_);
     std::unique_ptr<SharedSecrets> shared_secrets_ = make_shared_secrets(db_);
     std::unique_ptr<Lanes> lanes_ = make_lanes(db_);
+    std::unique_ptr<Webhooks> webhooks_ = make_webhooks(db_);
 };
 
 }  // namespace abci::store::sql

@@ -1,0 +1,276 @@
+// Webhook subscriptions, deliveries and their attempts.
+
+#include <algorithm>
+
+#include "core/crypto/encoding.hpp"
+#include "core/store/sql/backends.hpp"
+
+namespace abci::store::sql {
+namespace {
+
+constexpr const char* kSubscriptionColumns =
+    "id, url, events, description, enabled, disabled_reason, secret, previous_secret, previous_secret_until, "
+    "created_at, updated_at";
+constexpr auto read_subscription = [](const auto& row) {
+    return WebhookSubscription{.id = row.text("id"),
+                               .url = row.text("url"),
+                               .events = string_list_from_json(row.text("events"), "webhook event types"),
+                               .description = row.text("description"),
+                               .enabled = row.boolean("enabled"),
+                               .disabled_reason = row.text("disabled_reason"),
+                               .sealed_secret = row.text("secret"),
+                               .sealed_previous_secret = row.text("previous_secret"),
+                               .previous_secret_until = row.optional_time_at("previous_secret_until"),
+                               .created_at = row.time_at("created_at"),
+                               .updated_at = row.time_at("updated_at")};
+};
+
+constexpr const char* kDeliveryColumns =
+    "id, subscription_id, message_id, event_type, body, state, attempts, next_attempt_at, created_at, updated_at";
+constexpr auto read_delivery = [](const auto& row) {
+    return WebhookDelivery{.id = row.text("id"),
+                           .subscription_id = row.text("subscription_id"),
+                           .message_id = row.text("message_id"),
+                           .type = row.text("event_type"),
+                           .body = row.text("body"),
+                           .state = row.enum_at("state", parse_delivery_state),
+                           .attempts = row.integer("attempts"),
+                           .next_attempt_at = row.time_at("next_attempt_at"),
+                           .created_at = row.time_at("created_at"),
+                           .updated_at = row.time_at("updated_at")};
+};
+
+constexpr auto read_attempt = [](const auto& row) {
+    return WebhookAttempt{.attempted_at = row.time_at("attempted_at"),
+                          .status = static_cast<int>(row.integer("status")),
+                          .latency_ms = row.integer("latency_ms"),
+                          .error = row.text("error")};
+};
+
+// A pending delivery is due at its next attempt, or when a lease on it runs out if that is later.
+constexpr const char* kDueAt =
+    "CASE WHEN d.lease_until > d.next_attempt_at THEN d.lease_until ELSE d.next_attempt_at END";
+
+template <class Db>
+class SqlWebhooks final : public Webhooks {
+public:
+    explicit SqlWebhooks(Db& db) : db_(db) {}
+
+    WebhookSubscription create_subscription(const NewWebhookSubscription& s) override {
+        const TimePoint now = now_millis();
+        WebhookSubscription created{.id = s.id,
+                                    .url = s.url,
+                                    .events = s.events,
+                                    .description = s.description,
+                                    .enabled = true,
+                                    .sealed_secret = s.sealed_secret,
+                                    .created_at = now,
+                                    .updated_at = now};
+        const std::string events = string_list_to_json(s.events, "webhook event types");
+        db_.run({"webhook subscription already exists"}, [&](auto& c) {
+            execute(c,
+                    "INSERT INTO webhook_subscriptions (id, url, events, description, enabled, secret, created_at, "
+                    "updated_at) VALUES (?, ?, ?, ?, TRUE, ?, ?, ?)",
+                    created.id, created.url, events, created.description, created.sealed_secret, to_millis(now),
+                    to_millis(now));
+        });
+        return created;
+    }
+
+    std::optional<WebhookSubscription> find_subscription(const std::string& id) override {
+        return db_.run({}, [&](auto& c) { return find(c, id); });
+    }
+
+    std::vector<WebhookSubscription> list_subscriptions() override {
+        return db_.run({}, [&](auto& c) {
+            return query_all(c, select_columns(kSubscriptionColumns, "FROM webhook_subscriptions ORDER BY rowid"),
+                             read_subscription);
+        });
+    }
+
+    std::optional<WebhookSubscription> update_subscription(const std::string& id,
+                                                           const WebhookSubscriptionChange& change) override {
+        const std::optional<std::string> events =
+            change.events ? std::optional(string_list_to_json(*change.events, "webhook event types")) : std::nullopt;
+        return db_.transaction({}, [&](auto& c) -> std::optional<WebhookSubscription> {
+            // COALESCE keeps a column whose new value is NULL (not given);
+            // enabling clears the reason the server disabled it for.
+            if (execute(c,
+                        "UPDATE webhook_subscriptions SET url = COALESCE(?2, url), events = COALESCE(?3, events), "
+                        "description = COALESCE(?4, description), enabled = COALESCE(CAST(?5 AS BOOLEAN), enabled), "
+                        "disabled_reason = CASE WHEN CAST(?5 AS BOOLEAN) IS NULL THEN disabled_reason ELSE '' END, updated_at = ?6 "
+                        "WHERE id = ?1",
+                        id, change.url, events, change.description, change.enabled, to_millis(now_millis())) != 1)
+                return std::nullopt;
+            return find(c, id);
+        });
+    }
+
+    std::optional<WebhookSubscription> rotate_secret(const std::string& id, const std::string& sealed_secret,
+                                                     std::chrono::milliseconds overlap) override {
+        const TimePoint now = now_millis();
+        return db_.transaction({}, [&](auto& c) -> std::optional<WebhookSubscription> {
+            if (execute(c,
+                        "UPDATE webhook_subscriptions SET previous_secret = secret, secret = ?2, "
+                        "previous_secret_until = ?3, updated_at = ?4 WHERE id = ?1",
+                        id, sealed_secret, to_millis(now + overlap), to_millis(now)) != 1)
+                return std::nullopt;
+            return find(c, id);
+        });
+    }
+
+    bool remove_subscription(const std::string& id) override {
+        return db_.transaction({}, [&](auto& c) {
+            execute(c,
+                    "DELETE FROM webhook_attempts WHERE delivery_id IN "
+                    "(SELECT id FROM webhook_deliveries WHERE subscription_id = ?)",
+                    id);
+            execute(c, "DELETE FROM webhook_deliveries WHERE subscription_id = ?", id);
+            return execute(c, "DELETE FROM webhook_subscriptions WHERE id = ?", id) == 1;
+        });
+    }
+
+    WebhookDelivery enqueue(const std::string& subscription_id, const std::string& type,
+                            const std::string& body) override {
+        const std::int64_t now = to_millis(now_millis());
+        const std::string id = "whd_" + crypto::random_token(16);
+        // Due by the database's clock, which claim_due() compares with.
+        return *db_.run({.not_found = "webhook subscription not found"}, [&](auto& c) {
+            execute(c,
+                    "INSERT INTO webhook_deliveries (id, subscription_id, message_id, event_type, body, state, "
+                    "attempts, next_attempt_at, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, 'pending', 0, " +
+                        Db::clock_millis() + ", ?6, ?6)",
+                    id, subscription_id, "msg_" + crypto::random_token(16), type, body, now);
+            return query_one(c, select_columns(kDeliveryColumns, "FROM webhook_deliveries WHERE id = ?"),
+                             read_delivery, id);
+        });
+    }
+
+    std::optional<WebhookDelivery> find_delivery(const std::string& id) override {
+        return db_.run({}, [&](auto& c) {
+            return query_one(c, select_columns(kDeliveryColumns, "FROM webhook_deliveries WHERE id = ?"),
+                             read_delivery, id);
+        });
+    }
+
+    std::vector<WebhookDelivery> deliveries(const std::string& subscription_id, std::size_t limit) override {
+        return db_.run({}, [&](auto& c) {
+            return query_all(c,
+                             select_columns(kDeliveryColumns,
+                                            "FROM webhook_deliveries WHERE subscription_id = ? "
+                                            "ORDER BY rowid DESC LIMIT ?"),
+                             read_delivery, subscription_id, static_cast<std::int64_t>(limit));
+        });
+    }
+
+    std::vector<WebhookAttempt> attempts(const std::string& delivery_id) override {
+        return db_.run({}, [&](auto& c) {
+            return query_all(c,
+                             "SELECT attempted_at, status, latency_ms, error FROM webhook_attempts "
+                             "WHERE delivery_id = ? ORDER BY rowid",
+                             read_attempt, delivery_id);
+        });
+    }
+
+    std::vector<WebhookDelivery> claim_due(const std::string& owner, std::chrono::milliseconds lease,
+                                           std::size_t limit) override {
+        const std::string clock = Db::clock_millis();
+        auto claimed = db_.transaction({}, [&](auto& c) {
+            const auto due = query_all(
+                c,
+                "SELECT d.id AS id FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id "
+                "WHERE d.state = 'pending' AND s.enabled = TRUE AND " + std::string(kDueAt) + " <= " + clock +
+                    " ORDER BY d.next_attempt_at, d.rowid LIMIT ?",
+                [](const auto& row) { return row.text("id"); }, static_cast<std::int64_t>(limit));
+            std::vector<WebhookDelivery> mine;
+            for (const auto& id : due) {
+                // The lease's condition again: on PostgreSQL a server that
+                // claimed it since the SELECT has moved lease_until on.
+                if (execute(c,
+                            "UPDATE webhook_deliveries SET lease_owner = ?2, lease_until = " + clock +
+                                " + ?3 WHERE id = ?1 AND state = 'pending' AND lease_until <= " + clock,
+                            id, owner, static_cast<std::int64_t>(lease.count())) != 1)
+                    continue;
+                if (auto d = query_one(c, select_columns(kDeliveryColumns, "FROM webhook_deliveries WHERE id = ?"),
+                                       read_delivery, id))
+                    mine.push_back(std::move(*d));
+            }
+            return mine;
+        });
+        return claimed;
+    }
+
+    bool record_attempt(const std::string& delivery_id, const std::string& owner,
+                        const AttemptOutcome& outcome) override {
+        const std::string clock = Db::clock_millis();
+        const auto& a = outcome.attempt;
+        return db_.transaction({}, [&](auto& c) {
+            if (execute(c,
+                        "UPDATE webhook_deliveries SET attempts = attempts + 1, state = ?3, next_attempt_at = " +
+                            clock + " + ?4, lease_owner = '', lease_until = 0, updated_at = ?5 "
+                                    "WHERE id = ?1 AND lease_owner = ?2 AND state = 'pending'",
+                        delivery_id, owner, outcome.state, static_cast<std::int64_t>(outcome.retry_in.count()),
+                        to_millis(now_millis())) != 1)
+                return false;
+            execute(c,
+                    "INSERT INTO webhook_attempts (delivery_id, attempted_at, status, latency_ms, error) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    delivery_id, to_millis(a.attempted_at), a.status, a.latency_ms, recordable_text(a.error));
+            if (!outcome.disable_reason.empty())
+                execute(c,
+                        "UPDATE webhook_subscriptions SET enabled = FALSE, disabled_reason = ?2, updated_at = ?3 "
+                        "WHERE id = (SELECT subscription_id FROM webhook_deliveries WHERE id = ?1)",
+                        delivery_id, outcome.disable_reason, to_millis(now_millis()));
+            return true;
+        });
+    }
+
+    std::optional<WebhookDelivery> replay(const std::string& subscription_id, const std::string& delivery_id) override {
+        const std::string clock = Db::clock_millis();
+        return db_.transaction({}, [&](auto& c) -> std::optional<WebhookDelivery> {
+            if (execute(c,
+                        "UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = " + clock +
+                            ", lease_owner = '', lease_until = 0, updated_at = ?3 "
+                            "WHERE id = ?1 AND subscription_id = ?2",
+                        delivery_id, subscription_id, to_millis(now_millis())) != 1)
+                return std::nullopt;
+            return query_one(c, select_columns(kDeliveryColumns, "FROM webhook_deliveries WHERE id = ?"),
+                             read_delivery, delivery_id);
+        });
+    }
+
+    std::optional<std::chrono::milliseconds> next_due() override {
+        const auto wait = db_.run({}, [&](auto& c) {
+            return query_one(c,
+                             "SELECT MIN(" + std::string(kDueAt) + ") - " + Db::clock_millis() +
+                                 " AS wait FROM webhook_deliveries d JOIN webhook_subscriptions s "
+                                 "ON s.id = d.subscription_id WHERE d.state = 'pending' AND s.enabled = TRUE",
+                             [](const auto& row) {
+                                 return row.is_null("wait") ? std::optional<std::int64_t>()
+                                                            : std::optional(row.integer("wait"));
+                             });
+        });
+        if (!wait || !*wait) return std::nullopt;
+        return std::chrono::milliseconds(std::max<std::int64_t>(0, **wait));
+    }
+
+private:
+    template <class Connection>
+    std::optional<WebhookSubscription> find(Connection& c, const std::string& id) {
+        return query_one(c, select_columns(kSubscriptionColumns, "FROM webhook_subscriptions WHERE id = ?"),
+                         read_subscription, id);
+    }
+
+    Db& db_;
+};
+
+}  // namespace
+
+template <class Db>
+std::unique_ptr<Webhooks> make_webhooks(Db& db) {
+    return std::make_unique<SqlWebhooks<Db>>(db);
+}
+
+ABCI_STORE_REPOSITORY(make_webhooks, Webhooks)
+
+}  // namespace abci::store::sql

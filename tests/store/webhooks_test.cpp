@@ -1,0 +1,182 @@
+// Webhook subscriptions and deliveries (webhooks.hpp): what the admin routes
+// change, and the lease under which one server at a time delivers.
+
+#include <catch2/catch.hpp>
+
+#include "support/error_kind.hpp"
+#include "support/store_helpers.hpp"
+
+using namespace abci;
+using namespace abci::store;
+using namespace abci::store::testing;
+using namespace std::chrono_literals;
+
+namespace webhooks_store_test {
+
+WebhookSubscription subscribe(Store& store, const std::string& id,
+                              std::vector<std::string> events = {"mint.confirmed"}) {
+    return store.webhooks().create_subscription(NewWebhookSubscription{
+        .id = id,
+        .url = "https://hooks.example.org/in",
+        .events = std::move(events),
+        .description = "é ' \"; DROP TABLE webhook_subscriptions; --",
+        .sealed_secret = "v1.sealed-" + id});
+}
+
+AttemptOutcome outcome(DeliveryState state, int status, std::chrono::milliseconds retry_in = 0ms) {
+    return AttemptOutcome{.attempt = {.attempted_at = millis_from_now(0ms),
+                                      .status = status,
+                                      .latency_ms = 12,
+                                      .error = status >= 200 && status < 300 ? "" : "HTTP " + std::to_string(status)},
+                          .state = state,
+                          .retry_in = retry_in};
+}
+
+}  // namespace webhooks_store_test
+
+TEST_CASE("webhook subscriptions are created, listed, changed, rotated and removed", "[store][webhooks]") {
+    using namespace webhooks_store_test;
+    FreshStore f;
+    auto& hooks = f.store->webhooks();
+    const auto a = subscribe(*f.store, "wh_a", {"mint.confirmed", "mint.failed"});
+    const auto b = subscribe(*f.store, "wh_b");
+    CHECK(test::error_kind([&] { (void)subscribe(*f.store, "wh_a"); }) == ErrorKind::conflict);
+
+    const auto found = hooks.find_subscription("wh_a");
+    REQUIRE(found);
+    CHECK(found->events == std::vector<std::string>{"mint.confirmed", "mint.failed"});
+    CHECK(found->description == a.description);
+    CHECK(found->enabled);
+    CHECK(found->sealed_secret == "v1.sealed-wh_a");
+    CHECK(found->sealed_previous_secret.empty());
+    CHECK_FALSE(found->previous_secret_until);
+    CHECK(found->created_at == a.created_at);
+    CHECK_FALSE(hooks.find_subscription("wh_none"));
+    const auto all = hooks.list_subscriptions();
+    REQUIRE(all.size() == 2);
+    CHECK(all[0].id == "wh_a");
+    CHECK(all[1].id == "wh_b");
+
+    const auto changed = hooks.update_subscription("wh_a", {.events = std::vector<std::string>{"webhook.test"},
+                                                            .enabled = false});
+    REQUIRE(changed);
+    CHECK(changed->events == std::vector<std::string>{"webhook.test"});
+    CHECK_FALSE(changed->enabled);
+    CHECK(changed->url == a.url);  // not given: kept
+    CHECK(changed->description == a.description);
+    const auto renamed = hooks.update_subscription("wh_a", {.url = std::string("https://other.example.org/")});
+    REQUIRE(renamed);
+    CHECK(renamed->url == "https://other.example.org/");
+    CHECK_FALSE(renamed->enabled);  // not given: kept
+    CHECK_FALSE(hooks.update_subscription("wh_none", {.enabled = true}));
+
+    const auto before = millis_from_now(0ms);
+    const auto rotated = hooks.rotate_secret("wh_b", "v1.new", 24h);
+    REQUIRE(rotated);
+    CHECK(rotated->sealed_secret == "v1.new");
+    CHECK(rotated->sealed_previous_secret == "v1.sealed-wh_b");
+    REQUIRE(rotated->previous_secret_until);
+    CHECK(*rotated->previous_secret_until >= before + 24h);
+    CHECK_FALSE(hooks.rotate_secret("wh_none", "v1.x", 24h));
+
+    const auto delivery = hooks.enqueue("wh_b", "webhook.test", "{}");
+    REQUIRE(hooks.claim_due("server-a", 30s, 10).size() == 1);
+    REQUIRE(hooks.record_attempt(delivery.id, "server-a", outcome(DeliveryState::pending, 500, 5s)));
+    CHECK(hooks.remove_subscription("wh_b"));
+    CHECK_FALSE(hooks.remove_subscription("wh_b"));
+    CHECK_FALSE(hooks.find_subscription("wh_b"));
+    CHECK_FALSE(hooks.find_delivery(delivery.id));
+    CHECK(hooks.attempts(delivery.id).empty());
+    CHECK(test::error_kind([&] { (void)hooks.enqueue("wh_b", "webhook.test", "{}"); }) == ErrorKind::not_found);
+}
+
+TEST_CASE("a webhook delivery is claimed by one server at a time, retried under the same message id and replayed",
+          "[store][webhooks]") {
+    using namespace webhooks_store_test;
+    FreshStore f;
+    auto& hooks = f.store->webhooks();
+    (void)subscribe(*f.store, "wh_a");
+    CHECK_FALSE(hooks.next_due());
+    const std::string body = R"({"type":"webhook.test","data":{"é":"\u0000 '"}})";
+    const auto queued = hooks.enqueue("wh_a", "webhook.test", body);
+    CHECK(queued.message_id.starts_with("msg_"));
+    CHECK(queued.state == DeliveryState::pending);
+    REQUIRE(hooks.next_due());
+    CHECK(*hooks.next_due() == 0ms);
+
+    const auto claimed = hooks.claim_due("server-a", 60s, 10);
+    REQUIRE(claimed.size() == 1);
+    CHECK(claimed[0].id == queued.id);
+    CHECK(claimed[0].body == body);
+    CHECK(hooks.claim_due("server-b", 60s, 10).empty());  // leased to server-a
+    REQUIRE(hooks.next_due());
+    CHECK(*hooks.next_due() > 50s);  // due again when the lease runs out
+    CHECK_FALSE(hooks.record_attempt(queued.id, "server-b", outcome(DeliveryState::succeeded, 200)));
+
+    // A failure: due again later, same message id, the lease released.
+    REQUIRE(hooks.record_attempt(queued.id, "server-a", outcome(DeliveryState::pending, 500, 200ms)));
+    CHECK_FALSE(hooks.record_attempt(queued.id, "server-a", outcome(DeliveryState::pending, 500, 0ms)));
+    CHECK(hooks.claim_due("server-b", 60s, 10).empty());  // not due yet
+    std::this_thread::sleep_for(300ms);
+    const auto again = hooks.claim_due("server-b", 60s, 10);
+    REQUIRE(again.size() == 1);
+    CHECK(again[0].message_id == queued.message_id);
+    CHECK(again[0].attempts == 1);
+    REQUIRE(hooks.record_attempt(queued.id, "server-b", outcome(DeliveryState::failed, 503)));
+    CHECK_FALSE(hooks.next_due());
+
+    const auto attempts = hooks.attempts(queued.id);
+    REQUIRE(attempts.size() == 2);
+    CHECK(attempts[0].status == 500);
+    CHECK(attempts[0].latency_ms == 12);
+    CHECK(attempts[0].error == "HTTP 500");
+    CHECK(attempts[1].status == 503);
+    const auto failed = hooks.find_delivery(queued.id);
+    REQUIRE(failed);
+    CHECK(failed->state == DeliveryState::failed);
+    CHECK(failed->attempts == 2);
+
+    CHECK_FALSE(hooks.replay("wh_other", queued.id));
+    const auto replayed = hooks.replay("wh_a", queued.id);
+    REQUIRE(replayed);
+    CHECK(replayed->state == DeliveryState::pending);
+    CHECK(replayed->message_id == queued.message_id);
+    const auto third = hooks.claim_due("server-a", 60s, 10);
+    REQUIRE(third.size() == 1);
+    REQUIRE(hooks.record_attempt(queued.id, "server-a", outcome(DeliveryState::succeeded, 204)));
+    CHECK(hooks.find_delivery(queued.id)->state == DeliveryState::succeeded);
+    CHECK(hooks.attempts(queued.id).size() == 3);
+    const auto listed = hooks.deliveries("wh_a", 10);
+    REQUIRE(listed.size() == 1);
+    CHECK(listed[0].attempts == 3);
+}
+
+TEST_CASE("a 410 disables the webhook subscription, whose deliveries then wait until it is enabled again",
+          "[store][webhooks]") {
+    using namespace webhooks_store_test;
+    FreshStore f;
+    auto& hooks = f.store->webhooks();
+    (void)subscribe(*f.store, "wh_a");
+    const auto first = hooks.enqueue("wh_a", "webhook.test", "{\"n\":1}");
+    const auto second = hooks.enqueue("wh_a", "webhook.test", "{\"n\":2}");
+    const auto claimed = hooks.claim_due("server-a", 60s, 1);
+    REQUIRE(claimed.size() == 1);
+    CHECK(claimed[0].id == first.id);  // oldest first
+    auto gone = outcome(DeliveryState::failed, 410);
+    gone.disable_reason = "the receiver answered 410 Gone";
+    REQUIRE(hooks.record_attempt(first.id, "server-a", gone));
+    const auto disabled = hooks.find_subscription("wh_a");
+    REQUIRE(disabled);
+    CHECK_FALSE(disabled->enabled);
+    CHECK(disabled->disabled_reason == "the receiver answered 410 Gone");
+    CHECK(hooks.claim_due("server-a", 60s, 10).empty());
+    CHECK_FALSE(hooks.next_due());
+
+    const auto enabled = hooks.update_subscription("wh_a", {.enabled = true});
+    REQUIRE(enabled);
+    CHECK(enabled->enabled);
+    CHECK(enabled->disabled_reason.empty());
+    const auto resumed = hooks.claim_due("server-a", 60s, 10);
+    REQUIRE(resumed.size() == 1);
+    CHECK(resumed[0].id == second.id);
+}
