@@ -267,6 +267,8 @@ bool openapi_topology() {
 
 // The openapi topology's proxy: started once the server listens, stopped
 // before it; each mismatch it found is one JSON line of violations.jsonl.
+// The member sets of answers it records in the tree's cache
+// (tests/openapi/examples_test.mjs holds the document's examples to them).
 struct Server::Validator {
     TempDir dir;  // violations.jsonl, proxy.log
     std::uint16_t port = os::free_loopback_port();  // chosen before the server starts: its domain
@@ -278,7 +280,8 @@ struct Server::Validator {
         proxy.emplace(std::vector<std::string>{"node", source_path("tests/support/js/openapi_proxy.mjs"), "--port",
                                                std::to_string(port), "--target", std::to_string(target), "--document",
                                                source_path("docs/openapi.yaml"), "--violations",
-                                               dir / "violations.jsonl", "--cache", test_cache_dir()},
+                                               dir / "violations.jsonl", "--cache", test_cache_dir(), "--answers",
+                                               test_cache_dir() + "/openapi-answers"},
                       dir / "proxy.log");
         if (!os::wait_for_port(port, std::chrono::seconds(10)))
             FAIL("the validating proxy did not start; its log:\n" << file_tail(dir / "proxy.log", 40));

@@ -17,12 +17,14 @@
 // reads when it stops the server.
 //
 // usage: node openapi_proxy.mjs --port N --target PORT --document openapi.yaml --violations FILE [--cache DIR]
+//        [--answers DIR]
 import {createHash} from 'node:crypto';
 import {appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs';
 import http from 'node:http';
 import {brotliDecompressSync, gunzipSync, inflateSync} from 'node:zlib';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import {membersOf, pointerOf} from './openapi_members.mjs';
 
 const args = process.argv.slice(2);
 const option = (name) => {
@@ -60,8 +62,6 @@ const textAjv = new Ajv2020({strict: false, allErrors: true, validateSchema: fal
 addFormats(textAjv);
 textAjv.addSchema(document, 'openapi');
 
-const escapeToken = (token) => encodeURIComponent(token.replaceAll('~', '~0').replaceAll('/', '~1'));
-const pointerOf = (tokens) => '#/' + tokens.map(escapeToken).join('/');
 const validators = new Map();
 function validatorAt(tokens) {
   const pointer = pointerOf(tokens);
@@ -106,6 +106,22 @@ function findOperation(method, path) {
     }
   }
   return null;
+}
+
+// With --answers DIR, the member set of each JSON answer whose response
+// shows an example, for tests/openapi/examples_test.mjs to hold the examples to.
+const answersAt = args.includes('--answers') ? option('--answers') : null;
+if (answersAt) mkdirSync(answersAt, {recursive: true});
+function recordMembers(mediaTokens, type, body) {
+  if (!answersAt || type !== 'application/json') return;
+  let value;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch (e) {
+    return;  // checkBody reported it
+  }
+  const entry = {mediaType: pointerOf(mediaTokens), members: membersOf(value)};
+  appendFileSync(`${answersAt}/${process.pid}.jsonl`, JSON.stringify(entry) + '\n');
 }
 
 function violation(entry) {
@@ -232,6 +248,7 @@ function check(method, url, requestHeaders, requestBody, status, headers, body) 
       return report({problem: `content type ${type} is not among the response's (${Object.keys(response.content)})`});
     if (response.content[type].schema)
       checkBody('answer', [...responseTokens, 'content', type, 'schema'], type, body, report);
+    if ('example' in response.content[type]) recordMembers([...responseTokens, 'content', type], type, body);
   } else if (!response.content && body.length > 0 && status !== 304) {
     report({problem: 'the response has a body the document does not describe'});
   }
