@@ -14,6 +14,11 @@ set -g __abcictl_valued \
     'abcictl keystore import --password-file' \
     'abcictl keystore list --dir' \
     'abcictl keystore address --password-file' \
+    'abcictl signer keygen --pkcs11-module' \
+    'abcictl signer keygen --token' \
+    'abcictl signer keygen --label' \
+    'abcictl signer keygen --pin-file' \
+    'abcictl signer address --config' \
     'abcictl admin contract deploy --rpc-url' \
     'abcictl admin contract deploy --keystore' \
     'abcictl admin contract deploy --password-file' \
@@ -142,10 +147,12 @@ set -g __abcictl_valued \
 function __abcictl_subcommands
     switch $argv[1]
         case 'abcictl'
-            printf '%s\n' version keystore admin serve login logout whoami mint-role mint-entity mint balance chains tokens health role-requests api completion
+            printf '%s\n' version keystore signer admin serve login logout whoami mint-role mint-entity mint balance chains tokens health role-requests api completion
         case 'abcictl keystore'
             printf '%s\n' new import list address
         case 'abcictl admin'
+        case 'abcictl signer'
+            printf '%s\n' keygen address
             printf '%s\n' contract user apikey audit journal store lanes
         case 'abcictl admin contract'
             printf '%s\n' deploy
@@ -229,6 +236,7 @@ complete -c abcictl -f
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a version -d 'Print the version of abcictl and its commit, and the server\'s when one is set (--server, ABCICTL_SERVER, the config file or the last login; the default is not asked)'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a keystore -d 'Encrypted key files (readable by geth and cast, and theirs by us)'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a admin -d 'Bootstrap and maintenance of a server and its contract'
+complete -c abcictl -n '__abcictl_at \'abcictl\'' -a signer -d 'The key serve signs with: a PKCS#11 token\'s, or any configured signer\'s'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a serve -d 'Run the ABCI API server'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a login -d 'Log in to the server (e-mail and password by default)'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a logout -d 'Log out of the server and forget the session'
@@ -287,6 +295,23 @@ complete -c abcictl -n '__abcictl_under \'abcictl keystore address\'' -l passwor
 complete -c abcictl -n '__abcictl_under \'abcictl keystore address\'' -l password-stdin -d 'Read the password from standard input'
 
 # abcictl admin
+# abcictl signer
+complete -c abcictl -n '__abcictl_at \'abcictl signer\'' -a keygen -d 'Generate a secp256k1 key pair inside a PKCS#11 token and print its address'
+complete -c abcictl -n '__abcictl_at \'abcictl signer\'' -a address -d 'Open the signer a server\'s config names ([signer]) and print its address'
+complete -c abcictl -n '__abcictl_under \'abcictl signer\'' -s h -l help -d 'Show this help'
+
+# abcictl signer keygen
+complete -c abcictl -n '__abcictl_under \'abcictl signer keygen\'' -s h -l help -d 'Show this help'
+complete -c abcictl -n '__abcictl_under \'abcictl signer keygen\'' -l pkcs11-module -r -F -d 'The token\'s PKCS#11 module (a shared library)'
+complete -c abcictl -n '__abcictl_under \'abcictl signer keygen\'' -l token -x -d 'The token\'s label'
+complete -c abcictl -n '__abcictl_under \'abcictl signer keygen\'' -l label -x -d 'The new key\'s label (signer.pkcs11Key)'
+complete -c abcictl -n '__abcictl_under \'abcictl signer keygen\'' -l pin-file -r -F -d 'Read the token user PIN from this file'
+complete -c abcictl -n '__abcictl_under \'abcictl signer keygen\'' -l pin-stdin -d 'Read the token user PIN from standard input'
+
+# abcictl signer address
+complete -c abcictl -n '__abcictl_under \'abcictl signer address\'' -s h -l help -d 'Show this help'
+complete -c abcictl -n '__abcictl_under \'abcictl signer address\'' -l config -r -F -d 'The server\'s config file (TOML), read as `abcictl serve` reads it'
+
 complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a contract -d 'The ABCIToken contract'
 complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a user -d 'Platform users, in the server\'s data directory'
 complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a apikey -d 'API keys for other systems, in the server\'s data directory'

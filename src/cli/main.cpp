@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
     add_global_options(app, ctx.options);
     abci::cli::add_version_command(app, ctx);
     abci::cli::add_keystore_command(app, ctx);
+    abci::cli::add_signer_command(app, ctx);
     abci::cli::add_admin_command(app, ctx);
     abci::cli::add_serve_command(app, ctx);
     abci::cli::add_login_command(app, ctx);

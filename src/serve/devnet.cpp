@@ -258,7 +258,7 @@ void Devnet::deploy_or_reuse() {
         deployed_ = false;
         return;
     }
-    chain::TxSender sender(chain, eth::PrivateKey::from_hex(service::kAnvilDevKey));
+    chain::TxSender sender(chain, std::make_shared<eth::PrivateKey>(eth::PrivateKey::from_hex(service::kAnvilDevKey)));
     const auto deployment = chain::TokenContract::deploy(sender, sender.address(), "ipfs://");
     network_.contract_address = deployment.token.address().checksummed();
     deployed_ = true;

@@ -171,18 +171,19 @@ Server::Server(Settings settings, const std::string& revision) : state_(std::mak
 
     s.content = content::make_content_store(s.settings.content);
     {
-        std::optional<eth::PrivateKey> key;
-        if (!s.settings.chains.empty() && (s.settings.signer.anvil_key || !s.settings.signer.keystore.empty()))
-            key.emplace(service::load_signer_key(s.settings.signer));
+        std::shared_ptr<const eth::Signer> signer;
+        if (!s.settings.chains.empty() && s.settings.signer.any()) signer = service::load_signer(s.settings.signer);
         s.settings.signer.password.clear();
         if (s.settings.mint_batching)
             for (auto& chain : s.settings.chains) chain.mint_batching = s.settings.batch_options;
-        s.registry = std::make_unique<service::Registry>(s.settings.chains, key ? &*key : nullptr, *s.store, s.metrics);
-        if (key) log_line("info", "signer loaded", {{"address", key->address().checksummed()}});
+        s.registry = std::make_unique<service::Registry>(s.settings.chains, signer, *s.store, s.metrics);
+        if (signer) log_line("info", "signer loaded", {{"address", signer->address().checksummed()}});
     }
     s.abci = std::make_unique<service::AbciService>(*s.store, *s.registry, *s.content,
                                                    admin_store_arguments(s.settings));
     check_at_start(*s.abci, s.settings.strict);
+        eth::secure_wipe(s.settings.signer.pkcs11_pin.data(), s.settings.signer.pkcs11_pin.size());
+        s.settings.signer.pkcs11_pin.clear();
     // Named in the lanes' rows: where an operator finds the owner (and which process it is).
     s.abci->start(s.settings.listen_host + ":" + std::to_string(s.settings.listen_port) + " pid " +
                   std::to_string(::getpid()));

@@ -296,6 +296,18 @@ const std::vector<Entry<Settings>>& server_entries() {
         {{"signer.anvilKey", "boolean", "", "false", "Sign with anvil's published dev key; only when every chain is a local devnet."},
          [](const Value& v, Settings& s) { s.signer.anvil_key = v.boolean(); },
          [](const Settings& s) { return text(s.signer.anvil_key); }},
+        {{"signer.pkcs11Module", "path", "", "", "A PKCS#11 module (an HSM's, or /usr/lib/softhsm/libsofthsm2.so): the key stays in its token."},
+         [](const Value& v, Settings& s) { s.signer.pkcs11_module = v.string(); },
+         [](const Settings& s) { return text(s.signer.pkcs11_module); }},
+        {{"signer.pkcs11Token", "label", "", "", "The label of the token holding the key (signer.pkcs11Module)."},
+         [](const Value& v, Settings& s) { s.signer.pkcs11_token = v.string(); },
+         [](const Settings& s) { return text(s.signer.pkcs11_token); }},
+        {{"signer.pkcs11Key", "label or hex id", "", "", "The key on the token: its label, or its CKA_ID in hex."},
+         [](const Value& v, Settings& s) { s.signer.pkcs11_key = v.string(); },
+         [](const Settings& s) { return text(s.signer.pkcs11_key); }},
+        {{"signer.pkcs11PinFile", "path", "", "", "The token user's PIN (one line); else ABCI_SIGNER_PIN."},
+         [](const Value& v, Settings& s) { s.signer.pkcs11_pin_file = v.string(); },
+         [](const Settings& s) { return text(s.signer.pkcs11_pin_file); }},
         {{"tls.cert", "path", "", "", "Certificate chain (PEM); with tls.key the server speaks HTTPS."},
          [](const Value& v, Settings& s) { s.tls_cert = v.string(); }, [](const Settings& s) { return text(s.tls_cert); }},
         {{"tls.key", "path", "", "", "The certificate's private key (PEM)."},
@@ -395,6 +407,9 @@ const std::vector<Entry<service::NetworkConfig>>& chain_entries() {
          [](const NetworkConfig& c) { return text(static_cast<std::int64_t>(c.chain_id)); }},
         {{"network", "string", "", "", "The family label, e.g. \"ethereum\"."},
          [](const Value& v, NetworkConfig& c) { c.network = v.string(); }, [](const NetworkConfig& c) { return text(c.network); }},
+        {{"", "string", "ABCI_SIGNER_PIN", "", "The PIN of signer.pkcs11Token, when signer.pkcs11PinFile is not given.", true},
+         [](const Value& v, Settings& s) { s.signer.pkcs11_pin = v.string(); },
+         [](const Settings& s) { return text(s.signer.pkcs11_pin); }},
         {{"rpcUrls", "array of URLs", "", "", "JSON-RPC endpoints, the first primary, the rest failover; this or rpcUrl is required."},
          [](const Value& v, NetworkConfig& c) { c.rpc_urls = v.strings(); },
          [](const NetworkConfig& c) {
@@ -686,8 +701,16 @@ void check_chains(const std::vector<service::NetworkConfig>& chains, const servi
         }
         if (!ids.insert(chains[i].id).second) throw bad_setting(where + ".id", "'" + chains[i].id + "' is used by another chain");
     }
-    if (signer.anvil_key && !signer.keystore.empty())
-        throw bad_setting("config [signer]", "give keystore or anvilKey, not both");
+    if (int{signer.anvil_key} + int{!signer.keystore.empty()} + int{!signer.pkcs11_module.empty()} > 1)
+        throw bad_setting("config [signer]", "give one of keystore, pkcs11Module or anvilKey");
+    if (!signer.pkcs11_module.empty()) {
+        if (signer.pkcs11_token.empty()) throw bad_setting("config key signer.pkcs11Module", "needs signer.pkcs11Token");
+        if (signer.pkcs11_key.empty()) throw bad_setting("config key signer.pkcs11Module", "needs signer.pkcs11Key");
+        if (signer.pkcs11_pin_file.empty() && signer.pkcs11_pin.empty())
+            throw bad_setting("config key signer.pkcs11Module", "needs signer.pkcs11PinFile or ABCI_SIGNER_PIN");
+    } else if (!signer.pkcs11_token.empty() || !signer.pkcs11_key.empty() || !signer.pkcs11_pin_file.empty()) {
+        throw bad_setting("config [signer]", "pkcs11Token, pkcs11Key and pkcs11PinFile need signer.pkcs11Module");
+    }
     if (!signer.password_file.empty() && signer.keystore.empty())
         throw bad_setting("config key signer.passwordFile", "needs signer.keystore");
     if (!signer.keystore.empty() && signer.password_file.empty() && signer.password.empty())

@@ -102,7 +102,14 @@ TEST_CASE("serve refuses bad chain and signer settings with one line and the usa
         {minimal_chain("chainId = 1\nrpcUrl = \"http://a:1\"\nnativeCurrency = { name = \"E\", sym = \"E\" }\n"),
          "config key chains[0].nativeCurrency.sym: is not a known key"},
         {minimal_chain("chainId = 1\nrpcUrl = \"http://a:1\"\nnativeCurrency = \"ETH\"\n"), "config key chains[0].nativeCurrency: must be a table"},
-        {"[signer]\nkeystore = \"" + keystore + "\"\nanvilKey = true\n", "config [signer]: give keystore or anvilKey, not both"},
+        {"[signer]\nkeystore = \"" + keystore + "\"\nanvilKey = true\n", "config [signer]: give one of keystore, pkcs11Module or anvilKey"},
+        {"[signer]\nkeystore = \"" + keystore + "\"\npkcs11Module = \"/m.so\"\n", "config [signer]: give one of keystore, pkcs11Module or anvilKey"},
+        {"[signer]\npkcs11Module = \"/m.so\"\npkcs11Key = \"k\"\npkcs11PinFile = \"/p\"\n", "config key signer.pkcs11Module: needs signer.pkcs11Token"},
+        {"[signer]\npkcs11Module = \"/m.so\"\npkcs11Token = \"t\"\npkcs11PinFile = \"/p\"\n", "config key signer.pkcs11Module: needs signer.pkcs11Key"},
+        {"[signer]\npkcs11Module = \"/m.so\"\npkcs11Token = \"t\"\npkcs11Key = \"k\"\n", "config key signer.pkcs11Module: needs signer.pkcs11PinFile or ABCI_SIGNER_PIN"},
+        {"[signer]\npkcs11Token = \"t\"\n", "config [signer]: pkcs11Token, pkcs11Key and pkcs11PinFile need signer.pkcs11Module"},
+        // Nor has a PIN.
+        {"[signer]\npkcs11Pin = \"hunter2\"\n", "config key signer.pkcs11Pin: is not a known key"},
         {"[signer]\npasswordFile = \"/x.pw\"\n", "config key signer.passwordFile: needs signer.keystore"},
         {"[signer]\nkeystore = \"" + keystore + "\"\n", "config key signer.keystore: needs signer.passwordFile or ABCI_SIGNER_PASSWORD"},
         // A password has no place in the file: it is an unknown key there.

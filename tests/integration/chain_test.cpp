@@ -50,7 +50,7 @@ struct Deployed {
     explicit Deployed(test::Anvil::Options options = {}, chain::SenderOptions sender_options = {})
         : anvil(std::move(options)),
           chain(settings_for(anvil)),
-          sender(chain, dev_key(0), sender_options),
+          sender(chain, std::make_shared<eth::PrivateKey>(dev_key(0)), sender_options),
           token(chain::TokenContract::deploy(sender, sender.address(), "ipfs://").token) {}
 
     chain::Receipt mint(const eth::Address& to, std::uint64_t id, std::uint64_t amount = 1) {
@@ -106,7 +106,7 @@ TEST_CASE("every role mints once, a second mint reverts with the decoded custom 
 
 TEST_CASE("role tokens cannot be transferred, entity tokens can", "[chain][anvil]") {
     Deployed d;
-    chain::TxSender holder_sender(d.chain, dev_key(1));
+    chain::TxSender holder_sender(d.chain, std::make_shared<eth::PrivateKey>(dev_key(1)));
     const auto holder = holder_sender.address();
     const auto other = fresh_wallet(99);
     (void)d.mint(holder, kProducer);

@@ -34,7 +34,7 @@ struct Chain {
         s.poll_interval = 50ms;
         return s;
     }()};
-    chain::TxSender sender{client, eth::PrivateKey::from_hex(Anvil::dev_accounts()[0].private_key)};
+    chain::TxSender sender{client, std::make_shared<eth::PrivateKey>(eth::PrivateKey::from_hex(Anvil::dev_accounts()[0].private_key))};
     chain::TokenContract token = chain::TokenContract::deploy(sender, sender.address(), "ipfs://").token;
 
     // A mint with 59 bytes of data (a CID's length), or `data_size` bytes.

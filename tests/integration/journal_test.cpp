@@ -144,7 +144,7 @@ store::JournalEntry journal_signed(Node& node, std::uint64_t nonce, const chain:
     tx.gas_limit = 500'000;  // given: a call that reverts is not refused by an estimate
     tx.to = node.network.contract().address();
     tx.data = std::move(calldata);
-    const auto signed_tx = eth::sign_transaction(tx, node.key);
+    const auto signed_tx = eth::sign_transaction(tx, *node.key);
     store::JournalEntry entry;
     entry.hash = eth::to_hex(signed_tx.hash);
     entry.blockchain_id = kChain;
@@ -393,14 +393,14 @@ TEST_CASE("journal: reconcile() at start finishes mints a crash left journaled, 
     Node node;
     auto& client = node.network.client();
     const auto recipient = eth::Address::parse(test::Anvil::dev_accounts()[5].address);
-    const auto first_nonce = client.pending_nonce(node.key.address());
+    const auto first_nonce = client.pending_nonce(node.key->address());
     const auto fees = client.fee_tiers().standard;
     std::vector<CrashedMint> crashed;
     for (const auto& [stage, name] : {std::pair{CrashAfter::broadcast, "crash-after-broadcast"},
                                       std::pair{CrashAfter::settle, "crash-after-settle"},
                                       std::pair{CrashAfter::journal, "crash-after-journal"}})
         crashed.push_back(crash_mint(node, recipient, first_nonce + crashed.size(), fees, stage, name));
-    CHECK(client.pending_nonce(node.key.address()) == first_nonce + 2);
+    CHECK(client.pending_nonce(node.key->address()) == first_nonce + 2);
     CHECK(node.store->journal().pending(kChain).size() == 2);
     CHECK(node.store->mints().pending().size() == 3);
     CHECK_FALSE(node.store->tokens().find_balance(kChain, recipient.lower(), kCertificateToken));
@@ -411,7 +411,7 @@ TEST_CASE("journal: reconcile() at start finishes mints a crash left journaled, 
 
     // All three on chain exactly once, with the journaled bytes, and recorded once.
     CHECK(node.network.contract().balance_of(recipient, kCertificateToken) == eth::U256(3));
-    CHECK(client.pending_nonce(node.key.address()) == first_nonce + 3);
+    CHECK(client.pending_nonce(node.key->address()) == first_nonce + 3);
     CHECK(node.store->journal().pending(kChain).empty());
     for (const auto& c : crashed) require_finished(node, c, recipient);
     const auto balance = node.store->tokens().find_balance(kChain, recipient.lower(), kCertificateToken);
@@ -420,7 +420,7 @@ TEST_CASE("journal: reconcile() at start finishes mints a crash left journaled, 
 
     // A second start finds nothing to do.
     abci.reconcile();
-    CHECK(client.pending_nonce(node.key.address()) == first_nonce + 3);
+    CHECK(client.pending_nonce(node.key->address()) == first_nonce + 3);
     CHECK(node.store->tokens().find_balance(kChain, recipient.lower(), kCertificateToken)->balance == "3");
     for (const auto& c : crashed) CHECK(node.entities_of(c.hash) == 1);
 }
@@ -432,7 +432,7 @@ TEST_CASE("journal: reconcile() after a crash in the middle of a mint's bookkeep
     Node node;
     auto& client = node.network.client();
     const auto recipient = eth::Address::parse(test::Anvil::dev_accounts()[6].address);
-    const auto c = crash_mint(node, recipient, client.pending_nonce(node.key.address()), client.fee_tiers().standard,
+    const auto c = crash_mint(node, recipient, client.pending_nonce(node.key->address()), client.fee_tiers().standard,
                               CrashAfter::bookkeeping, "crash-after-bookkeeping");
     auto& abci = node.service();
     abci.reconcile();
@@ -449,7 +449,7 @@ TEST_CASE("journal: reconcile() finishes a mined mint while the node's head lags
     Node node(node_options({}, 30s, true));
     auto& client = node.network.client();
     const auto recipient = eth::Address::parse(test::Anvil::dev_accounts()[6].address);
-    const auto c = crash_mint(node, recipient, client.pending_nonce(node.key.address()), client.fee_tiers().standard,
+    const auto c = crash_mint(node, recipient, client.pending_nonce(node.key->address()), client.fee_tiers().standard,
                               CrashAfter::settle, "head-behind");
     node.proxy->answer("eth_blockNumber", "0x0");
     auto& abci = node.service();
@@ -483,7 +483,7 @@ TEST_CASE("journal: reconcile() finds a mint in a batch journaled before mints h
                         recipient.lower() + "]",
                     "[1300,1300,1300,1300]", "[1,1,1,1]", "[0x,0x,0x," + eth::to_hex(bytes_of(cid)) + "]"}),
         "calldata");
-    const auto entry = journal_signed(node, client.pending_nonce(node.key.address()), client.fee_tiers().standard,
+    const auto entry = journal_signed(node, client.pending_nonce(node.key->address()), client.fee_tiers().standard,
                                       calldata, purpose, entity_mint_request(key).id);
     node.store->journal().settle({{entry.hash, chain::TxStatus::mined, publish(node, entry, "0x1")}});
 
@@ -505,7 +505,7 @@ TEST_CASE("journal: reconcile() without a signer releases what sent nothing and 
     Node node;
     auto& client = node.network.client();
     const auto recipient = eth::Address::parse(test::Anvil::dev_accounts()[6].address);
-    const auto nonce = client.pending_nonce(node.key.address());
+    const auto nonce = client.pending_nonce(node.key->address());
     const auto c = crash_mint(node, recipient, nonce, client.fee_tiers().standard, CrashAfter::journal,
                               "journaled-keyless");
     REQUIRE_FALSE(node.store->mints().begin(entity_mint_request("unsent-keyless")));
@@ -558,7 +558,7 @@ TEST_CASE("journal: a pending transaction journaled before mints had ids is fini
     const std::string key = "legacy-pending";
     const auto cid = claim_entity_mint(node, key);
     const auto purpose = legacy_record(entity_mint_purpose(recipient, key, cid, key));
-    const auto entry = journal_signed(node, client.pending_nonce(node.key.address()), client.fee_tiers().standard,
+    const auto entry = journal_signed(node, client.pending_nonce(node.key->address()), client.fee_tiers().standard,
                                       chain::TokenContract::mint_calldata(recipient, kCertificateToken, 1, bytes_of(cid)),
                                       purpose, entity_mint_request(key).id);
     auto& abci = node.service();
@@ -582,7 +582,7 @@ TEST_CASE("journal: reconcile() of a mint whose batch reverted and whose own tra
     auto& client = node.network.client();
     const auto recipient = eth::Address::parse(test::Anvil::dev_accounts()[7].address);
     const auto other = eth::Address::parse(test::Anvil::dev_accounts()[8].address);
-    const auto nonce = client.pending_nonce(node.key.address());
+    const auto nonce = client.pending_nonce(node.key->address());
     const auto fees = client.fee_tiers().standard;
     const std::string key = "batch-then-alone";
     const auto cid = node.content->put(bytes_of(R"({"name":"Certificate batch-then-alone"})")).to_string();
@@ -626,7 +626,7 @@ TEST_CASE("journal: reconcile() leaves a mint pending whose record is of a newer
     const auto cid = claim_entity_mint(node, key);
     auto purpose = entity_mint_purpose(recipient, key, cid, key);
     purpose["version"] = service::MintRecord::kVersion + 1;
-    const auto entry = journal_signed(node, client.pending_nonce(node.key.address()), client.fee_tiers().standard,
+    const auto entry = journal_signed(node, client.pending_nonce(node.key->address()), client.fee_tiers().standard,
                                       chain::TokenContract::mint_calldata(recipient, kCertificateToken, 1, bytes_of(cid)),
                                       purpose, entity_mint_request(key).id);
     node.store->journal().settle({{entry.hash, chain::TxStatus::mined, publish(node, entry, "0x1")}});
@@ -805,7 +805,7 @@ TEST_CASE("journal: a sender that stops answers its waiting callers", "[journal]
     request.gas_limit = 21'000;
     std::future<chain::Receipt> sent, queued;
     {
-        chain::TxSender sender(client, eth::PrivateKey::from_hex(test::Anvil::dev_accounts()[2].private_key));
+        chain::TxSender sender(client, std::make_shared<eth::PrivateKey>(eth::PrivateKey::from_hex(test::Anvil::dev_accounts()[2].private_key)));
         (void)node.anvil.rpc("evm_setAutomine", {false});
         sent = sender.submit(request);
         REQUIRE(eventually([&] { return sender.in_flight() == 1; }));

@@ -32,7 +32,7 @@ void send_burst_and_check(const Anvil& anvil, const test::MethodCountingProxy& p
     settings.rpc_urls = {proxy.url()};
     settings.poll_interval = 50ms;
     chain::ChainClient client(settings);
-    chain::TxSender sender(client, eth::PrivateKey::from_hex(Anvil::dev_accounts()[1].private_key));
+    chain::TxSender sender(client, std::make_shared<eth::PrivateKey>(eth::PrivateKey::from_hex(Anvil::dev_accounts()[1].private_key)));
     std::vector<std::future<chain::Receipt>> sent;
     chain::TxRequest transfer;
     transfer.to = eth::Address::parse(Anvil::dev_accounts()[5].address);

@@ -108,7 +108,7 @@ TEST_CASE("sender: a chain without EIP-1559 gets legacy transactions with a gas 
     chain::ChainClient chain(settings_for(anvil.url(), anvil.chain_id()));
     CHECK_FALSE(chain.fee_tiers().eip1559);
     RecordingJournal journal;
-    chain::TxSender sender(chain, dev_key(1), quick(journal));
+    chain::TxSender sender(chain, std::make_shared<eth::PrivateKey>(dev_key(1)), quick(journal));
     const auto receipt = sender.submit(transfer("legacy")).get();
     CHECK(receipt.success);
     const auto tx = node_rpc(chain, "eth_getTransactionByHash", {eth::to_hex(receipt.transaction_hash)});
@@ -141,7 +141,7 @@ TEST_CASE("sender: a journal that closed fails its callers at once as never mine
     test::Anvil anvil;
     chain::ChainClient chain(settings_for(anvil.url(), anvil.chain_id()));
     RecordingJournal journal;
-    chain::TxSender sender(chain, dev_key(1), quick(journal));
+    chain::TxSender sender(chain, std::make_shared<eth::PrivateKey>(dev_key(1)), quick(journal));
     CHECK(sender.submit(transfer("before")).get().success);
 
     journal.close("another server owns the lane now");
@@ -160,7 +160,7 @@ TEST_CASE("sender: more transactions than a round holds go out over several roun
     RecordingJournal journal;
     auto options = quick(journal);
     options.max_batch = 2;
-    chain::TxSender sender(chain, dev_key(1), options);
+    chain::TxSender sender(chain, std::make_shared<eth::PrivateKey>(dev_key(1)), options);
     std::vector<std::future<chain::Receipt>> results;
     for (int i = 0; i < 5; ++i) results.push_back(sender.submit(transfer("round-" + std::to_string(i))));
     std::vector<std::uint64_t> nonces;
@@ -181,7 +181,7 @@ TEST_CASE("sender: a broadcast lost in transport is sent again with the same byt
     journal.on_record = [&] {
         std::call_once(first_record, [&] { proxy.set_rate(test::Fault::drop_before, 1.0); });
     };
-    chain::TxSender sender(chain, dev_key(1), quick(journal));
+    chain::TxSender sender(chain, std::make_shared<eth::PrivateKey>(dev_key(1)), quick(journal));
     auto mined = sender.submit(transfer("lost in transport"));
     // More drops than one call makes attempts (4): the first broadcast failed whole, and was tried again.
     REQUIRE(eventually([&] { return proxy.injected(test::Fault::drop_before) >= 5; }));
@@ -213,7 +213,7 @@ TEST_CASE("sender: an adopted transaction whose nonce someone else used is settl
     proxy.refuse("eth_getTransactionCount", -32000, "header not found");
 
     RecordingJournal journal;
-    chain::TxSender sender(chain, std::move(key), quick(journal));
+    chain::TxSender sender(chain, std::make_shared<eth::PrivateKey>(std::move(key)), quick(journal));
     std::promise<chain::Unwaited> heard;
     sender.on_unwaited([&](const chain::Unwaited& fate) {
         heard.set_value(fate);
@@ -247,7 +247,7 @@ TEST_CASE("sender: adopted versions of one nonce are settled by the one the chai
     const auto older = sign_transfer(chain, key, 1, fees);
     const auto newer = sign_transfer(chain, key, 1, chain::bumped(fees));
     RecordingJournal journal;
-    chain::TxSender sender(chain, std::move(key), quick(journal));
+    chain::TxSender sender(chain, std::make_shared<eth::PrivateKey>(std::move(key)), quick(journal));
     std::promise<chain::Unwaited> heard;
     sender.on_unwaited([&](const chain::Unwaited& fate) { heard.set_value(fate); });
     // The receipt poller has seen the head before the older version is mined by someone else.
@@ -275,7 +275,7 @@ TEST_CASE("sender: a nonce held by someone else's pending transaction is judged 
     (void)node_rpc(chain, "evm_setAutomine", {false});
     const auto signer = dev_address(1);
     RecordingJournal journal;
-    chain::TxSender sender(chain, dev_key(1), quick(journal));
+    chain::TxSender sender(chain, std::make_shared<eth::PrivateKey>(dev_key(1)), quick(journal));
     auto mined = sender.submit(transfer("held by another", 60s));  // several judging rounds, slow under ASan
     REQUIRE(eventually([&] { return chain.pending_nonce(signer) == 1; }));
     send_foreign(chain, signer, 0);  // replaces ours in the pool: a higher fee
@@ -334,7 +334,7 @@ TEST_CASE("sender: a replacement stops at the fee cap and the transaction shows 
     options.replace_after = 200ms;
     // Room for one replacement (more than the 10% a node asks of one), not two.
     options.max_fee_per_gas = first.max_fee_per_gas * eth::U256(111) / eth::U256(100);
-    chain::TxSender sender(chain, dev_key(1), options);
+    chain::TxSender sender(chain, std::make_shared<eth::PrivateKey>(dev_key(1)), options);
     auto mined = sender.submit(transfer("capped"));
     if (refused_at_first) {
         REQUIRE(eventually([&] { return chain.pending_nonce(sender.address()) == 1; }));
@@ -382,7 +382,7 @@ TEST_CASE("sender: a transaction the base fee outgrew is signed again above it, 
     const auto signed_at = chain.fee_tiers().standard.max_fee_per_gas;
     // Without a cap of its own a transaction may offer 4 times its first fees.
     if (room_above) options.max_fee_per_gas = signed_at * eth::U256(100);
-    chain::TxSender sender(chain, dev_key(1), options);
+    chain::TxSender sender(chain, std::make_shared<eth::PrivateKey>(dev_key(1)), options);
     auto mined = sender.submit(transfer("outgrown"));
     const auto fee_cap_of = [](const chain::SignedTx& version) {
         return eth::decode_transaction(version.raw).tx.max_fee_per_gas;
@@ -431,7 +431,7 @@ TEST_CASE("sender: an adopted transaction the base fee outgrew is signed again a
     (void)node_rpc(chain, "anvil_setNextBlockBaseFeePerGas",
                    json::array({rpc::to_quantity(fees.max_fee_per_gas * eth::U256(20))}));
     (void)node_rpc(chain, "evm_mine");
-    chain::TxSender sender(chain, std::move(key), options);
+    chain::TxSender sender(chain, std::make_shared<eth::PrivateKey>(std::move(key)), options);
     std::promise<chain::Unwaited> heard;
     sender.on_unwaited([&](const chain::Unwaited& fate) { heard.set_value(fate); });
     sender.adopt({{before_restart.hash, 0, before_restart.raw, "mint before the restart"}});
@@ -463,7 +463,7 @@ TEST_CASE("sender: a replacement refused as nonce too low is judged by the chain
     RecordingJournal journal;
     auto options = quick(journal);
     options.replace_after = 200ms;
-    chain::TxSender sender(chain, dev_key(1), options);
+    chain::TxSender sender(chain, std::make_shared<eth::PrivateKey>(dev_key(1)), options);
     auto mined = sender.submit(transfer("replacement refused"));
     REQUIRE(eventually([&] { return chain.pending_nonce(sender.address()) == 1; }));
     proxy.refuse("eth_sendRawTransaction", -32000, "nonce too low");
@@ -487,7 +487,7 @@ TEST_CASE("sender: a transaction past its caller's deadline is settled for the l
     chain::ChainClient chain(settings_for(anvil.url(), anvil.chain_id()));
     (void)node_rpc(chain, "evm_setAutomine", {false});
     RecordingJournal journal;
-    chain::TxSender sender(chain, dev_key(1), quick(journal));
+    chain::TxSender sender(chain, std::make_shared<eth::PrivateKey>(dev_key(1)), quick(journal));
     std::promise<chain::Unwaited> heard;
     sender.on_unwaited([&](const chain::Unwaited& fate) { heard.set_value(fate); });
     const auto timed_out = [&](std::future<chain::Receipt> waiting) {
@@ -506,7 +506,7 @@ TEST_CASE("sender: a transaction past its caller's deadline is settled for the l
     CHECK(fate.purpose == "late");
     CHECK(fate.status == chain::TxStatus::mined);
 
-    auto stopped = std::make_unique<chain::TxSender>(chain, dev_key(2), quick(journal));
+    auto stopped = std::make_unique<chain::TxSender>(chain, std::make_shared<eth::PrivateKey>(dev_key(2)), quick(journal));
     CHECK(timed_out(stopped->submit(transfer("late, then stopped", 300ms))));
     CHECK(stopped->in_flight() == 1);
     stopped.reset();
@@ -525,7 +525,7 @@ TEST_CASE("sender: an adopted transaction of a drained signer keeps its nonce fi
     const auto address = key.address();
     const auto signed_tx = sign_transfer(chain, key, 0, chain.fee_tiers().standard);
     RecordingJournal journal;
-    chain::TxSender sender(chain, std::move(key), quick(journal));
+    chain::TxSender sender(chain, std::make_shared<eth::PrivateKey>(std::move(key)), quick(journal));
     std::promise<chain::Unwaited> heard;
     sender.on_unwaited([&](const chain::Unwaited& fate) { heard.set_value(fate); });
     const test::LogCapture log;
@@ -553,7 +553,7 @@ TEST_CASE("sender: a journaled transaction whose bytes do not decode has its non
     test::Anvil anvil;
     chain::ChainClient chain(settings_for(anvil.url(), anvil.chain_id()));
     RecordingJournal journal;
-    chain::TxSender sender(chain, dev_key(1), quick(journal));
+    chain::TxSender sender(chain, std::make_shared<eth::PrivateKey>(dev_key(1)), quick(journal));
     std::promise<chain::Unwaited> heard;
     sender.on_unwaited([&](const chain::Unwaited& fate) { heard.set_value(fate); });
     const eth::Bytes damaged{0x02, 0xf8, 0x6c, 0x00, 0x01};
@@ -575,7 +575,7 @@ TEST_CASE("sender: a transaction a node refuses as nonce too high is offered aga
     chain::ChainClient chain(settings_for(proxy.url(), anvil.chain_id()));
     proxy.refuse("eth_sendRawTransaction", -32000, "nonce too high");
     RecordingJournal journal;
-    chain::TxSender sender(chain, dev_key(1), quick(journal));
+    chain::TxSender sender(chain, std::make_shared<eth::PrivateKey>(dev_key(1)), quick(journal));
     auto mined = sender.submit(transfer("too high at first"));
     REQUIRE(eventually([&] { return proxy.count("eth_sendRawTransaction") >= 3; }));
     proxy.pass("eth_sendRawTransaction");
@@ -592,7 +592,7 @@ TEST_CASE("sender: a chain rolled back below a mined transaction settles it as d
     chain::ChainClient chain(settings_for(anvil.url(), anvil.chain_id()));
     RecordingJournal journal;
     auto options = quick(journal);
-    chain::TxSender sender(chain, dev_key(1), options);
+    chain::TxSender sender(chain, std::make_shared<eth::PrivateKey>(dev_key(1)), options);
     const auto receipt = sender.submit(transfer("rolled back")).get();
     CHECK(journal.status(receipt.transaction_hash) == chain::TxStatus::mined);
     (void)node_rpc(chain, "anvil_rollback", {1});
@@ -611,7 +611,7 @@ TEST_CASE("sender: a chain reset before the sender first looked is not taken for
     RecordingJournal journal;
     auto options = quick(journal);
     options.rebroadcast_after = 1500ms;  // the settled chain's check: not before the reset
-    chain::TxSender sender(chain, dev_key(1), options);
+    chain::TxSender sender(chain, std::make_shared<eth::PrivateKey>(dev_key(1)), options);
     const auto receipt = sender.submit(transfer("before the reset")).get();
     (void)node_rpc(chain, "anvil_reset");
     for (std::uint64_t block = 0; block <= receipt.block_number + 2; ++block) (void)node_rpc(chain, "evm_mine");
@@ -633,7 +633,7 @@ TEST_CASE("sender: a chain reset under a waiting transaction fails it and fills 
     test::MethodCountingProxy proxy(anvil.port(), {});
     chain::ChainClient chain(settings_for(proxy.url(), anvil.chain_id()));
     RecordingJournal journal;
-    chain::TxSender sender(chain, dev_key(1), quick(journal));
+    chain::TxSender sender(chain, std::make_shared<eth::PrivateKey>(dev_key(1)), quick(journal));
     for (int i = 0; i < 2; ++i) CHECK(sender.submit(transfer("before the reset")).get().success);
     (void)node_rpc(chain, "evm_setAutomine", {false});
     auto waiting = sender.submit(transfer("lost in the reset", 60s));
@@ -676,7 +676,7 @@ TEST_CASE("sender: a value transfer the signer cannot pay for is refused naming 
     RecordingJournal journal;
     auto key = eth::PrivateKey::generate();
     const auto address = key.address();
-    chain::TxSender sender(chain, std::move(key), quick(journal));
+    chain::TxSender sender(chain, std::make_shared<eth::PrivateKey>(std::move(key)), quick(journal));
     auto request = transfer("unfunded");
     request.value = eth::U256(1'000'000);
     try {
@@ -704,7 +704,7 @@ TEST_CASE("sender: answers that do not parse prove nothing about pending or mine
     chain::ChainClient chain(settings_for(proxy.url(), anvil.chain_id()));
     const auto signer = dev_address(1);
     RecordingJournal journal;
-    chain::TxSender sender(chain, dev_key(1), quick(journal));
+    chain::TxSender sender(chain, std::make_shared<eth::PrivateKey>(dev_key(1)), quick(journal));
     const auto first = sender.submit(transfer("mined, then its block garbled")).get();
     (void)node_rpc(chain, "evm_setAutomine", {false});
     auto pending = sender.submit(transfer("pending among garbled answers"));
@@ -762,7 +762,7 @@ TEST_CASE("sender: without a journal an unmined transaction is replaced and its 
     options.journal = nullptr;
     options.reorg_watch_blocks = 0;
     options.replace_after = 200ms;
-    chain::TxSender sender(chain, dev_key(1), options);
+    chain::TxSender sender(chain, std::make_shared<eth::PrivateKey>(dev_key(1)), options);
     auto mined = sender.submit(transfer("unjournaled"));
     REQUIRE(eventually([&] { return proxy.count("eth_sendRawTransaction") >= 3; }));  // two replacements
     (void)node_rpc(chain, "evm_mine");
@@ -789,7 +789,7 @@ TEST_CASE("sender: a transaction refused after its caller stopped waiting is set
     chain::ChainClient chain(settings_for(proxy.url(), anvil.chain_id()));
     (void)node_rpc(chain, "evm_setAutomine", {false});
     RecordingJournal journal;
-    chain::TxSender sender(chain, dev_key(1), quick(journal));
+    chain::TxSender sender(chain, std::make_shared<eth::PrivateKey>(dev_key(1)), quick(journal));
     std::promise<chain::Unwaited> heard;
     sender.on_unwaited([&](const chain::Unwaited& fate) {
         if (fate.purpose == "given up on") heard.set_value(fate);
@@ -839,7 +839,7 @@ TEST_CASE("sender: a sender stopped with an adopted transaction pending leaves i
     const auto signed_tx = sign_transfer(chain, key, 0, chain.fee_tiers().standard);
     RecordingJournal journal;
     {
-        chain::TxSender sender(chain, std::move(key), quick(journal));
+        chain::TxSender sender(chain, std::make_shared<eth::PrivateKey>(std::move(key)), quick(journal));
         sender.adopt({{signed_tx.hash, 0, signed_tx.raw, "adopted, unmined at the stop"}});
         REQUIRE(eventually([&] { return chain.pending_nonce(dev_address(1)) == 1; }));
     }
@@ -856,7 +856,7 @@ TEST_CASE("sender: an estimate refused for want of funds while fees are unreadab
     test::MethodCountingProxy proxy(anvil.port(), {});
     chain::ChainClient chain(settings_for(proxy.url(), anvil.chain_id()));
     RecordingJournal journal;
-    chain::TxSender sender(chain, dev_key(1), quick(journal));
+    chain::TxSender sender(chain, std::make_shared<eth::PrivateKey>(dev_key(1)), quick(journal));
     proxy.refuse("eth_estimateGas", -32003, "insufficient funds for gas * price + value");
     for (const auto* method : {"eth_feeHistory", "eth_maxPriorityFeePerGas", "eth_gasPrice"})
         proxy.refuse(method, -32603, "internal error");

@@ -35,7 +35,7 @@ std::string deploy_token(const Anvil& anvil) {
     settings.rpc_urls = {anvil.url()};
     settings.poll_interval = std::chrono::milliseconds(50);
     chain::ChainClient client(settings);
-    chain::TxSender sender(client, signer_key());
+    chain::TxSender sender(client, std::make_shared<eth::PrivateKey>(signer_key()));
     return chain::TokenContract::deploy(sender, sender.address(), "ipfs://").token.address().checksummed();
 }
 
@@ -52,8 +52,8 @@ ChainNode::ChainNode(Options options)
       contract(deploy_token(anvil)),
       store(store::open_sqlite_store(dir / "abci.db")),
       content(content::make_content_store({.backend = "local", .data_dir = dir.path()})),
-      key(signer_key()),
-      registry({network_config(options, anvil.chain_id(), proxy ? proxy->url() : anvil.url(), contract)}, &key, *store, metrics),
+      key(std::make_shared<const eth::PrivateKey>(signer_key())),
+      registry({network_config(options, anvil.chain_id(), proxy ? proxy->url() : anvil.url(), contract)}, key, *store, metrics),
       network(registry.find(blockchain_id)) {}
 
 service::AbciService& ChainNode::service() {

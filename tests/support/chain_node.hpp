@@ -61,7 +61,7 @@ public:
     std::string contract;
     std::unique_ptr<store::Store> store;
     std::unique_ptr<content::ContentStore> content;
-    eth::PrivateKey key;
+    std::shared_ptr<const eth::PrivateKey> key;  // shared with the registry
     metrics::Registry metrics;  // the registry's and the service's: a test may read what they recorded
     service::Registry registry;
     service::Network& network;
@@ -76,7 +76,7 @@ public:
     [[nodiscard]] chain::TxSender& sender();
 
     /// The signer's address in lower case.
-    [[nodiscard]] std::string signer() const { return key.address().lower(); }
+    [[nodiscard]] std::string signer() const { return key->address().lower(); }
 
     /// The store's database, read beside it for what the Store interface has no query for.
     [[nodiscard]] SQLite::Database database() const;

@@ -26,8 +26,8 @@ struct DeploySettings {
 void deploy(const Context& ctx, const DeploySettings& s) {
     // Decrypt first: a wrong password should fail before anything touches the network.
     Secret password = s.password.read(ctx.options.no_input, "for keystore " + s.keystore, false);
-    eth::PrivateKey key = keystore::read_file(s.keystore, password.view());
-    const eth::Address admin = s.admin.empty() ? key.address() : eth::Address::parse(s.admin);
+    auto key = std::make_shared<const eth::PrivateKey>(keystore::read_file(s.keystore, password.view()));
+    const eth::Address admin = s.admin.empty() ? key->address() : eth::Address::parse(s.admin);
 
     chain::ChainSettings settings;
     settings.rpc_urls = {s.rpc_url};

@@ -14,6 +14,7 @@ class Context;
 
 void add_version_command(CLI::App& app, Context& ctx);
 void add_keystore_command(CLI::App& app, Context& ctx);
+void add_signer_command(CLI::App& app, Context& ctx);
 void add_admin_command(CLI::App& app, Context& ctx);
 void add_serve_command(CLI::App& app, Context& ctx);
 // Clients of a running server (over HTTP).

@@ -132,8 +132,8 @@ std::string seconds_text(std::chrono::milliseconds t) {
 
 }  // namespace
 
-TxSender::TxSender(ChainClient& chain, eth::PrivateKey key, SenderOptions options)
-    : chain_(chain), key_(std::move(key)), options_(options), thread_([this] { run(); }) {
+TxSender::TxSender(ChainClient& chain, std::shared_ptr<const eth::Signer> signer, SenderOptions options)
+    : chain_(chain), signer_(std::move(signer)), options_(options), thread_([this] { run(); }) {
     round_hook_ = chain_.receipts().add_round_hook([this](const std::vector<Receipt>& receipts) { settle_mined(receipts); });
 }
 
@@ -183,7 +183,7 @@ std::future<Receipt> TxSender::submit(TxRequest request) {
 
 std::uint64_t TxSender::estimate_gas(const TxRequest& request) {
     try {
-        return chain_.estimate_gas({key_.address(), request.to, request.value, request.data});
+        return chain_.estimate_gas({signer_->address(), request.to, request.value, request.data});
     } catch (const rpc::RpcError& e) {
         // Some nodes refuse to estimate for a signer that cannot pay (-32003
         // "insufficient funds for gas * price + value"): the refusal of an
@@ -280,7 +280,7 @@ void TxSender::adopt(std::vector<JournaledTx> txs) {
             // higher, it can outbid a base fee that rose past it, or be
             // replaced once it sits unmined, as before the restart. The
             // ceiling counts from the nonce's first version, as it did then.
-            if (signed_tx.from == key_.address() && tx.chain_id == chain_.settings().chain_id) {
+            if (signed_tx.from == signer_->address() && tx.chain_id == chain_.settings().chain_id) {
                 f->to = tx.to;
                 f->value = tx.value;
                 f->data = tx.data;
@@ -336,10 +336,18 @@ void TxSender::run() {
                 queue_.pop_front();
             }
         }
-        if (!round.empty()) sign_round(std::move(round));
-        if (Clock::now() - last_maintenance_ >= options_.maintenance_interval) {
-            last_maintenance_ = Clock::now();
-            maintain();
+        try {
+            if (!round.empty()) sign_round(std::move(round));
+            if (Clock::now() - last_maintenance_ >= options_.maintenance_interval) {
+                last_maintenance_ = Clock::now();
+                maintain();
+            }
+        } catch (const Error& e) {
+            // The signer failed while signing again (a fee bump, a repriced
+            // or filler version): the versions already signed stay in flight
+            // and watched, and the next round tries again.
+            util::log(util::LogLevel::error, "signing a new version of a transaction failed; tried again shortly",
+                      {{"chainId", chain_.settings().chain_id}, {"error", e.what()}});
         }
     }
 }
@@ -355,18 +363,18 @@ void TxSender::sign_round(std::vector<std::shared_ptr<Intent>> intents) {
             floor = adopted_next_;
         }
         if (!nonces_.synced()) {
-            nonces_.sync(std::max(chain_.pending_nonce(key_.address()), floor));
+            nonces_.sync(std::max(chain_.pending_nonce(signer_->address()), floor));
         } else if (idle) {
             // Nothing of ours is pending, so the node's count is the truth. Behind
             // our view, the chain lost what we sent (a devnet restarted without
             // its state): a nonce from our view would wait forever in its queue.
-            const std::uint64_t chain_next = chain_.pending_nonce(key_.address());
+            const std::uint64_t chain_next = chain_.pending_nonce(signer_->address());
             if (chain_next < nonces_.peek()) {
                 util::log(util::LogLevel::error,
                           "the chain has fewer transactions of the signer than this server sent: it was reset or "
                           "lost blocks; nonces start again from the chain's count",
                           {{"chainId", chain_.settings().chain_id},
-                           {"signer", key_.address().checksummed()},
+                           {"signer", signer_->address().checksummed()},
                            {"chainNonce", chain_next},
                            {"expectedNonce", nonces_.peek()}});
                 nonces_.reset(chain_next);
@@ -386,7 +394,23 @@ void TxSender::sign_round(std::vector<std::shared_ptr<Intent>> intents) {
     for (auto& intent : intents) {
         if (options_.metrics) options_.metrics->observe(MintStage::queued_to_signed, Clock::now() - intent->queued);
         const std::uint64_t nonce = nonces_.take();
-        track(nonce, intent, tiers.tier(intent->request.tier), tiers.eip1559);
+        try {
+            track(nonce, intent, tiers.tier(intent->request.tier), tiers.eip1559);
+        } catch (const Error& e) {
+            // The signer failed (a token gone, a hostile answer): nothing was
+            // signed, journaled or sent with this nonce, so it goes back and
+            // the caller learns its transaction was never sent.
+            (void)nonces_.give_back(nonce);
+            util::log(util::LogLevel::error, "the signer failed; the transaction was not sent",
+                      {{"chainId", chain_.settings().chain_id}, {"signer", signer_->address().checksummed()},
+                       {"error", e.what()}});
+            std::lock_guard lock(mutex_);
+            if (!intent->answered) {
+                intent->answered = true;
+                intent->promise.set_exception(std::make_exception_ptr(NeverMined(e.kind(), e.what(), e.details())));
+            }
+            continue;
+        }
         nonces.push_back(nonce);
     }
     broadcast(nonces);
@@ -401,7 +425,7 @@ void TxSender::track(std::uint64_t nonce, std::shared_ptr<Intent> intent, const 
         f->gas = intent->gas;
         f->purpose = intent->request.purpose;
     } else {
-        f->to = key_.address();
+        f->to = signer_->address();
         f->gas = kTransferGas;
         f->purpose = Inflight::kFillerPurpose;
     }
@@ -434,7 +458,7 @@ void TxSender::sign(Inflight& f, std::uint64_t nonce) const {
     tx.to = f.to;
     tx.value = f.value;
     tx.data = f.data;
-    eth::SignedTransaction signed_tx = eth::sign_transaction(tx, key_);
+    eth::SignedTransaction signed_tx = eth::sign_transaction(tx, *signer_);
     f.journaled = options_.journal == nullptr;
     f.broadcast_ok = false;
     f.raw = std::move(signed_tx.raw);
@@ -638,7 +662,7 @@ void TxSender::broadcast(const std::vector<std::uint64_t>& all_nonces, bool repr
 
 TxSender::NonceFate TxSender::judge(std::uint64_t nonce, const std::vector<eth::Hash32>& versions) {
     try {
-        if (chain_.latest_nonce(key_.address()) <= nonce) return NonceFate::open;
+        if (chain_.latest_nonce(signer_->address()) <= nonce) return NonceFate::open;
         std::vector<rpc::Request> requests;
         for (const auto& h : versions) requests.push_back({"eth_getTransactionReceipt", {eth::to_hex(h)}});
         const auto outcomes = chain_.rpc().batch(requests);
@@ -673,7 +697,7 @@ void TxSender::settle_contested(const std::vector<std::uint64_t>& nonces) {
                 resignable = it->second->intent && it->second->resignable;
             }
             util::log(util::LogLevel::warning, "another transaction used a nonce of the signer",
-                      {{"chainId", chain_.settings().chain_id}, {"signer", key_.address().checksummed()}, {"nonce", nonce}});
+                      {{"chainId", chain_.settings().chain_id}, {"signer", signer_->address().checksummed()}, {"nonce", nonce}});
             if (resignable) {
                 resign_with_new_nonce(nonce);
             } else if (auto f = untrack(nonce)) {
@@ -729,7 +753,7 @@ std::vector<std::uint64_t> TxSender::reprice(const std::vector<std::uint64_t>& n
 NeverMined TxSender::funds_error(const Inflight& f, const rpc::RpcError& error) {
     std::string balance = "an unknown balance";
     try {
-        balance = chain_.balance(key_.address()).to_dec() + " wei";
+        balance = chain_.balance(signer_->address()).to_dec() + " wei";
     } catch (const Error&) {
         // The message still names what is needed.
     }
@@ -742,7 +766,7 @@ NeverMined TxSender::funds_error(const Inflight& f, const rpc::RpcError& error) 
               : fmt::format("more: its gas{}{}, which the node would not even estimate for so little", per_gas, value);
     return NeverMined(ErrorKind::unavailable,
                       fmt::format("the signer {} has {} but this transaction needs {}: fund the signer and try again",
-                                  key_.address().checksummed(), balance, needs),
+                                  signer_->address().checksummed(), balance, needs),
                       {error.rpc_message()});
 }
 
@@ -801,7 +825,7 @@ void TxSender::refused(std::uint64_t nonce, const rpc::RpcError& error) {
 
 void TxSender::resign_with_new_nonce(std::uint64_t old_nonce) {
     try {
-        nonces_.sync(chain_.pending_nonce(key_.address()));
+        nonces_.sync(chain_.pending_nonce(signer_->address()));
     } catch (const Error&) {
         return;  // unreachable: maintain() judges the nonce again
     }
@@ -845,7 +869,7 @@ void TxSender::fill(std::uint64_t nonce) {
         f.purpose = Inflight::kFillerPurpose;
         f.intent = nullptr;
         f.resignable = true;
-        f.to = key_.address();
+        f.to = signer_->address();
         f.value = eth::U256(0);
         f.data.clear();
         f.gas = kTransferGas;
@@ -884,7 +908,7 @@ void TxSender::recover_from_reset(std::uint64_t chain_next) {
               "the chain was reset or lost blocks: the signer's transactions are replaced by 0-value transfers and "
               "their requests failed",
               {{"chainId", chain_.settings().chain_id},
-               {"signer", key_.address().checksummed()},
+               {"signer", signer_->address().checksummed()},
                {"chainNonce", chain_next},
                {"firstNonce", ours.front()},
                {"transactions", ours.size()}});
@@ -1130,7 +1154,7 @@ void TxSender::maintain() {
     std::vector<rpc::Request> requests;
     for (const auto& [nonce, hash] : check) requests.push_back({"eth_getTransactionByHash", {eth::to_hex(hash)}});
     // With the lookups: is the chain behind our oldest transaction (reset)?
-    requests.push_back({"eth_getTransactionCount", {key_.address().checksummed(), "latest"}});
+    requests.push_back({"eth_getTransactionCount", {signer_->address().checksummed(), "latest"}});
     std::vector<rpc::Outcome> outcomes;
     try {
         outcomes = chain_.rpc().batch(requests);

@@ -114,14 +114,14 @@ struct SenderOptions {
 
 class TxSender {
 public:
-    /// Takes ownership of `key`. `chain` must outlive the sender.
-    TxSender(ChainClient& chain, eth::PrivateKey key, SenderOptions options = {});
+    /// Signs through `signer` (shared: a key is never copied). `chain` must outlive the sender.
+    TxSender(ChainClient& chain, std::shared_ptr<const eth::Signer> signer, SenderOptions options = {});
     /// Stops the thread; callers still waiting get Error(unavailable).
     ~TxSender();
     TxSender(const TxSender&) = delete;
     TxSender& operator=(const TxSender&) = delete;
 
-    [[nodiscard]] const eth::Address& address() const noexcept { return key_.address(); }
+    [[nodiscard]] const eth::Address& address() const noexcept { return signer_->address(); }
     [[nodiscard]] ChainClient& chain() noexcept { return chain_; }
 
     /// Queues a transaction; thread-safe. Gas is estimated here, on the
@@ -226,7 +226,7 @@ private:
     [[nodiscard]] std::unique_ptr<Inflight> untrack(std::uint64_t nonce);
 
     ChainClient& chain_;
-    eth::PrivateKey key_;
+    std::shared_ptr<const eth::Signer> signer_;
     SenderOptions options_;
     NonceManager nonces_;
 

@@ -193,7 +193,42 @@ Signature PrivateKey::sign_hash(const Hash32& hash) const {
     return sig;
 }
 
-Signature PrivateKey::sign_message(ByteView message) const { return sign_hash(eip191_hash(message)); }
+RawSignature PrivateKey::sign_digest(const Hash32& digest) const {
+    const Signature sig = sign_hash(digest);
+    return {sig.r, sig.s};
+}
+
+Signature Signer::sign(const Hash32& digest) const {
+    const RawSignature raw = sign_digest(digest);
+    std::array<std::uint8_t, 64> compact{};
+    std::copy(raw.r.begin(), raw.r.end(), compact.begin());
+    std::copy(raw.s.begin(), raw.s.end(), compact.begin() + 32);
+    // n - s for a high s: the same signature in the only form EIP-2 accepts.
+    secp256k1_ecdsa_signature parsed;
+    if (secp256k1_ecdsa_signature_parse_compact(context(), &parsed, compact.data()) != 1)
+        throw Error(ErrorKind::unavailable, "the signer of " + address().checksummed() +
+                                                " returned a signature whose r or s is not below the curve order");
+    (void)secp256k1_ecdsa_signature_normalize(context(), &parsed, &parsed);
+    (void)secp256k1_ecdsa_signature_serialize_compact(context(), compact.data(), &parsed);
+    Signature sig;
+    std::copy(compact.begin(), compact.begin() + 32, sig.r.begin());
+    std::copy(compact.begin() + 32, compact.end(), sig.s.begin());
+    // A token gives no recovery id: the one that recovers our address is it,
+    // and finding it is the verification (trying only 0 is a classic bug).
+    for (const std::uint8_t id : {std::uint8_t{0}, std::uint8_t{1}}) {
+        sig.recovery_id = id;
+        try {
+            if (recover_address(digest, sig) == address()) return sig;
+        } catch (const Error& e) {
+            if (e.kind() != ErrorKind::invalid_input) throw;
+        }
+    }
+    throw Error(ErrorKind::unavailable, "the signer of " + address().checksummed() +
+                                            " returned a signature that does not recover its address (another key "
+                                            "signed, or the answer is corrupt): nothing was signed with it");
+}
+
+Signature Signer::sign_message(ByteView message) const { return sign(eip191_hash(message)); }
 
 Hash32 eip191_hash(ByteView message) {
     const std::string prefix = "\x19" "Ethereum Signed Message:\n" + std::to_string(message.size());
@@ -218,6 +253,13 @@ Address recover_address(const Hash32& hash, const Signature& signature) {
     secp256k1_pubkey pubkey;
     if (secp256k1_ecdsa_recover(context(), &pubkey, &rsig, hash.data()) != 1)
         throw Error(ErrorKind::invalid_input, "signature: no public key can be recovered from it");
+    return Address::from_public_key(serialize_uncompressed(pubkey));
+}
+
+Address address_of_public_point(ByteView sec1) {
+    secp256k1_pubkey pubkey;
+    if (secp256k1_ec_pubkey_parse(context(), &pubkey, sec1.data(), sec1.size()) != 1)
+        throw Error(ErrorKind::invalid_input, "public key: not a point on secp256k1");
     return Address::from_public_key(serialize_uncompressed(pubkey));
 }
 

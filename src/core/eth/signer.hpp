@@ -38,10 +38,45 @@ struct Signature {
     friend bool operator==(const Signature&, const Signature&) noexcept = default;
 };
 
+/// What a signing backend returns for a digest: r and s as its key produced
+/// them, s possibly in the upper half of the curve order and no recovery id
+/// (a PKCS#11 token gives neither guarantee).
+struct RawSignature {
+    std::array<std::uint8_t, 32> r{};
+    std::array<std::uint8_t, 32> s{};
+};
+
+/// The one interface every signing key sits behind (DESIGN.md §10): a key in
+/// this process, a token's, a remote signer's. A backend only produces (r, s);
+/// sign() makes it a transaction signature and verifies it, so a backend that
+/// answers with anything else cannot get a signature broadcast.
+class Signer {
+public:
+    virtual ~Signer() = default;
+
+    /// The account whose key signs.
+    [[nodiscard]] virtual const Address& address() const = 0;
+    /// The backend's signature over `digest` with s brought into the lower half
+    /// (EIP-2) and the recovery id that recovers address(). Throws
+    /// Error(unavailable) when neither recovery id recovers address() (the
+    /// backend signed with another key, or returned garbage), and what the
+    /// backend throws. Safe to call from many threads when the backend is.
+    [[nodiscard]] Signature sign(const Hash32& digest) const;
+    /// EIP-191 `personal_sign`: sign(eip191_hash(message)).
+    [[nodiscard]] Signature sign_message(ByteView message) const;
+
+protected:
+    Signer() = default;
+    Signer(const Signer&) = default;
+    Signer& operator=(const Signer&) = default;
+
+    [[nodiscard]] virtual RawSignature sign_digest(const Hash32& digest) const = 0;
+};
+
 /// A secp256k1 private key. It cannot be copied (so no stray copies of the
 /// secret exist); moving it wipes the source, and destruction wipes the
 /// secret. A moved-from key is empty: using it throws Error(internal).
-class PrivateKey {
+class PrivateKey final : public Signer {
 public:
     /// Takes a 32-byte big-endian secret. Throws Error(invalid_input) when it is
     /// not exactly 32 bytes or not a valid key (zero or ≥ the curve order).
@@ -55,10 +90,10 @@ public:
     PrivateKey& operator=(PrivateKey&& other) noexcept;
     PrivateKey(const PrivateKey&) = delete;
     PrivateKey& operator=(const PrivateKey&) = delete;
-    ~PrivateKey();
+    ~PrivateKey() override;
 
     /// The key's account address (computed once at construction).
-    [[nodiscard]] const Address& address() const;
+    [[nodiscard]] const Address& address() const override;
     /// Uncompressed public key without the 0x04 prefix: x‖y, 64 bytes.
     [[nodiscard]] std::array<std::uint8_t, 64> public_key() const;
     /// The raw 32-byte secret, for encrypting it into a keystore. Never log it;
@@ -66,13 +101,13 @@ public:
     [[nodiscard]] const std::array<std::uint8_t, 32>& secret_bytes() const;
 
     /// Signs a 32-byte hash with RFC 6979 deterministic nonces; s is always in
-    /// the lower half of the curve order (EIP-2).
+    /// the lower half of the curve order (EIP-2). Unverified: what signs for
+    /// a transaction is Signer::sign().
     [[nodiscard]] Signature sign_hash(const Hash32& hash) const;
-    /// EIP-191 `personal_sign`: signs eip191_hash(message).
-    [[nodiscard]] Signature sign_message(ByteView message) const;
 
 private:
     PrivateKey() = default;
+    [[nodiscard]] RawSignature sign_digest(const Hash32& digest) const override;
     void require_key() const;
     void wipe() noexcept;
 
@@ -92,6 +127,11 @@ private:
 
 /// recover_address() of eip191_hash(message).
 [[nodiscard]] Address recover_message_signer(ByteView message, const Signature& signature);
+
+/// The address of a public key in SEC 1 form (65 bytes 0x04‖x‖y, or 33
+/// compressed), as a token holds it. Throws Error(invalid_input) when the
+/// bytes are no point on secp256k1 (a key of another curve).
+[[nodiscard]] Address address_of_public_point(ByteView sec1);
 
 /// True when s is in the lower half of the curve order (EIP-2's rule for transactions).
 [[nodiscard]] bool is_low_s(const Signature& signature) noexcept;

@@ -150,8 +150,8 @@ Bytes Transaction::signing_payload() const {
 
 Hash32 Transaction::signing_hash() const { return keccak256(signing_payload()); }
 
-SignedTransaction sign_transaction(const Transaction& tx, const PrivateKey& key) {
-    SignedTransaction out{tx, key.sign_hash(tx.signing_hash()), key.address(), {}, {}};
+SignedTransaction sign_transaction(const Transaction& tx, const Signer& signer) {
+    SignedTransaction out{tx, signer.sign(tx.signing_hash()), signer.address(), {}, {}};
     out.raw = encode_signed(tx, out.signature);
     out.hash = keccak256(out.raw);
     return out;

@@ -56,9 +56,10 @@ struct SignedTransaction {
     Hash32 hash{};
 };
 
-/// Signs `tx` with `key` (low-s, deterministic) and encodes it. Throws what
-/// Transaction::signing_payload() throws. Safe to call from many threads.
-[[nodiscard]] SignedTransaction sign_transaction(const Transaction& tx, const PrivateKey& key);
+/// Signs `tx` through `signer` (low-s, verified) and encodes it. Throws what
+/// Transaction::signing_payload() and Signer::sign() throw. Safe to call from
+/// many threads when the signer is.
+[[nodiscard]] SignedTransaction sign_transaction(const Transaction& tx, const Signer& signer);
 
 /// Decodes raw signed bytes (EIP-1559 or EIP-155 legacy) and recovers the
 /// sender. Strict: the RLP must be canonical and complete, field counts and

@@ -76,6 +76,17 @@ struct SignerConfig {
     /// Use anvil's well-known first dev key. Refused unless every configured
     /// chain is a local devnet (chain id 31337), so it can never sign on a public network.
     bool anvil_key = false;
+    // A key in a PKCS#11 token (DESIGN.md §10): the module, the token's label,
+    // the key's label or CKA_ID (hex), and the user PIN, from pkcs11_pin_file
+    // or the environment's ABCI_SIGNER_PIN (filled by the settings loader).
+    std::string pkcs11_module;
+    std::string pkcs11_token;
+    std::string pkcs11_key;
+    std::string pkcs11_pin_file;
+    std::string pkcs11_pin;
+
+    /// True when some signer is configured.
+    [[nodiscard]] bool any() const noexcept { return anvil_key || !keystore.empty() || !pkcs11_module.empty(); }
 };
 
 /// Checks a network entry: id slug, name, chain id > 0, at least one http(s)

@@ -13,6 +13,7 @@
 #include "core/eth/wipe.hpp"
 #include "core/rpc/rpc_metrics.hpp"
 #include "core/rpc/url.hpp"
+#include "core/signer/pkcs11.hpp"
 #include "core/store/store.hpp"
 #include "core/util/log.hpp"
 
@@ -112,13 +113,21 @@ chain::ChainSettings chain_settings(const NetworkConfig& config, bool probe, std
 
 }  // namespace
 
-eth::PrivateKey load_signer_key(const SignerConfig& config) {
-    if (config.anvil_key) return eth::PrivateKey::from_hex(kAnvilDevKey);
+std::shared_ptr<const eth::Signer> load_signer(const SignerConfig& config) {
+    if (config.anvil_key) return std::make_shared<eth::PrivateKey>(eth::PrivateKey::from_hex(kAnvilDevKey));
+    if (!config.pkcs11_module.empty()) {
+        signer::Pkcs11Config token{config.pkcs11_module, config.pkcs11_token, config.pkcs11_key,
+                                   config.pkcs11_pin_file.empty()
+                                       ? config.pkcs11_pin
+                                       : os::read_password_file(config.pkcs11_pin_file, "the token's PIN file")};
+        const eth::WipeOnExit wipe_pin(token.pin);
+        return signer::open_pkcs11_signer(token);
+    }
     if (config.keystore.empty())
         throw Error(ErrorKind::invalid_input, "no signer configured: set [signer] keystore (or anvilKey for a devnet)");
     std::string password = config.password_file.empty() ? config.password : os::read_password_file(config.password_file, "the signer's password file");
     try {
-        auto key = keystore::read_file(config.keystore, password);
+        auto key = std::make_shared<eth::PrivateKey>(keystore::read_file(config.keystore, password));
         eth::secure_wipe(password.data(), password.size());
         return key;
     } catch (...) {
@@ -127,15 +136,16 @@ eth::PrivateKey load_signer_key(const SignerConfig& config) {
     }
 }
 
-Network::Network(NetworkConfig config, const eth::PrivateKey* key, store::Store& store, metrics::Registry& metrics)
+Network::Network(NetworkConfig config, std::shared_ptr<const eth::Signer> signer, store::Store& store,
+                 metrics::Registry& metrics)
     : config_(std::move(config)),
-      lane_metrics_(key ? std::make_unique<chain::LaneMetrics>(metrics, config_.id) : nullptr),
+      lane_metrics_(signer ? std::make_unique<chain::LaneMetrics>(metrics, config_.id) : nullptr),
       mint_metrics_(metrics, config_.id),
       rpc_metrics_(std::make_shared<rpc::RpcMetrics>(metrics, config_.id)),
       client_(std::make_unique<chain::ChainClient>(chain_settings(config_, false, rpc_metrics_))),
       probe_(std::make_unique<chain::ChainClient>(chain_settings(config_, true, rpc_metrics_))),
       store_(store),
-      key_(key ? std::make_unique<eth::PrivateKey>(eth::PrivateKey::from_bytes(key->secret_bytes())) : nullptr) {
+      signer_(std::move(signer)) {
     if (!config_.contract_address.empty()) {
         const auto address = eth::Address::parse(config_.contract_address);
         contract_.emplace(*client_, address);
@@ -148,7 +158,7 @@ Network::~Network() = default;
 Network::Term::Term(Network& network, const store::LaneFence& fence)
     : network_(network),
       fence_(fence),
-      journal_(std::make_unique<StoreJournal>(network.store_, network.config_.id, network.key_->address().lower(), fence)) {
+      journal_(std::make_unique<StoreJournal>(network.store_, network.config_.id, network.signer_->address().lower(), fence)) {
     const auto& config = network.config_;
     chain::SenderOptions options;
     options.journal = journal_.get();
@@ -156,8 +166,7 @@ Network::Term::Term(Network& network, const store::LaneFence& fence)
     options.replace_after = config.replace_after;
     options.max_fee_per_gas = eth::U256(config.max_fee_per_gas_gwei) * eth::U256(1'000'000'000);
     options.metrics = network.lane_metrics_.get();
-    sender_ = std::make_unique<chain::TxSender>(*network.client_,
-                                                eth::PrivateKey::from_bytes(network.key_->secret_bytes()), options);
+    sender_ = std::make_unique<chain::TxSender>(*network.client_, network.signer_, options);
     if (network.contract_ && config.mint_batching)
         batcher_ = std::make_unique<chain::MintBatcher>(*network.contract_, *sender_, *config.mint_batching,
                                                         combine_mint_records);
@@ -175,8 +184,8 @@ chain::PendingMint Network::Term::submit_mint(const MintRecord& record) {
 }
 
 const eth::Address& Network::signer_address() const {
-    if (!key_) throw Error(ErrorKind::unavailable, "the server has no signer: configure [signer] to mint");
-    return key_->address();
+    if (!signer_) throw Error(ErrorKind::unavailable, "the server has no signer: configure [signer] to mint");
+    return signer_->address();
 }
 
 std::string Network::lane() const { return config_.id + "/" + signer_address().lower(); }
@@ -249,10 +258,10 @@ void Network::require_deployed() {
 
 std::string Network::masked_rpc_url() const { return rpc::mask_url(config_.rpc_urls.front()); }
 
-Registry::Registry(const std::vector<NetworkConfig>& configs, const eth::PrivateKey* key, store::Store& store,
-                   metrics::Registry& metrics)
+Registry::Registry(const std::vector<NetworkConfig>& configs, const std::shared_ptr<const eth::Signer>& signer,
+                   store::Store& store, metrics::Registry& metrics)
     : metrics_(metrics) {
-    for (const auto& config : configs) networks_.push_back(std::make_unique<Network>(config, key, store, metrics));
+    for (const auto& config : configs) networks_.push_back(std::make_unique<Network>(config, signer, store, metrics));
 }
 
 Network& Registry::find(const std::string& id) {

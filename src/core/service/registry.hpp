@@ -26,11 +26,11 @@ class Store;
 
 namespace abci::service {
 
-/// Reads the signing key `config` names: a v3 keystore decrypted with the
-/// password from password_file (one line) or `password`, or anvil's dev key.
-/// Throws Error(invalid_input) when no source is configured,
-/// Error(unauthenticated) for a wrong password, Error(not_found) for a missing file.
-[[nodiscard]] eth::PrivateKey load_signer_key(const SignerConfig& config);
+/// The signer `config` names: a v3 keystore decrypted with the password from
+/// password_file (one line) or `password`, or anvil's dev key. Throws
+/// Error(invalid_input) when no source is configured, Error(unauthenticated)
+/// for a wrong password, Error(not_found) for a missing file.
+[[nodiscard]] std::shared_ptr<const eth::Signer> load_signer(const SignerConfig& config);
 
 class Network {
 public:
@@ -61,9 +61,10 @@ public:
         std::unique_ptr<chain::MintBatcher> batcher_;  // declared after what it uses: destroyed first
     };
 
-    /// `key` (may be null: a read-only network) is copied; `store` receives the
-    /// sender's journal and `metrics` the network's families: both must outlive the network.
-    Network(NetworkConfig config, const eth::PrivateKey* key, store::Store& store, metrics::Registry& metrics);
+    /// `signer` may be null (a read-only network); `store` receives the sender's
+    /// journal and `metrics` the network's families: both must outlive the network.
+    Network(NetworkConfig config, std::shared_ptr<const eth::Signer> signer, store::Store& store,
+            metrics::Registry& metrics);
     ~Network();
     Network(const Network&) = delete;
     Network& operator=(const Network&) = delete;
@@ -79,7 +80,7 @@ public:
     [[nodiscard]] chain::TokenContract& contract();
     /// The same contract read through probe(). Error(unavailable) when none is configured.
     [[nodiscard]] chain::TokenContract& probe_contract();
-    [[nodiscard]] bool has_signer() const noexcept { return key_ != nullptr; }
+    [[nodiscard]] bool has_signer() const noexcept { return signer_ != nullptr; }
     /// The signer's address. Error(unavailable) when the server has no signer.
     [[nodiscard]] const eth::Address& signer_address() const;
     /// "<blockchain id>/<signer address>": the lane of this network's mints.
@@ -117,7 +118,7 @@ private:
     std::optional<chain::TokenContract> contract_;
     std::optional<chain::TokenContract> probe_contract_;
     store::Store& store_;
-    std::unique_ptr<eth::PrivateKey> key_;
+    std::shared_ptr<const eth::Signer> signer_;
     mutable std::mutex term_mutex_;  // guards term_ (the pointer, not the term)
     std::shared_ptr<Term> term_;
     std::mutex cache_mutex_;  // guards the two cached facts below; never held across a call
@@ -127,10 +128,10 @@ private:
 
 class Registry {
 public:
-    /// Builds every network; `key` may be null (no signer: mint routes answer 503). `metrics` receives
-    /// the networks' families and must outlive the registry.
-    Registry(const std::vector<NetworkConfig>& configs, const eth::PrivateKey* key, store::Store& store,
-             metrics::Registry& metrics);
+    /// Builds every network, all signing through `signer`; it may be null (no signer: mint routes
+    /// answer 503). `metrics` receives the networks' families and must outlive the registry.
+    Registry(const std::vector<NetworkConfig>& configs, const std::shared_ptr<const eth::Signer>& signer,
+             store::Store& store, metrics::Registry& metrics);
 
     /// The network with this id; Error(not_found) naming it otherwise.
     [[nodiscard]] Network& find(const std::string& id);

@@ -1,11 +1,13 @@
 #include <catch2/catch.hpp>
 
+#include <set>
 #include <thread>
 #include <vector>
 
 #include "core/error.hpp"
 #include "core/eth/keccak.hpp"
 #include "core/eth/signer.hpp"
+#include "core/eth/u256.hpp"
 #include "support/error_kind.hpp"
 
 using namespace abci;
@@ -138,4 +140,52 @@ TEST_CASE("many threads sign and recover at once", "[eth][signer]") {
     }
     for (auto& th : threads) th.join();
     for (int f : failures) CHECK(f == 0);
+}
+
+namespace {
+
+// A backend's answers as a token gives them: the key's (r, s) with s in the
+// upper half when `high_s` (SoftHSM2 does so for about half its signatures),
+// signed by `signing` while claiming `claimed`'s address (a token holding
+// another key than configured).
+class TokenLikeBackend final : public Signer {
+public:
+    TokenLikeBackend(const PrivateKey& claimed, const PrivateKey& signing, bool high_s)
+        : claimed_(claimed.address()), signing_(signing), high_s_(high_s) {}
+    [[nodiscard]] const Address& address() const override { return claimed_; }
+
+private:
+    [[nodiscard]] RawSignature sign_digest(const Hash32& digest) const override {
+        const Signature sig = signing_.sign_hash(digest);
+        const U256 order = U256::parse("0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141");
+        return {sig.r, high_s_ ? (order - U256::from_be_bytes(sig.s)).to_be_bytes32() : sig.s};
+    }
+
+    Address claimed_;
+    const PrivateKey& signing_;
+    bool high_s_;
+};
+
+}  // namespace
+
+TEST_CASE("Signer::sign brings a high s into the lower half and finds the recovery id", "[eth][signer]") {
+    const PrivateKey key = PrivateKey::from_hex(kAnvilKey0);
+    const TokenLikeBackend high(key, key, true);
+    std::set<int> ids;
+    for (int i = 0; i < 40; ++i) {
+        const Hash32 digest = keccak256("digest " + std::to_string(i));
+        const Signature sig = high.sign(digest);
+        CHECK(is_low_s(sig));
+        CHECK(recover_address(digest, sig) == key.address());
+        CHECK(sig == key.sign(digest));  // the same signature the key makes itself
+        ids.insert(sig.recovery_id);
+    }
+    CHECK(ids == std::set<int>{0, 1});  // both recovery ids occur and are found
+}
+
+TEST_CASE("Signer::sign refuses a signature of another key than the signer's address", "[eth][signer]") {
+    const PrivateKey configured = PrivateKey::from_hex(kAnvilKey0);
+    const PrivateKey other = PrivateKey::generate();
+    const TokenLikeBackend wrong(configured, other, false);
+    CHECK(test::error_kind([&] { (void)wrong.sign(keccak256("x")); }) == ErrorKind::unavailable);
 }
