@@ -50,6 +50,7 @@ bool authorized(const httplib::Request& request, const std::string& token) {
 struct MetricsListener::State {
     std::unique_ptr<httplib::Server> http = make_limited_server(listener_limits());
     std::string token;
+    int listen_socket = -1;
     int port = 0;
     std::thread thread;
 };
@@ -64,9 +65,10 @@ MetricsListener::MetricsListener(const MetricsSettings& settings, const metrics:
     http.set_write_timeout(5, 0);
     http.set_keep_alive_timeout(5);
     // Only SO_REUSEADDR: cpp-httplib's SO_REUSEPORT would let this bind a port another server listens on.
-    http.set_socket_options([](socket_t sock) {
+    http.set_socket_options([&listen_socket = s.listen_socket](socket_t sock) {
         const int yes = 1;
         ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+        listen_socket = sock;
     });
     http.Get("/metrics", [&registry, &token = s.token](const httplib::Request& request, httplib::Response& response) {
         if (!authorized(request, token)) {
@@ -87,6 +89,10 @@ MetricsListener::MetricsListener(const MetricsSettings& settings, const metrics:
                                                 std::to_string(settings.listen_port) +
                                                 " (in use, or not an address of this host); choose another with "
                                                 "metrics.listen or ABCI_METRICS_LISTEN");
+    // cpp-httplib listens with a backlog of 5: while a flood of connections
+    // fills it, a scraper's connection is dropped and retried a second (then
+    // three) later. The system's maximum, as the API's listener has.
+    if (s.listen_socket >= 0) ::listen(s.listen_socket, SOMAXCONN);
     s.thread = std::thread([&http] { http.listen_after_bind(); });
     // stop() does nothing to a server whose loop has not started yet: the destructor's would then wait forever.
     while (!http.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
