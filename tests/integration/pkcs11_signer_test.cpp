@@ -201,7 +201,7 @@ std::string signer_config(const test::SoftHsm& hsm, const std::string& pin_file)
 
 }  // namespace
 
-TEST_CASE("pkcs11 signer: serve mints through a SoftHSM2 token, the chain holds the tokens sent by the token's key; "
+TEST_CASE("pkcs11 signer: serve mints through a SoftHSM2 token, the chain holds the tokens sent by the token's key, and "
           "once the token is gone mints fail and nothing is sent",
           "[pkcs11][anvil]") {
     test::SoftHsm hsm;
