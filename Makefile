@@ -15,7 +15,7 @@ TEST_JOBS ?= $(shell echo $$(( $(JOBS) + 1 )))
 
 BUILD_COVERAGE ?= build-coverage
 
-.PHONY: setup build build-asan run test test-fast test-asan chaos coverage fuzz bench package package-reproducible clean
+.PHONY: setup build build-asan run test test-fast test-asan chaos pkcs11-long coverage fuzz bench package package-reproducible clean
 
 setup:
 	@scripts/setup
@@ -56,6 +56,13 @@ chaos: setup
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS) --target abcictl chaos_tests
 	@ABCI_CHAOS_SCALE=full $(BUILD)/tests/chaos_tests
+
+# 10,000 signatures of a SoftHSM2 token, each low-s and recovering the key's
+# address (the test command signs 500); about 2 minutes.
+pkcs11-long: setup
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) --target abcictl integration_tests
+	@ABCI_PKCS11_SIGNATURES=10000 $(BUILD)/tests/integration_tests "pkcs11 signer: a key pkcs11-tool made*"
 
 # Line and branch coverage of src/ by every suite (its own instrumented tree,
 # -O0), printed per source folder by gcovr; the chaos suite runs reduced.
