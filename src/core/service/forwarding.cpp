@@ -4,7 +4,9 @@
 // (store/mint_jobs.hpp); the lane's owner sends it and stores its outcome,
 // which the first server reads back and answers. Both learn of the other's
 // step by the database's notifications, and look again every second in case
-// one was lost.
+// one was lost. A mint whose caller does not wait (MintWait::no) is queued
+// the same way, on any server: the job is what survives a crash between the
+// answer and the signature.
 #include <chrono>
 
 #include "core/content/content_store.hpp"
@@ -35,12 +37,12 @@ constexpr std::chrono::seconds kQueueAllowance{15};
 }  // namespace
 
 
-MintResult AbciService::forward(const Mint& m, const MintOptions& options, const std::string& fingerprint) {
+AbciService::Enqueued AbciService::enqueue(const Mint& m, const MintOptions& options, const std::string& fingerprint) {
     // A repeat is answered before the pre-flight checks, which a first mint
     // that went through would fail (a role held).
     if (options.idempotency_key)
-        if (const auto existing = store_.mints().find_by_key({options.actor, m.route, *options.idempotency_key}))
-            return repeat(*existing, fingerprint);
+        if (auto existing = store_.mints().find_by_key({options.actor, m.route, *options.idempotency_key}))
+            return {.mint_id = existing->id, .existing = std::move(existing)};
     Network& network = *m.network;
     refuse_if_halted(network);
     const auto request = new_request(m, options, fingerprint);
@@ -51,8 +53,20 @@ MintResult AbciService::forward(const Mint& m, const MintOptions& options, const
                              .record = prepared.record.to_json().dump(),
                              .content = prepared.metadata,
                              .created_at = {}};
-    if (const auto existing = store_.mints().begin(request, job)) return repeat(*existing, fingerprint);
-    return await_forwarded(network, request.id);
+    return {.mint_id = request.id, .existing = store_.mints().begin(request, job)};
+}
+
+MintResult AbciService::forward(const Mint& m, const MintOptions& options, const std::string& fingerprint) {
+    const auto queued = enqueue(m, options, fingerprint);
+    if (queued.existing) return repeat(*queued.existing, fingerprint, options.wait);
+    return await_forwarded(*m.network, queued.mint_id);
+}
+
+MintResult AbciService::accept(const Mint& m, const MintOptions& options, const std::string& fingerprint) {
+    const auto queued = enqueue(m, options, fingerprint);
+    if (queued.existing) return repeat(*queued.existing, fingerprint, options.wait);
+    forwarding_->queued_here(queued.mint_id);
+    return MintResult::accepted(queued.mint_id);
 }
 
 MintResult AbciService::await_forwarded(Network& network, const std::string& mint_id) {
@@ -95,7 +109,7 @@ void AbciService::listen_for_other_servers() {
     auto looked = std::chrono::steady_clock::now();
     while (!f.stopping) {
         std::vector<std::string> queued;
-        for (auto& heard : f.listener->wait(kListenSlice)) {
+        for (auto& heard : f.hear(kListenSlice)) {
             if (heard.channel == store::kMintSettledChannel) f.wake(heard.payload);
             if (heard.channel == store::kMintUnsettledChannel) f.wake(heard.payload, true);
             if (heard.channel == store::kMintQueuedChannel) queued.push_back(std::move(heard.payload));
@@ -196,9 +210,9 @@ void AbciService::send_queued(Network& network, const std::shared_ptr<Network::T
 namespace abci::service {
 
 void AbciService::start_forwarding() {
+    // None when no other server shares the store: the jobs are this server's own mints that do not wait.
     auto listener = store_.listen({store::kMintQueuedChannel, store::kMintSettledChannel, store::kMintUnsettledChannel});
-    if (!listener) return;  // no other server shares the store
-    (void)listener->wait(std::chrono::milliseconds(0));  // listening before the first request is taken
+    if (listener) (void)listener->wait(std::chrono::milliseconds(0));  // listening before the first request is taken
     forwarding_ = std::make_unique<Forwarding>();
     forwarding_->listener = std::move(listener);
     forwarding_->thread = std::thread([this] { listen_for_other_servers(); });

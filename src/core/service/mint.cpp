@@ -64,30 +64,32 @@ MintResult AbciService::mint_entity(const MintEntityRequest& request, const Mint
 
 MintResult AbciService::mint(Mint m, const MintOptions& options, const std::string& fingerprint) {
     if (options.idempotency_key) validate_idempotency_key(*options.idempotency_key);
+    // Without a signer here the mint is refused below, as for a caller that waits.
+    if (options.wait == MintWait::no && forwarding_ && m.network->has_signer()) return accept(m, options, fingerprint);
     // Taken before the key is claimed: a mint begun under this term is never
     // one a takeover settles as left over (take_over() makes a term current
     // only after that).
     std::shared_ptr<Network::Term> term = m.network->current_term();
     // Another server sends for this network: it gets the mint through the database.
-    if (!term && forwarding_ && m.network->has_signer()) return forward(m, options, fingerprint);
+    if (!term && forwarding_ && forwarding_->shared() && m.network->has_signer()) return forward(m, options, fingerprint);
     try {
         if (!term) term = m.network->term();
     } catch (const Error&) {
         // A repeat of a key is still answered here.
         const auto existing = options.idempotency_key ? store_.mints().find_by_key({options.actor, m.route, *options.idempotency_key})
                                                       : std::nullopt;
-        if (existing) return repeat(*existing, fingerprint);
+        if (existing) return repeat(*existing, fingerprint, options.wait);
         if (m.network->has_signer()) refuse_if_halted(*m.network);
         throw;
     }
     const auto request = new_request(m, options, fingerprint);
-    if (auto existing = store_.mints().begin(request)) return repeat(*existing, fingerprint);
+    if (auto existing = store_.mints().begin(request)) return repeat(*existing, fingerprint, options.wait);
     try {
         return submit_and_wait(*m.network, *term, m, options, request.id);
     } catch (const LaneLost&) {
         // Taken in the moment between another server taking the lane and
         // this one noticing: that server sends it, as any mint taken here now.
-        if (!forwarding_) throw;
+        if (!forwarding_ || !forwarding_->shared()) throw;
         return forward(m, options, fingerprint);
     }
 }
@@ -109,9 +111,10 @@ store::MintRequest AbciService::new_request(const Mint& m, const MintOptions& op
     return request;
 }
 
-MintResult AbciService::repeat(const store::MintRequest& mint, const std::string& fingerprint) {
+MintResult AbciService::repeat(const store::MintRequest& mint, const std::string& fingerprint, MintWait wait) {
     if (mint.fingerprint != fingerprint)
         throw Error(ErrorKind::unprocessable, "this Idempotency-Key was used for a different request");
+    if (wait == MintWait::no && mint.state == store::MintState::pending) return MintResult::accepted(mint.id);
     return replay(mint, "a request with this Idempotency-Key is still in progress");
 }
 

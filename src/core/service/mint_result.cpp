@@ -101,4 +101,11 @@ MintResult MintResult::parse(const std::string& stored) {
     throw Error(ErrorKind::internal, "a stored mint answer has a version this release does not know");
 }
 
+MintResult MintResult::accepted(std::string mint_id) {
+    MintResult result;
+    result.mint_id = std::move(mint_id);
+    result.pending = true;
+    return result;
+}
+
 }  // namespace abci::service

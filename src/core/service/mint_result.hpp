@@ -46,7 +46,12 @@ struct MintResult {
     // Not stored: the mint's own key (MintRequest's id), which the service
     // sets on what it returns, so that an answer names its status route.
     std::string mint_id;
+    // Not stored either: what a caller that does not wait (MintWait::no) gets
+    // for a mint not final yet, with mint_id alone set.
+    bool pending = false;
 
+    /// What a caller that does not wait gets for mint `mint_id` while it is not final.
+    [[nodiscard]] static MintResult accepted(std::string mint_id);
     /// The stored form, version kVersion.
     [[nodiscard]] std::string serialize() const;
     /// Any stored version. Error(internal) for text no release wrote.

@@ -58,10 +58,22 @@ private:
     std::vector<std::string> hashes_;
 };
 
+/// Whether a mint request waits for the mint's outcome.
+enum class MintWait {
+    yes,  // the answer is the outcome, as the receipt arrives (or a timeout naming the mint)
+    // The answer comes once the mint is checked, claimed and queued as a job
+    // (store/mint_jobs.hpp) in one transaction, before anything is signed:
+    // MintResult::pending, the outcome left to the status route. The job is
+    // sent as a forwarded mint is, by whichever server sends for the chain
+    // (this one included), and outlives a crash of any of them.
+    no,
+};
+
 struct MintOptions {
     std::string actor;  // who asks (user id or apikey:<id>); Idempotency-Keys are per actor
     std::optional<std::string> idempotency_key;
     std::string role_request_id;  // set by the role-approval workflow: marked minted with the mint
+    MintWait wait = MintWait::yes;
 };
 
 /// The Idempotency-Key rules: 1–255 printable ASCII characters.
@@ -80,7 +92,9 @@ public:
     /// its receipt and the balance record is stored. With an idempotency key,
     /// a repeat gets the first result (Error(conflict) while the first is
     /// still running; Error(unprocessable) when the key was used for another
-    /// body: the request's fingerprint differs).
+    /// body: the request's fingerprint differs). With MintWait::no, a mint
+    /// not final yet (a new one, or a repeat of a pending one) returns
+    /// MintResult::pending; a repeat of a final one its answer or error.
     [[nodiscard]] MintResult mint_role(const MintRoleRequest& request, const MintOptions& options);
     /// POST /abci/contracts/mint-entity-token (spec 4.2): the metadata record
     /// (spec 2.4) is stored in content storage first and its CID is the mint's data.
@@ -158,9 +172,10 @@ private:
     void refuse_if_halted(Network& network);
     [[nodiscard]] static store::MintRequest new_request(const Mint& mint, const MintOptions& options,
                                                         const std::string& fingerprint);
-    // A claim that found its key taken: the first mint's answer (replay()), or
-    // Error(unprocessable) when the key was used for another request.
-    [[nodiscard]] MintResult repeat(const store::MintRequest& mint, const std::string& fingerprint);
+    // A claim that found its key taken: the first mint's answer (replay()),
+    // MintResult::accepted() for a caller that does not wait while it is
+    // pending, or Error(unprocessable) when the key was used for another request.
+    [[nodiscard]] MintResult repeat(const store::MintRequest& mint, const std::string& fingerprint, MintWait wait);
     // A repeat of an Idempotency-Key: the first answer, or its error, or
     // MintUnsettled(conflict) while the first is still running.
     [[nodiscard]] MintResult replay(const store::MintRequest& mint, const std::string& pending_message);
@@ -184,9 +199,20 @@ private:
     // server owns is checked and claimed here, queued for the owner with its
     // claim, and answered once the owner settled it.
     [[nodiscard]] MintResult forward(const Mint& mint, const MintOptions& options, const std::string& fingerprint);
+    // A mint whose caller does not wait (MintWait::no): queued as a forwarded
+    // one is, for whichever server sends for its chain, and answered pending.
+    [[nodiscard]] MintResult accept(const Mint& mint, const MintOptions& options, const std::string& fingerprint);
+    // What enqueue() did: queued mint `mint_id`, or found its key's mint `existing`.
+    struct Enqueued {
+        std::string mint_id;
+        std::optional<store::MintRequest> existing;
+    };
+    // The pre-flight checks, then the mint claimed and queued as a job in one transaction.
+    [[nodiscard]] Enqueued enqueue(const Mint& mint, const MintOptions& options, const std::string& fingerprint);
     [[nodiscard]] MintResult await_forwarded(Network& network, const std::string& mint_id);
-    // The listener's thread: wakes the requests waiting for a settled mint
-    // and takes the jobs queued for the lanes this server owns.
+    // The jobs' thread (the listener's, when other servers share the store):
+    // wakes the requests waiting for a settled mint and takes the jobs
+    // queued for the lanes this server owns.
     void start_forwarding();
     void stop_forwarding();
     void listen_for_other_servers();
@@ -244,7 +270,7 @@ private:
     std::map<std::string, std::chrono::steady_clock::time_point> nonce_checked_;
     std::thread lanes_thread_;  // stopped first
     struct Forwarding;
-    std::unique_ptr<Forwarding> forwarding_;  // set by start() when other servers share the store
+    std::unique_ptr<Forwarding> forwarding_;  // set by start()
 };
 
 }  // namespace abci::service

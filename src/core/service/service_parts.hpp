@@ -5,12 +5,14 @@
 // core/service.
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <mutex>
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +21,7 @@
 #include "core/service/tokens.hpp"
 #include "core/error.hpp"
 #include "core/eth/address.hpp"
+#include "core/store/notifications.hpp"
 
 namespace abci::service {
 
@@ -37,9 +40,33 @@ struct AbciService::Mint {
 /// What forwarding.cpp keeps: the listener, the requests of this server
 /// waiting for mints another sends, and the queued mints this server sends.
 struct AbciService::Forwarding {
-    std::unique_ptr<store::Listener> listener;
+    std::unique_ptr<store::Listener> listener;  // none when no other server shares the store
     std::thread thread;
     std::atomic<bool> stopping = false;
+
+    [[nodiscard]] bool shared() const noexcept { return listener != nullptr; }
+
+    /// A job this server queued: taken at once without a listener (with one,
+    /// the database's notification says so).
+    void queued_here(std::string mint_id) {
+        if (shared()) return;
+        {
+            std::lock_guard lock(mutex);
+            queued_by_us.push_back(std::move(mint_id));
+        }
+        queued_cv.notify_one();
+    }
+
+    /// What was heard within `slice`: the listener's notifications, or the jobs queued here.
+    [[nodiscard]] std::vector<store::Notification> hear(std::chrono::milliseconds slice) {
+        if (shared()) return listener->wait(slice);
+        std::unique_lock lock(mutex);
+        queued_cv.wait_for(lock, slice, [this] { return !queued_by_us.empty() || stopping; });
+        std::vector<store::Notification> heard;
+        for (auto& id : queued_by_us) heard.push_back({store::kMintQueuedChannel, std::move(id)});
+        queued_by_us.clear();
+        return heard;
+    }
 
     // A request of this server waiting for a mint another sends: woken
     // alone (a wake-up per settled mint must not stir every waiter).
@@ -54,6 +81,8 @@ struct AbciService::Forwarding {
     // Jobs this server sends, by mint id, each on its thread; `finished` ones are joined.
     std::map<std::string, std::thread> sending;
     std::set<std::string> finished;
+    std::vector<std::string> queued_by_us;  // queued_here() without a listener, for hear()
+    std::condition_variable queued_cv;
 
     void wake(const std::string& mint_id, bool sender_gave_up = false) {
         std::lock_guard lock(mutex);

@@ -4,9 +4,13 @@
 #include <httplib.h>
 
 #include <functional>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "core/service/service.hpp"
 #include "serve/log.hpp"
+#include "serve/prefer.hpp"
 #include "serve/router.hpp"
 #include "serve/routes/abci_views.hpp"
 #include "serve/routes/routes.hpp"
@@ -19,6 +23,10 @@ service::MintOptions mint_options(const RequestContext& ctx) {
     service::MintOptions options;
     options.actor = ctx.caller().actor();
     if (ctx.request.has_header("Idempotency-Key")) options.idempotency_key = ctx.request.get_header_value("Idempotency-Key");
+    std::vector<std::string> prefer;
+    for (std::size_t i = 0; i < ctx.request.get_header_value_count("Prefer"); ++i)
+        prefer.push_back(ctx.request.get_header_value("Prefer", i));
+    if (has_preference(prefer, "respond-async")) options.wait = service::MintWait::no;
     return options;
 }
 
@@ -29,10 +37,20 @@ service::MintOptions mint_options(const RequestContext& ctx) {
 // needed), so a mint's answer closes the connection.
 // The request's log line names the mint's transaction, so an operator can
 // follow a request to the chain; also when its outcome is not known yet.
-Reply mint_answer(RequestContext& ctx, const std::function<service::MintResult()>& mint) {
-    ctx.response.set_header("Connection", "close");
+// A mint that does not wait (Prefer: respond-async, RFC 7240) answers 202
+// with where its outcome will be, and keeps the connection as any quick answer.
+Reply mint_answer(RequestContext& ctx, const service::MintOptions& options,
+                  const std::function<service::MintResult(const service::MintOptions&)>& mint) {
+    ctx.response.set_header("Vary", "Prefer");
+    if (options.wait == service::MintWait::yes) ctx.response.set_header("Connection", "close");
     try {
-        const auto result = mint();
+        const auto result = mint(options);
+        if (result.pending) {
+            add_request_log_field("mint_id", result.mint_id);
+            ctx.response.set_header("Location", "/abci/contracts/mints/" + result.mint_id);
+            ctx.response.set_header("Preference-Applied", "respond-async");
+            return Reply::data(202, mint_accepted_view(result, options.idempotency_key));
+        }
         add_request_log_field("transaction_hash", result.transaction_hash);
         // The spec's body has no place for the mint's id: the header names where its status lives.
         ctx.response.set_header("Content-Location", "/abci/contracts/mints/" + result.mint_id);
@@ -45,14 +63,14 @@ Reply mint_answer(RequestContext& ctx, const std::function<service::MintResult()
 }
 
 Reply mint_role_token(RequestContext& ctx) {
-    return mint_answer(ctx, [&] {
-        return ctx.services.abci.mint_role(service::parse_mint_role(ctx.json_body()), mint_options(ctx));
+    return mint_answer(ctx, mint_options(ctx), [&](const service::MintOptions& options) {
+        return ctx.services.abci.mint_role(service::parse_mint_role(ctx.json_body()), options);
     });
 }
 
 Reply mint_entity_token(RequestContext& ctx) {
-    return mint_answer(ctx, [&] {
-        return ctx.services.abci.mint_entity(service::parse_mint_entity(ctx.json_body()), mint_options(ctx));
+    return mint_answer(ctx, mint_options(ctx), [&](const service::MintOptions& options) {
+        return ctx.services.abci.mint_entity(service::parse_mint_entity(ctx.json_body()), options);
     });
 }
 

@@ -214,6 +214,12 @@ json mint_status_view(const service::MintStatus& status) {
     return envelope(std::move(data), {{"checkedAt", now_iso()}});
 }
 
+json mint_accepted_view(const service::MintResult& result, const std::optional<std::string>& idempotency_key) {
+    return {{"mintId", result.mint_id},
+            {"state", "pending"},
+            {"idempotencyKey", idempotency_key ? json(*idempotency_key) : json(nullptr)}};
+}
+
 json health_view(const service::HealthReport& report, const char* healthy_word, const char* unhealthy_word) {
     json checks = json::object();
     for (const auto& check : report.checks) checks[check.name] = check_view(check);

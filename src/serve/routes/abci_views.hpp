@@ -2,6 +2,9 @@
 // The spec's bodies of what the ABCI service reports (§4.3–4.8): its field
 // names, envelope and timestamps; the service returns types.
 
+#include <optional>
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "core/service/health.hpp"
@@ -21,6 +24,10 @@ namespace abci::serve {
 [[nodiscard]] nlohmann::json blockchain_status_view(const service::BlockchainStatus& status);
 [[nodiscard]] nlohmann::json token_metadata_view(const service::TokenMetadata& metadata);
 [[nodiscard]] nlohmann::json mint_status_view(const service::MintStatus& status);
+/// The data of a 202 to a mint that does not wait (MintResult::pending):
+/// mintId, state "pending" and the request's idempotencyKey (null without one).
+[[nodiscard]] nlohmann::json mint_accepted_view(const service::MintResult& result,
+                                                const std::optional<std::string>& idempotency_key);
 
 /// GET /abci/health, /readyz: {status, checks: {name: {...}}, timestamp};
 /// `status` is `healthy_word` when every check is healthy, else `unhealthy_word`.
