@@ -132,6 +132,7 @@ set -g __abcictl_valued \
     'abcictl mint-entity --idempotency-key' \
     'abcictl mint-entity --timeout' \
     'abcictl mint status --idempotency-key' \
+    'abcictl mint status --timeout' \
     'abcictl balance --address' \
     'abcictl balance --chain' \
     'abcictl balance --token' \
@@ -531,6 +532,7 @@ complete -c abcictl -n '__abcictl_under \'abcictl mint-role\'' -l approval-id -x
 complete -c abcictl -n '__abcictl_under \'abcictl mint-role\'' -l note -x -d 'A note recorded in the metadata'
 complete -c abcictl -n '__abcictl_under \'abcictl mint-role\'' -l idempotency-key -x -d 'Makes retrying safe: a repeat with the same key returns the first mint instead of minting again (default: a new abcictl-<uuid> per run, printed when the outcome is unknown)'
 complete -c abcictl -n '__abcictl_under \'abcictl mint-role\'' -l timeout -x -d 'Seconds to wait for the answer (the server waits up to 120 s for the receipt)'
+complete -c abcictl -n '__abcictl_under \'abcictl mint-role\'' -l no-wait -d 'Return once the server accepted the mint (HTTP 202), before its transaction is mined: prints the mint id and the `mint status ID --wait` command that waits for its outcome'
 
 # abcictl mint-entity
 complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -s h -l help -d 'Show this help'
@@ -547,15 +549,18 @@ complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l external-url
 complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l attr -x -d 'Metadata attribute KEY=VALUE (repeatable)'
 complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l idempotency-key -x -d 'Makes retrying safe: a repeat with the same key returns the first mint instead of minting again (default: a new abcictl-<uuid> per run, printed when the outcome is unknown)'
 complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l timeout -x -d 'Seconds to wait for the answer (the server waits up to 120 s for the receipt)'
+complete -c abcictl -n '__abcictl_under \'abcictl mint-entity\'' -l no-wait -d 'Return once the server accepted the mint (HTTP 202), before its transaction is mined: prints the mint id and the `mint status ID --wait` command that waits for its outcome'
 
 # abcictl mint
-complete -c abcictl -n '__abcictl_at \'abcictl mint\'' -a status -d 'A mint\'s state (pending, mined, failed), its transactions and, once mined, its answer; exit 0 mined or pending, 1 failed (-q: the transaction hash once mined, else the state)'
+complete -c abcictl -n '__abcictl_at \'abcictl mint\'' -a status -d 'A mint\'s state (pending, mined, failed), its transactions and, once mined, its answer; exit 0 mined or pending, 1 failed (-q: the transaction hash once mined, else the state). --wait: until mined or failed, then exit as the mint command would have (1 when --timeout passes first)'
 complete -c abcictl -n '__abcictl_under \'abcictl mint\'' -s h -l help -d 'Show this help'
 
 # abcictl mint status
-complete -c abcictl -n '__abcictl_at \'abcictl mint status\'' -x -d 'The mint id (from an error of mint-role or mint-entity, or the API)'
+complete -c abcictl -n '__abcictl_at \'abcictl mint status\'' -x -d 'The mint id (from mint-role or mint-entity --no-wait, an error of theirs, or the API)'
 complete -c abcictl -n '__abcictl_under \'abcictl mint status\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl mint status\'' -l idempotency-key -x -d 'The Idempotency-Key the mint was sent with (your own mints)'
+complete -c abcictl -n '__abcictl_under \'abcictl mint status\'' -l wait -d 'Ask again until the mint is mined or failed (after 0.5 s, then 1.5 times longer each time, at most 5 s apart); a progress line on a terminal'
+complete -c abcictl -n '__abcictl_under \'abcictl mint status\'' -l timeout -x -d 'Seconds --wait waits at most'
 
 # abcictl balance
 complete -c abcictl -n '__abcictl_under \'abcictl balance\'' -s h -l help -d 'Show this help'

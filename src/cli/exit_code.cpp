@@ -33,4 +33,14 @@ int exit_code_for(const Error& error) noexcept {
     }
 }
 
+int exit_code_for_failed_mint(ErrorKind kind) noexcept {
+    switch (kind) {
+    case ErrorKind::invalid_input:
+    case ErrorKind::not_found:
+    case ErrorKind::conflict:
+    case ErrorKind::unprocessable: return kExitUsage;
+    default: return exit_code_for(kind);
+    }
+}
+
 }  // namespace abci::cli

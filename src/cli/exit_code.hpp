@@ -23,5 +23,10 @@ inline constexpr int kExitHealthUnknown = 3;
 /// rules (400, 404, 409, 422: refused again if sent again as it is) is a usage
 /// error, like a bad argument; a mint of unknown outcome stays 1 (retrying is the advice).
 [[nodiscard]] int exit_code_for(const Error& error) noexcept;
+/// A mint that failed, of the kind its status records, as `mint status
+/// --wait` learns it: what mint-role or mint-entity exits with when the
+/// server answers that failure itself (the kinds answered 400, 404, 409 or
+/// 422 are usage errors, as above).
+[[nodiscard]] int exit_code_for_failed_mint(ErrorKind kind) noexcept;
 
 }  // namespace abci::cli

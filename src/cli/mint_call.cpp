@@ -58,13 +58,7 @@ AdvisedError unsettled(const Context& ctx, const ServerError& error, const std::
                      (reads_stdin(ctx.argv) ? " (give the same metadata on stdin again):" : ":"));
     advice.push_back("  " + shell_command(retry_command(ctx.argv, key)));
     advice.push_back("Its status:");
-    auto status = server_and_profile(ctx.argv);
-    status.insert(status.end(), {"mint", "status"});
-    if (mint_id.empty())
-        status.insert(status.end(), {"--idempotency-key", key});
-    else
-        status.push_back(mint_id);
-    advice.push_back("  " + shell_command(status));
+    advice.push_back("  " + mint_status_command(ctx, mint_id, key, false));
     return AdvisedError(error, std::move(advice));
 }
 
@@ -77,6 +71,17 @@ std::string mint_id_of(const std::string& content_location) {
 
 }  // namespace
 
+std::string mint_status_command(const Context& ctx, const std::string& mint_id, const std::string& key, bool wait) {
+    auto status = server_and_profile(ctx.argv);
+    status.insert(status.end(), {"mint", "status"});
+    if (mint_id.empty())
+        status.insert(status.end(), {"--idempotency-key", key});
+    else
+        status.push_back(mint_id);
+    if (wait) status.push_back("--wait");
+    return shell_command(status);
+}
+
 void add_mint_call_options(CLI::App& command, MintCallOptions& options) {
     command.add_option("--idempotency-key", options.idempotency_key,
                        "Makes retrying safe: a repeat with the same key returns the first mint instead of minting "
@@ -85,6 +90,9 @@ void add_mint_call_options(CLI::App& command, MintCallOptions& options) {
                                     "Seconds to wait for the answer (the server waits up to 120 s for the receipt)"),
                  1, 86'400)
         ->capture_default_str();
+    command.add_flag("--no-wait", options.no_wait,
+                     "Return once the server accepted the mint (HTTP 202), before its transaction is mined: prints "
+                     "the mint id and the `mint status ID --wait` command that waits for its outcome");
 }
 
 std::string generate_idempotency_key() { return "abcictl-" + crypto::random_uuid(); }
@@ -97,9 +105,11 @@ MintAnswer send_mint(Context& ctx, const std::string& path, const nlohmann::json
     // Ours, so that -v can name it also when no answer comes: the server logs the request under it.
     const std::string request_id = crypto::random_uuid();
     ApiResponse response;
+    std::vector<std::pair<std::string, std::string>> headers{{"Idempotency-Key", key}, {"X-Request-Id", request_id}};
+    if (options.no_wait) headers.emplace_back("Prefer", "respond-async");
     try {
-        Spinner spinner(ctx, progress);
-        response = client->send("POST", path, {}, body, {{"Idempotency-Key", key}, {"X-Request-Id", request_id}});
+        Spinner spinner(ctx, progress + (options.no_wait ? "" : ", waiting for the receipt"));
+        response = client->send("POST", path, {}, body, headers);
     } catch (const Error& e) {
         // Sent, perhaps received and signed: only a connection never made is certain to have done nothing.
         if (e.kind() != ErrorKind::timeout) throw;
@@ -110,6 +120,10 @@ MintAnswer send_mint(Context& ctx, const std::string& path, const nlohmann::json
                                                                   ", or the connection was lost: the mint's outcome is unknown"),
                                     0, request_id, "no HTTP answer within " + waited),
                         key, "", nlohmann::json::array());
+    }
+    if (response.status == 202) {
+        auto mint_id = response.body.is_object() ? response.body["data"].value("mintId", "") : std::string();
+        return {.body = std::move(response.body), .mint_id = std::move(mint_id), .accepted = true};
     }
     if (response.status >= 200 && response.status < 300) return {std::move(response.body), mint_id_of(response.content_location)};
     const ServerError error = error_from_response(response);  // thrown whole: -v names its status and request id

@@ -2,6 +2,7 @@
 
 #include "cli/api_call.hpp"
 #include "cli/chain_list.hpp"
+#include "cli/mint_call.hpp"
 
 namespace abci::cli {
 
@@ -37,6 +38,16 @@ std::string explorer_of(Context& ctx, const std::string& blockchain_id) {
 }
 
 void print_mint(Context& ctx, const MintAnswer& answer, const std::string& blockchain_id) {
+    if (answer.accepted) {
+        const auto& data = answer.body.at("data");
+        Record record{.fields = {{"mint", answer.mint_id},
+                                 {"state", cell(data.value("state", nlohmann::json(nullptr)))},
+                                 {"idempotencyKey", cell(data.value("idempotencyKey", nlohmann::json(nullptr)))},
+                                 {"outcome", mint_status_command(ctx, answer.mint_id, "", true)}},
+                      .essential = answer.mint_id};
+        ctx.print(record, answer.body);
+        return;
+    }
     Record record = mint_record(answer.body, explorer_of(ctx, blockchain_id));
     if (!answer.mint_id.empty()) record.fields.emplace_back("mint", answer.mint_id);
     ctx.print(record, data_and_metadata(answer.body));

@@ -15,6 +15,7 @@ namespace abci::cli {
 struct MintAnswer {
     nlohmann::json body;
     std::string mint_id;
+    bool accepted = false;  // a 202 to --no-wait: the mint is pending, body {success, data: {mintId, state, idempotencyKey}}
 };
 
 /// A mint's 200 answer ({success, data, metadata}) as a record: its data's
@@ -28,6 +29,8 @@ struct MintAnswer {
 [[nodiscard]] std::string explorer_of(Context& ctx, const std::string& blockchain_id);
 /// Prints a mint answer on `blockchain_id`: mint_record() with its explorer
 /// link and the mint's id, --json {data, metadata}, -q the transaction hash.
+/// An accepted one: its id, state and key and the command that waits for its
+/// outcome, --json the 202's body, -q the mint id.
 void print_mint(Context& ctx, const MintAnswer& answer, const std::string& blockchain_id);
 
 }  // namespace abci::cli

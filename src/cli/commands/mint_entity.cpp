@@ -100,8 +100,7 @@ void mint_entity(Context& ctx, const MintEntitySettings& s) {
                            {"metadata", merged_metadata(s)}};
     (void)service::parse_mint_entity(body);
     print_mint(ctx, send_mint(ctx, "/abci/contracts/mint-entity-token", body, s.call,
-                              "minting " + std::to_string(s.amount) + " " + s.type + " token(s) on " + s.chain +
-                                  ", waiting for the receipt"),
+                              "minting " + std::to_string(s.amount) + " " + s.type + " token(s) on " + s.chain),
                s.chain);
 }
 

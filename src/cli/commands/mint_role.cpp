@@ -32,7 +32,7 @@ void mint_role(Context& ctx, const MintRoleSettings& s) {
     (void)service::parse_mint_role(body);
     print_mint(ctx,
                send_mint(ctx, "/abci/contracts/mint-role-token", body, s.call,
-                         "minting the " + s.role + " role token on " + s.chain + ", waiting for the receipt"),
+                         "minting the " + s.role + " role token on " + s.chain),
                s.chain);
 }
 
