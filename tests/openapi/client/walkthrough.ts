@@ -35,7 +35,10 @@ const mint = await client.POST('/abci/contracts/mint-role-token', {
   body: {userAddress: address, roleType: 'producer', blockchainId},
 });
 if (!mint.data) refused('mint-role-token', mint.error, mint.response);
-const tokenId: number = mint.data.data.tokenId;
+// Without `Prefer: respond-async` the answer is the mined token (200), not the queued mint (202).
+const minted = mint.data.data;
+if (!('tokenId' in minted)) refused('mint-role-token, asked to wait', minted, mint.response);
+const tokenId: number = minted.tokenId;
 
 const balance = await client.GET('/abci/contracts/token-balance', {
   headers,
@@ -51,7 +54,7 @@ if (!status.data) refused('mint status', status.error, status.response);
 console.log(
   JSON.stringify({
     tokenId,
-    transactionHash: mint.data.data.transactionHash,
+    transactionHash: minted.transactionHash,
     balance: held,
     state: status.data.data.state,
     statusTransactions: status.data.data.transactions.map((tx) => tx.hash),
