@@ -151,9 +151,9 @@ function __abcictl_subcommands
             printf '%s\n' version keystore signer admin serve login logout whoami mint-role mint-entity mint balance chains tokens health role-requests api completion
         case 'abcictl keystore'
             printf '%s\n' new import list address
-        case 'abcictl admin'
         case 'abcictl signer'
             printf '%s\n' keygen address
+        case 'abcictl admin'
             printf '%s\n' contract user apikey audit journal store lanes
         case 'abcictl admin contract'
             printf '%s\n' deploy
@@ -236,8 +236,8 @@ complete -c abcictl -f
 # abcictl
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a version -d 'Print the version of abcictl and its commit, and the server\'s when one is set (--server, ABCICTL_SERVER, the config file or the last login; the default is not asked)'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a keystore -d 'Encrypted key files (readable by geth and cast, and theirs by us)'
-complete -c abcictl -n '__abcictl_at \'abcictl\'' -a admin -d 'Bootstrap and maintenance of a server and its contract'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a signer -d 'The key serve signs with: a PKCS#11 token\'s, or any configured signer\'s'
+complete -c abcictl -n '__abcictl_at \'abcictl\'' -a admin -d 'Bootstrap and maintenance of a server and its contract'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a serve -d 'Run the ABCI API server'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a login -d 'Log in to the server (e-mail and password by default)'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a logout -d 'Log out of the server and forget the session'
@@ -295,7 +295,6 @@ complete -c abcictl -n '__abcictl_under \'abcictl keystore address\'' -s h -l he
 complete -c abcictl -n '__abcictl_under \'abcictl keystore address\'' -l password-file -r -F -d 'Read the password from this file'
 complete -c abcictl -n '__abcictl_under \'abcictl keystore address\'' -l password-stdin -d 'Read the password from standard input'
 
-# abcictl admin
 # abcictl signer
 complete -c abcictl -n '__abcictl_at \'abcictl signer\'' -a keygen -d 'Generate a secp256k1 key pair inside a PKCS#11 token and print its address'
 complete -c abcictl -n '__abcictl_at \'abcictl signer\'' -a address -d 'Open the signer a server\'s config names ([signer]) and print its address'
@@ -313,6 +312,7 @@ complete -c abcictl -n '__abcictl_under \'abcictl signer keygen\'' -l pin-stdin 
 complete -c abcictl -n '__abcictl_under \'abcictl signer address\'' -s h -l help -d 'Show this help'
 complete -c abcictl -n '__abcictl_under \'abcictl signer address\'' -l config -r -F -d 'The server\'s config file (TOML), read as `abcictl serve` reads it'
 
+# abcictl admin
 complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a contract -d 'The ABCIToken contract'
 complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a user -d 'Platform users, in the server\'s data directory'
 complete -c abcictl -n '__abcictl_at \'abcictl admin\'' -a apikey -d 'API keys for other systems, in the server\'s data directory'

@@ -174,6 +174,8 @@ Server::Server(Settings settings, const std::string& revision) : state_(std::mak
         std::shared_ptr<const eth::Signer> signer;
         if (!s.settings.chains.empty() && s.settings.signer.any()) signer = service::load_signer(s.settings.signer);
         s.settings.signer.password.clear();
+        eth::secure_wipe(s.settings.signer.pkcs11_pin.data(), s.settings.signer.pkcs11_pin.size());
+        s.settings.signer.pkcs11_pin.clear();
         if (s.settings.mint_batching)
             for (auto& chain : s.settings.chains) chain.mint_batching = s.settings.batch_options;
         s.registry = std::make_unique<service::Registry>(s.settings.chains, signer, *s.store, s.metrics);
@@ -182,8 +184,6 @@ Server::Server(Settings settings, const std::string& revision) : state_(std::mak
     s.abci = std::make_unique<service::AbciService>(*s.store, *s.registry, *s.content,
                                                    admin_store_arguments(s.settings));
     check_at_start(*s.abci, s.settings.strict);
-        eth::secure_wipe(s.settings.signer.pkcs11_pin.data(), s.settings.signer.pkcs11_pin.size());
-        s.settings.signer.pkcs11_pin.clear();
     // Named in the lanes' rows: where an operator finds the owner (and which process it is).
     s.abci->start(s.settings.listen_host + ":" + std::to_string(s.settings.listen_port) + " pid " +
                   std::to_string(::getpid()));

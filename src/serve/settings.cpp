@@ -387,6 +387,9 @@ const std::vector<Entry<Settings>>& server_entries() {
         {{"", "string", "ABCI_SIGNER_PASSWORD", "", "The password of signer.keystore, when signer.passwordFile is not given.", true},
          [](const Value& v, Settings& s) { s.signer.password = v.string(); },
          [](const Settings& s) { return text(s.signer.password); }},
+        {{"", "string", "ABCI_SIGNER_PIN", "", "The PIN of signer.pkcs11Token, when signer.pkcs11PinFile is not given.", true},
+         [](const Value& v, Settings& s) { s.signer.pkcs11_pin = v.string(); },
+         [](const Settings& s) { return text(s.signer.pkcs11_pin); }},
         {{"", "path", "ABCI_ANVIL", "node_modules/.bin/anvil, else anvil on PATH", "The anvil that --devnet runs."},
          [](const Value& v, Settings& s) { s.anvil = v.string(); }, [](const Settings& s) { return text(s.anvil); }},
     };
@@ -407,9 +410,6 @@ const std::vector<Entry<service::NetworkConfig>>& chain_entries() {
          [](const NetworkConfig& c) { return text(static_cast<std::int64_t>(c.chain_id)); }},
         {{"network", "string", "", "", "The family label, e.g. \"ethereum\"."},
          [](const Value& v, NetworkConfig& c) { c.network = v.string(); }, [](const NetworkConfig& c) { return text(c.network); }},
-        {{"", "string", "ABCI_SIGNER_PIN", "", "The PIN of signer.pkcs11Token, when signer.pkcs11PinFile is not given.", true},
-         [](const Value& v, Settings& s) { s.signer.pkcs11_pin = v.string(); },
-         [](const Settings& s) { return text(s.signer.pkcs11_pin); }},
         {{"rpcUrls", "array of URLs", "", "", "JSON-RPC endpoints, the first primary, the rest failover; this or rpcUrl is required."},
          [](const Value& v, NetworkConfig& c) { c.rpc_urls = v.strings(); },
          [](const NetworkConfig& c) {
