@@ -287,10 +287,14 @@ struct Server::Validator {
             FAIL("the validating proxy did not start; its log:\n" << file_tail(dir / "proxy.log", 40));
     }
 
-    /// Stops the proxy; what it found ("" for nothing).
-    std::string finish() {
+    void stop() {
         if (proxy) proxy->stop(std::chrono::seconds(5));
         proxy.reset();
+    }
+
+    /// Stops the proxy; what it found ("" for nothing).
+    std::string finish() {
+        stop();
         std::ifstream in(dir / "violations.jsonl");
         std::ostringstream text;
         text << in.rdbuf();
@@ -467,6 +471,8 @@ std::string Server::log_tail(std::size_t lines) const { return file_tail(dir_ / 
 int Server::stop() {
     if (replicas_)
         for (auto& other : replicas_->others) other->stop();
+    // As without a proxy: nothing listens at url() while the server is stopped.
+    if (validator_) validator_->stop();
     return process_ ? process_->stop(std::chrono::seconds(10)) : -1;
 }
 
@@ -475,6 +481,7 @@ void Server::restart() {
     if (!launch()) FAIL("abcictl serve did not restart on port " << port_ << "; log:\n" << log_tail());
     if (replicas_)
         for (auto& other : replicas_->others) other->restart(config());
+    if (validator_) validator_->start(port_);
 }
 
 void Server::restart(std::string config) {
