@@ -127,6 +127,13 @@ void add_network(Settings& settings, const service::NetworkConfig& network, cons
         settings.metrics.listen_port = 0;
         settings.sources["metrics.listen"] = std::string(kSource) + " (a free loopback port at start)";
     }
+    // Webhooks to a receiver on this machine, over plain HTTP, as in a walkthrough; an operator's own values stand.
+    for (auto [key, allow] : {std::pair{"webhooks.allowInsecureTargets", &settings.webhooks.policy.allow_insecure},
+                              std::pair{"webhooks.allowPrivateTargets", &settings.webhooks.policy.allow_private}}) {
+        if (settings.sources.contains(key)) continue;
+        *allow = true;
+        settings.sources[key] = kSource;
+    }
     settings.devnet_config_file = config.string();
 }
 

@@ -35,18 +35,24 @@ class Registry;
 class AbciService;
 }  // namespace abci::service
 
+namespace abci::webhooks {
+class Subscriptions;
+}  // namespace abci::webhooks
+
 namespace abci::serve {
 
 /// What the routes share: settings, the store, authentication, limiters.
 struct Services {
     Services(const Settings& settings_, const limits::Counters& counters, store::Store& store_, auth::AuthService& auth_,
-             content::ContentStore& content_, service::Registry& registry_, service::AbciService& abci_)
+             content::ContentStore& content_, service::Registry& registry_, service::AbciService& abci_,
+             webhooks::Subscriptions& webhooks_)
         : settings(settings_),
           store(store_),
           auth(auth_),
           content(content_),
           registry(registry_),
           abci(abci_),
+          webhooks(webhooks_),
           abci_limiter(counters.limiter(settings_.abci_rate, "abci")),
           api_limiter(counters.limiter(settings_.api_rate, "api")) {}
 
@@ -56,6 +62,7 @@ struct Services {
     content::ContentStore& content;
     service::Registry& registry;
     service::AbciService& abci;
+    webhooks::Subscriptions& webhooks;
     std::unique_ptr<limits::Limiter> abci_limiter;
     std::unique_ptr<limits::Limiter> api_limiter;
 };

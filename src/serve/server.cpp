@@ -21,6 +21,8 @@
 #include "core/metrics/registry.hpp"
 #include "core/util/log.hpp"
 #include "core/util/text.hpp"
+#include "core/webhooks/delivery.hpp"
+#include "core/webhooks/subscriptions.hpp"
 #include "serve/limited_server.hpp"
 #include "serve/http_metrics.hpp"
 #include "serve/log.hpp"
@@ -127,6 +129,11 @@ struct Server::State {
     // and the store they use.
     std::unique_ptr<service::Registry> registry;
     std::unique_ptr<service::AbciService> abci;
+    // Webhooks: the worker stops (its attempt in flight ends) before the box
+    // and the store it uses are destroyed.
+    std::unique_ptr<webhooks::SecretBox> webhook_secrets;
+    std::unique_ptr<webhooks::DeliveryWorker> webhook_worker;
+    std::unique_ptr<webhooks::Subscriptions> webhooks;
     std::unique_ptr<Services> services;
     std::unique_ptr<httplib::Server> http;
     int port = 0;
@@ -158,6 +165,7 @@ Server::Server(Settings settings, const std::string& revision) : state_(std::mak
                                     ? auth::load_or_create_shared_secret(s.store->shared_secrets())
                                     : auth::load_or_create_secret(s.settings.jwt_secret_file));
         s.auth = std::make_unique<auth::AuthService>(*s.store, secret.view(), s.settings.auth, s.metrics, *s.counters);
+        s.webhook_secrets = std::make_unique<webhooks::SecretBox>(secret.view());
     }
     if (!s.settings.admin_email.empty() && !s.settings.admin_password.empty()) {
         if (const auto admin = auth::bootstrap_admin(*s.store, s.settings.admin_email, s.settings.admin_password))
@@ -187,7 +195,13 @@ Server::Server(Settings settings, const std::string& revision) : state_(std::mak
     // Named in the lanes' rows: where an operator finds the owner (and which process it is).
     s.abci->start(s.settings.listen_host + ":" + std::to_string(s.settings.listen_port) + " pid " +
                   std::to_string(::getpid()));
-    s.services = std::make_unique<Services>(s.settings, *s.counters, *s.store, *s.auth, *s.content, *s.registry, *s.abci);
+    s.webhook_worker = std::make_unique<webhooks::DeliveryWorker>(
+        *s.store, *s.webhook_secrets, s.settings.webhooks,
+        s.settings.listen_host + ":" + std::to_string(s.settings.listen_port) + " pid " + std::to_string(::getpid()));
+    s.webhooks = std::make_unique<webhooks::Subscriptions>(*s.store, *s.webhook_secrets, s.settings.webhooks.policy,
+                                                           [&worker = *s.webhook_worker] { worker.wake(); });
+    s.services = std::make_unique<Services>(s.settings, *s.counters, *s.store, *s.auth, *s.content, *s.registry, *s.abci,
+                                            *s.webhooks);
     auto listen_socket = std::make_shared<int>(-1);
     s.http = make_http_server(s.settings, listen_socket, s.http_metrics);
     // Which run of the server answered: a client's cache of it is stale once this changes (a restart).

@@ -372,6 +372,26 @@ const std::vector<Entry<Settings>>& server_entries() {
         {{"metrics.tokenFile", "path", "", "", "A bearer token (the file's first line) that a scrape of /metrics must send."},
          [](const Value& v, Settings& s) { s.metrics.token_file = v.string(); },
          [](const Settings& s) { return text(s.metrics.token_file); }},
+        {{"webhooks.allowInsecureTargets", "boolean", "", "false (serve --devnet: true)",
+          "Let webhook subscriptions name http:// URLs; else https:// only."},
+         [](const Value& v, Settings& s) { s.webhooks.policy.allow_insecure = v.boolean(); },
+         [](const Settings& s) { return text(s.webhooks.policy.allow_insecure); }},
+        {{"webhooks.allowPrivateTargets", "boolean", "", "false (serve --devnet: true)",
+          "Let webhooks reach loopback, private, link-local, multicast and unspecified addresses, which are refused "
+          "otherwise, when a URL is registered and at each connection."},
+         [](const Value& v, Settings& s) { s.webhooks.policy.allow_private = v.boolean(); },
+         [](const Settings& s) { return text(s.webhooks.policy.allow_private); }},
+        {{"webhooks.retrySchedule", "waits, e.g. \"0s, 5s, 5m\"", "", "0s, 5s, 5m, 30m, 2h, 5h, 10h, 14h, 20h, 24h",
+          "The wait before each attempt of a webhook delivery (units ms, s, m, h), each retry's jittered by up to a "
+          "tenth; after the last the delivery has failed and waits for a replay."},
+         [](const Value& v, Settings& s) {
+             try {
+                 s.webhooks.schedule = webhooks::parse_schedule(v.string());
+             } catch (const Error& e) {
+                 throw bad_setting(v.where(), e.what());
+             }
+         },
+         [](const Settings& s) { return text(webhooks::schedule_text(s.webhooks.schedule)); }},
         {{"strict", "boolean", "", "false",
           "Refuse to start when a start-up check fails (node, chain id, contract, minter role, signer funds); also --strict."},
          [](const Value& v, Settings& s) { s.strict = v.boolean(); }, [](const Settings& s) { return text(s.strict); }},

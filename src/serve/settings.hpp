@@ -17,6 +17,7 @@
 #include "core/content/content_store.hpp"
 #include "core/limits/rate_limiter.hpp"
 #include "core/store/store.hpp"
+#include "core/webhooks/delivery.hpp"
 
 namespace abci::serve {
 
@@ -85,6 +86,7 @@ struct Settings {
     std::size_t threads = 2048;  // at most this many requests served at once (a mint holds its thread until mined)
     ConnectionLimits connections;
     MetricsSettings metrics;
+    webhooks::DeliverySettings webhooks;  // [webhooks]
     bool strict = false;         // a failing start-up check (AbciService::readiness) refuses the start
 
     // First admin on an empty data directory (environment only: a password has no place in a file or a flag).

@@ -11,6 +11,7 @@ namespace abci::serve {
 std::vector<Route> auth_routes();      // /api/auth/* (spec 4.9, DESIGN.md §4)
 std::vector<Route> api_routes();       // /api/farmers, /api/practices, /api/verifications (spec 5.5)
 std::vector<Route> admin_routes();     // /api/admin/*
+std::vector<Route> webhook_routes();   // /api/admin/webhooks*, before admin_routes()' catch-all
 std::vector<Route> workflow_routes();  // /v1/*
 std::vector<Route> content_routes();   // /ipfs/{cid}
 std::vector<Route> abci_routes();      // /abci/* (spec 4.1–4.8), the last of them answering the rest of /abci with 404
