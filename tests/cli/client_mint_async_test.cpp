@@ -35,7 +35,7 @@ std::string state_of(Terminal& t, const std::string& mint_id) {
 
 }  // namespace
 
-TEST_CASE("client mints with --no-wait print the mint id and the status command; mint status --wait gives the outcome",
+TEST_CASE("client mints with --no-wait print the mint id and the status command, mint status --wait gives the outcome",
           "[client][mint-status][async]") {
     Fixture f;
     (void)f.chain.node_rpc("evm_setAutomine", {false});

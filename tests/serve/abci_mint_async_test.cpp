@@ -63,7 +63,7 @@ nlohmann::json final_status(const Http& http, const std::string& mint_id, const 
 
 }  // namespace
 
-TEST_CASE("abci async mint: Prefer respond-async answers 202 after the checks; Location tells the outcome; the chain holds each once",
+TEST_CASE("abci async mint: Prefer respond-async answers 202 after the checks, Location tells the outcome, the chain holds each once",
           "[serve][abci][async]") {
     ChainServer chain;
     auto& server = chain.server();
