@@ -142,13 +142,20 @@ set -g __abcictl_valued \
     'abcictl health --format' \
     'abcictl health --timeout' \
     'abcictl health --warn-latency' \
-    'abcictl role-requests list --status'
+    'abcictl role-requests list --status' \
+    'abcictl webhooks add --url' \
+    'abcictl webhooks add --event' \
+    'abcictl webhooks add --description' \
+    'abcictl webhooks update --url' \
+    'abcictl webhooks update --event' \
+    'abcictl webhooks update --description' \
+    'abcictl webhooks deliveries --limit'
 
 # The subcommands of command $argv[1].
 function __abcictl_subcommands
     switch $argv[1]
         case 'abcictl'
-            printf '%s\n' version keystore signer admin serve login logout whoami mint-role mint-entity mint balance chains tokens health role-requests api completion
+            printf '%s\n' version keystore signer admin serve login logout whoami mint-role mint-entity mint balance chains tokens health role-requests webhooks api completion
         case 'abcictl keystore'
             printf '%s\n' new import list address
         case 'abcictl signer'
@@ -175,6 +182,8 @@ function __abcictl_subcommands
             printf '%s\n' metadata
         case 'abcictl role-requests'
             printf '%s\n' list approve reject
+        case 'abcictl webhooks'
+            printf '%s\n' add list show remove rotate-secret test update deliveries replay
         case 'abcictl api'
             printf '%s\n' spec
     end
@@ -250,6 +259,7 @@ complete -c abcictl -n '__abcictl_at \'abcictl\'' -a chains -d 'The server\'s bl
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a tokens -d 'Token records'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a health -d 'Check the server, its chains, contracts, content storage and database (exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN)'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a role-requests -d 'Users\' requests for a role token: list, approve (mints), reject (admin)'
+complete -c abcictl -n '__abcictl_at \'abcictl\'' -a webhooks -d 'Webhook subscriptions: signed events sent to your URLs (admin)'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a api -d 'The API\'s contract: its OpenAPI document'
 complete -c abcictl -n '__abcictl_at \'abcictl\'' -a completion -d 'Print the shell completion script for bash, zsh or fish'
 complete -c abcictl -n '__abcictl_under \'abcictl\'' -s h -l help -d 'Show this help'
@@ -615,6 +625,62 @@ complete -c abcictl -n '__abcictl_under \'abcictl role-requests approve\'' -s h 
 # abcictl role-requests reject
 complete -c abcictl -n '__abcictl_at \'abcictl role-requests reject\'' -x -d 'The request\'s id (see: abcictl role-requests list)'
 complete -c abcictl -n '__abcictl_under \'abcictl role-requests reject\'' -s h -l help -d 'Show this help'
+
+# abcictl webhooks
+complete -c abcictl -n '__abcictl_at \'abcictl webhooks\'' -a add -d 'Subscribe a URL to events; prints its signing secret, once (-q: the secret)'
+complete -c abcictl -n '__abcictl_at \'abcictl webhooks\'' -a list -d 'The subscriptions, oldest first, never their secrets (-q: their ids)'
+complete -c abcictl -n '__abcictl_at \'abcictl webhooks\'' -a show -d 'One subscription (-q: whether it is enabled)'
+complete -c abcictl -n '__abcictl_at \'abcictl webhooks\'' -a remove -d 'Remove a subscription with its deliveries (-q: its id)'
+complete -c abcictl -n '__abcictl_at \'abcictl webhooks\'' -a rotate-secret -d 'A new signing secret; the old one signs beside it for 24 h (-q: the new secret)'
+complete -c abcictl -n '__abcictl_at \'abcictl webhooks\'' -a test -d 'Queue a webhook.test event for it (-q: the delivery\'s id)'
+complete -c abcictl -n '__abcictl_at \'abcictl webhooks\'' -a update -d 'Change a subscription\'s URL, events or description, or enable or disable it'
+complete -c abcictl -n '__abcictl_at \'abcictl webhooks\'' -a deliveries -d 'Its deliveries, newest first, with their last attempt (-q: their ids)'
+complete -c abcictl -n '__abcictl_at \'abcictl webhooks\'' -a replay -d 'Send a delivery again, with its webhook-id (-q: the delivery\'s id)'
+complete -c abcictl -n '__abcictl_under \'abcictl webhooks\'' -s h -l help -d 'Show this help'
+
+# abcictl webhooks add
+complete -c abcictl -n '__abcictl_under \'abcictl webhooks add\'' -s h -l help -d 'Show this help'
+complete -c abcictl -n '__abcictl_under \'abcictl webhooks add\'' -l url -x -d 'Where events are POSTed (https://)'
+complete -c abcictl -n '__abcictl_under \'abcictl webhooks add\'' -l event -x -d 'An event type (repeatable, or comma-separated), e.g. mint.confirmed'
+complete -c abcictl -n '__abcictl_under \'abcictl webhooks add\'' -l description -x -d 'What it is for'
+
+# abcictl webhooks list
+complete -c abcictl -n '__abcictl_under \'abcictl webhooks list\'' -s h -l help -d 'Show this help'
+
+# abcictl webhooks show
+complete -c abcictl -n '__abcictl_at \'abcictl webhooks show\'' -x -d 'The subscription\'s id (see: abcictl webhooks list)'
+complete -c abcictl -n '__abcictl_under \'abcictl webhooks show\'' -s h -l help -d 'Show this help'
+
+# abcictl webhooks remove
+complete -c abcictl -n '__abcictl_at \'abcictl webhooks remove\'' -x -d 'The subscription\'s id (see: abcictl webhooks list)'
+complete -c abcictl -n '__abcictl_under \'abcictl webhooks remove\'' -s h -l help -d 'Show this help'
+
+# abcictl webhooks rotate-secret
+complete -c abcictl -n '__abcictl_at \'abcictl webhooks rotate-secret\'' -x -d 'The subscription\'s id (see: abcictl webhooks list)'
+complete -c abcictl -n '__abcictl_under \'abcictl webhooks rotate-secret\'' -s h -l help -d 'Show this help'
+
+# abcictl webhooks test
+complete -c abcictl -n '__abcictl_at \'abcictl webhooks test\'' -x -d 'The subscription\'s id (see: abcictl webhooks list)'
+complete -c abcictl -n '__abcictl_under \'abcictl webhooks test\'' -s h -l help -d 'Show this help'
+
+# abcictl webhooks update
+complete -c abcictl -n '__abcictl_at \'abcictl webhooks update\'' -x -d 'The subscription\'s id'
+complete -c abcictl -n '__abcictl_under \'abcictl webhooks update\'' -s h -l help -d 'Show this help'
+complete -c abcictl -n '__abcictl_under \'abcictl webhooks update\'' -l url -x -d 'A new URL'
+complete -c abcictl -n '__abcictl_under \'abcictl webhooks update\'' -l event -x -d 'The event types, replacing the old ones (repeatable)'
+complete -c abcictl -n '__abcictl_under \'abcictl webhooks update\'' -l description -x -d 'A new description'
+complete -c abcictl -n '__abcictl_under \'abcictl webhooks update\'' -l enable -d 'Enable it (again after a 410)'
+complete -c abcictl -n '__abcictl_under \'abcictl webhooks update\'' -l disable -d 'Stop sending to it'
+
+# abcictl webhooks deliveries
+complete -c abcictl -n '__abcictl_at \'abcictl webhooks deliveries\'' -x -d 'The subscription\'s id'
+complete -c abcictl -n '__abcictl_under \'abcictl webhooks deliveries\'' -s h -l help -d 'Show this help'
+complete -c abcictl -n '__abcictl_under \'abcictl webhooks deliveries\'' -l limit -x -d 'At most this many'
+
+# abcictl webhooks replay
+complete -c abcictl -n '__abcictl_at \'abcictl webhooks replay\'' -x -d 'The subscription\'s id'
+complete -c abcictl -n '__abcictl_at \'abcictl webhooks replay\'' -x -d 'The delivery\'s id (see: abcictl webhooks deliveries ID)'
+complete -c abcictl -n '__abcictl_under \'abcictl webhooks replay\'' -s h -l help -d 'Show this help'
 
 # abcictl api
 complete -c abcictl -n '__abcictl_at \'abcictl api\'' -a spec -d 'Print the server\'s OpenAPI document (GET /openapi.json) as JSON; --built-in: this abcictl\'s own'

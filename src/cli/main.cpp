@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
     abci::cli::add_tokens_command(app, ctx);
     abci::cli::add_health_command(app, ctx);
     abci::cli::add_role_requests_command(app, ctx);
+    abci::cli::add_webhooks_command(app, ctx);
     abci::cli::add_api_command(app, ctx);
     abci::cli::add_completion_command(app, ctx);
     abci::cli::add_man_command(app, ctx);

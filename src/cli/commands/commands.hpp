@@ -29,6 +29,7 @@ void add_chains_command(CLI::App& app, Context& ctx);
 void add_tokens_command(CLI::App& app, Context& ctx);
 void add_health_command(CLI::App& app, Context& ctx);
 void add_role_requests_command(CLI::App& app, Context& ctx);
+void add_webhooks_command(CLI::App& app, Context& ctx);
 void add_api_command(CLI::App& app, Context& ctx);  // `api spec`
 // Generated from the command tree: `completion SHELL` (and the hidden
 // `__complete-chains` its scripts call), the hidden `__man TEMPLATE`.
