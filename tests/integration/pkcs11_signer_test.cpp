@@ -107,17 +107,23 @@ TEST_CASE("pkcs11 signer: a wrong PIN stops start-up and is tried once only", "[
     test::SoftHsm hsm;
     hsm.generate_with_pkcs11_tool("minter", "01");
     // OpenSC's pkcs11-spy between us and SoftHSM2 logs every call the module gets.
+    // It leaks what its C_Initialize allocates, which LeakSanitizer reports once
+    // it is unloaded: the sanitized tree asks SoftHSM2 directly and counts nothing.
+    const bool spied = !test::sanitized_build();
     test::TempDir logs;
     const std::string spy_log = logs / "spy.log";
-    ::setenv("PKCS11SPY", test::SoftHsm::module().c_str(), 1);
-    ::setenv("PKCS11SPY_OUTPUT", spy_log.c_str(), 1);
     signer::Pkcs11Config config = config_for(hsm, "minter", "000000");
-    config.module = "/usr/lib/x86_64-linux-gnu/pkcs11/pkcs11-spy.so";
+    if (spied) {
+        ::setenv("PKCS11SPY", test::SoftHsm::module().c_str(), 1);
+        ::setenv("PKCS11SPY_OUTPUT", spy_log.c_str(), 1);
+        config.module = "/usr/lib/x86_64-linux-gnu/pkcs11/pkcs11-spy.so";
+    }
     const Error e = error_of([&] { (void)signer::open_pkcs11_signer(config); });
     ::unsetenv("PKCS11SPY");
     ::unsetenv("PKCS11SPY_OUTPUT");
     CHECK(e.kind() == ErrorKind::unauthenticated);
     CHECK_THAT(e.what(), Catch::Contains("wrong PIN") && Catch::Contains("'abci'") && Catch::Contains("not tried again"));
+    if (!spied) return;
     std::ifstream log(spy_log);
     std::stringstream text;
     text << log.rdbuf();
