@@ -144,7 +144,7 @@ TEST_CASE("prometheus: Prometheus scrapes serve's listener, evaluates every exam
     }, 10s);
     INFO(rules.dump(2));
     REQUIRE(evaluated);
-    CHECK(rules.size() == 16);
+    CHECK(rules.size() == 19);  // every rule of examples/prometheus/abcictl-rules.yml
     for (const auto& rule : rules) {
         INFO(rule.value("name", "") << ": " << rule.value("lastError", ""));
         CHECK(rule.value("health", "") == "ok");
