@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/service/backlog_metrics.hpp"
 #include "core/service/registry.hpp"
 #include "core/service/service.hpp"
 #include "core/service/shared_counters.hpp"
@@ -129,6 +130,8 @@ struct Server::State {
     // and the store they use.
     std::unique_ptr<service::Registry> registry;
     std::unique_ptr<service::AbciService> abci;
+    // Counts the store's queues and reads the lanes' owners at each scrape: stopped before either goes.
+    std::unique_ptr<service::BacklogMetrics> backlog_metrics;
     // Webhooks: the worker stops (its attempt in flight ends) before the box
     // and the store it uses are destroyed.
     std::unique_ptr<webhooks::SecretBox> webhook_secrets;
@@ -195,6 +198,7 @@ Server::Server(Settings settings, const std::string& revision) : state_(std::mak
     // Named in the lanes' rows: where an operator finds the owner (and which process it is).
     s.abci->start(s.settings.listen_host + ":" + std::to_string(s.settings.listen_port) + " pid " +
                   std::to_string(::getpid()));
+    s.backlog_metrics = std::make_unique<service::BacklogMetrics>(*s.store, *s.registry, s.metrics);
     s.webhook_worker = std::make_unique<webhooks::DeliveryWorker>(
         *s.store, *s.webhook_secrets, s.settings.webhooks,
         s.settings.listen_host + ":" + std::to_string(s.settings.listen_port) + " pid " + std::to_string(::getpid()));

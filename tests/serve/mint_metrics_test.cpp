@@ -4,6 +4,7 @@
 // calls by result through the fault proxy, and failovers; and the lane's
 // gauges exported by its owner only, two replicas on one PostgreSQL.
 
+#include <future>
 #include <sstream>
 #include <thread>
 
@@ -44,17 +45,21 @@ bool exports(const std::string& scrape, const std::string& family) {
     return scrape.find(family + R"({chain="devnet")") != std::string::npos;
 }
 
+constexpr const char* kStages[] = {"queued_to_signed", "signed_to_sent", "sent_to_mined", "mined_to_confirmed",
+                                   "request_to_confirmed"};
+
 std::string stage_count(const std::string& stage) {
     return R"(abcictl_mint_stage_duration_seconds_count{chain="devnet",stage=")" + stage + "\"}";
 }
 
 constexpr const char* kOwnerOnly[] = {"abcictl_lane_owner_epoch", "abcictl_lane_pending_transactions",
-                                      "abcictl_lane_oldest_pending_age_seconds", "abcictl_lane_next_nonce"};
+                                      "abcictl_lane_oldest_pending_age_seconds", "abcictl_lane_next_nonce",
+                                      "abcictl_mint_jobs_queued"};
 
 }  // namespace
 
-TEST_CASE("metrics: N mints count N confirmed once each, a deep reorg's re-broadcast mined again counts none, stages and "
-          "the owner's lane figures",
+TEST_CASE("metrics: N mints count N confirmed once each, a deep reorg's re-broadcast mined again counts none, stages of "
+          "waiting and queued mints and the owner's lane figures",
           "[serve][metrics][anvil]") {
     ChainServer chain({.env = metrics_env()});
     const Http metrics(metrics_url(chain.server()));
@@ -63,7 +68,7 @@ TEST_CASE("metrics: N mints count N confirmed once each, a deep reorg's re-broad
     const auto scrape = [&] { return metrics.get("/metrics").body; };
     CHECK(sample(scrape(), kConfirmed) == 0.0);
 
-    constexpr int kMints = 3;
+    constexpr int kMints = 3;  // and one more that does not wait
     for (int i = 0; i < kMints; ++i) {
         const auto r = chain.http().post("/abci/contracts/mint-entity-token",
                                          entity_mint_body(holder, "report", "M-" + std::to_string(i)), admin.token);
@@ -73,8 +78,19 @@ TEST_CASE("metrics: N mints count N confirmed once each, a deep reorg's re-broad
     auto body = scrape();
     CHECK(sample(body, kConfirmed) == kMints);
     CHECK(sample(body, R"(abcictl_mints_total{chain="devnet",kind="entity",outcome="failed"})") == 0.0);
-    for (const auto* stage : {"queued_to_signed", "signed_to_sent", "sent_to_mined", "request_to_confirmed"})
-        CHECK(sample(body, stage_count(stage)) == kMints);
+    for (const auto* stage : kStages) CHECK(sample(body, stage_count(stage)) == kMints);
+
+    // One that does not wait (a queued job, sent as a forwarded mint is): each stage once more, when it is confirmed.
+    const auto accepted = chain.http().post("/abci/contracts/mint-entity-token",
+                                            entity_mint_body(holder, "report", "M-async"), admin.token,
+                                            Headers{{"Prefer", "respond-async"}});
+    INFO(accepted.body);
+    REQUIRE(accepted.status == 202);
+    REQUIRE(eventually([&] {
+        body = scrape();
+        return sample(body, kConfirmed) == kMints + 1 && sample(body, stage_count("request_to_confirmed")) == kMints + 1;
+    }, 15s));
+    for (const auto* stage : kStages) CHECK(sample(body, stage_count(stage)) == kMints + 1);
     CHECK(sum_of(body, "abcictl_rpc_requests_total", R"(method="eth_sendRawTransaction",result="ok")") >= kMints);
 
     // The owner's figures, as its lanes round publishes them (chain nonces: every 5 s).
@@ -90,21 +106,30 @@ TEST_CASE("metrics: N mints count N confirmed once each, a deep reorg's re-broad
     CHECK(sample(body, R"(abcictl_lane_next_nonce{chain="devnet",source="journal"})") == nonce);
     CHECK(sample(body, R"(abcictl_lane_pending_transactions{chain="devnet",state="sent"})") == 0.0);
     CHECK(sample(body, R"(abcictl_lane_oldest_pending_age_seconds{chain="devnet"})") == 0.0);
+    // The database's queues, counted at the scrape: the async mint's job is gone once journaled.
+    CHECK(sample(body, R"(abcictl_mint_jobs_queued{chain="devnet"})") == 0.0);
+    CHECK(sample(body, R"(abcictl_webhook_deliveries{state="pending"})") == 0.0);
+    CHECK(sample(body, R"(abcictl_webhook_deliveries{state="failed"})") == 0.0);
 
     // The last mint's block replaced by an empty one: the sender sends the
     // same bytes again and the chain mines them anew.
     (void)chain.node_rpc("anvil_rollback", {1});
     (void)chain.node_rpc("evm_mine");
-    REQUIRE(chain.chain_balance(holder, 1000) == std::to_string(kMints - 1));
+    REQUIRE(chain.chain_balance(holder, 1000) == std::to_string(kMints));
     REQUIRE(eventually([&] {
         body = scrape();
         return sample(body, R"(abcictl_lane_reorg_rebroadcasts_total{chain="devnet"})") >= 1.0 &&
-               sample(body, stage_count("sent_to_mined")) == kMints + 1;
+               sample(body, stage_count("sent_to_mined")) == kMints + 2;
     }, 30s));
-    CHECK(chain.chain_balance(holder, 1000) == std::to_string(kMints));
-    // Settled again as mined, its mint final already: no second success, now or a moment later.
+    CHECK(chain.chain_balance(holder, 1000) == std::to_string(kMints + 1));
+    // Settled again as mined, its mint final already: no second success and
+    // no second confirmation of the mint, now or a moment later (its
+    // re-broadcast's journey to a block is one more sent_to_mined).
     for (const auto until = std::chrono::steady_clock::now() + 2s; std::chrono::steady_clock::now() < until;) {
-        REQUIRE(sample(scrape(), kConfirmed) == kMints);
+        body = scrape();
+        REQUIRE(sample(body, kConfirmed) == kMints + 1);
+        REQUIRE(sample(body, stage_count("mined_to_confirmed")) == kMints + 1);
+        REQUIRE(sample(body, stage_count("request_to_confirmed")) == kMints + 1);
         std::this_thread::sleep_for(200ms);
     }
 }
@@ -155,8 +180,8 @@ status = "testnet"
     CHECK(body.find("127.0.0.1") == std::string::npos);
 }
 
-TEST_CASE("metrics: two replicas on one PostgreSQL: only the lane's owner exports its figures and the signer's funds, "
-          "after a kill -9 the other does",
+TEST_CASE("metrics: two replicas on one PostgreSQL: only the lane's owner exports its figures and the signer's funds and "
+          "observes a forwarded mint's stages, after a kill -9 the other exports them",
           "[serve][metrics][postgres][anvil][lanes]") {
     const Postgres pg;
     const auto url = pg.create_database("lane_metrics");
@@ -184,6 +209,9 @@ TEST_CASE("metrics: two replicas on one PostgreSQL: only the lane's owner export
         CHECK_FALSE(exports(other, family));
     }
     CHECK_FALSE(exports(other, "abcictl_signer_balance_ether"));
+    // The deliveries have no owner: every replica counts the same rows.
+    for (const auto* scrape : {&owner, &other})
+        CHECK(sample(*scrape, R"(abcictl_webhook_deliveries{state="pending"})") == 0.0);
     CHECK_FALSE(exports(other, "abcictl_signer_mints_affordable"));
     // anvil's dev account holds 10,000 ether less what deploying cost.
     const auto ether = sample(owner, R"(abcictl_signer_balance_ether{chain="devnet"})");
@@ -191,6 +219,40 @@ TEST_CASE("metrics: two replicas on one PostgreSQL: only the lane's owner export
     CHECK(*ether > 9'000);
     CHECK(*ether < 10'000);
     CHECK(sample(owner, R"(abcictl_signer_mints_affordable{chain="devnet"})") > 1'000);
+
+    // A mint taken by the other: the owner sends it and observes its stages, from the request's time the job holds.
+    const auto forwarded = b.http().post("/abci/contracts/mint-entity-token",
+                                         entity_mint_body(Anvil::dev_accounts()[4].address, "report", "F-1"), admin.token);
+    INFO(forwarded.body);
+    REQUIRE(forwarded.status == 200);
+    // Answered by b once a stored the outcome, a moment before a observes it.
+    CHECK(eventually([&] {
+        owner = metrics_a.get("/metrics").body;
+        return sample(owner, stage_count("request_to_confirmed")) == 1.0;
+    }, 5s));
+    other = metrics_b.get("/metrics").body;
+    for (const auto* stage : kStages) {
+        CHECK(sample(owner, stage_count(stage)) == 1.0);
+        CHECK(sample(other, stage_count(stage)) == 0.0);
+    }
+
+    // The queues' count waits behind a lock another session holds: the
+    // scrape answers within its second without them, then has them again.
+    auto locked = std::async(std::launch::async, [&] {
+        return pg.psql("lane_metrics", "BEGIN; LOCK TABLE mint_jobs IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(4); COMMIT;");
+    });
+    REQUIRE(eventually([&] {
+        return pg.psql("lane_metrics", "SELECT count(*) FROM pg_locks WHERE relation = 'mint_jobs'::regclass AND "
+                                       "mode = 'AccessExclusiveLock' AND granted").starts_with("1");
+    }, 5s));
+    const auto asked = std::chrono::steady_clock::now();
+    const auto blocked = metrics_a.get("/metrics").body;
+    CHECK(std::chrono::steady_clock::now() - asked < 2'500ms);
+    CHECK(exports(blocked, "abcictl_lane_owner"));
+    CHECK_FALSE(exports(blocked, "abcictl_mint_jobs_queued"));
+    CHECK(blocked.find("abcictl_webhook_deliveries") == std::string::npos);
+    locked.get();
+    CHECK(eventually([&] { return exports(metrics_a.get("/metrics").body, "abcictl_mint_jobs_queued"); }, 5s));
 
     a.kill_server();
     REQUIRE(eventually([&] {

@@ -12,7 +12,8 @@ const metrics::Buckets& stage_buckets() {
     return buckets;
 }
 
-constexpr const char* kStageNames[] = {"queued_to_signed", "signed_to_sent", "sent_to_mined", "request_to_confirmed"};
+constexpr const char* kStageNames[] = {"queued_to_signed", "signed_to_sent", "sent_to_mined", "mined_to_confirmed",
+                                       "request_to_confirmed"};
 constexpr const char* kPendingStates[] = {"queued", "signed", "sent", "stuck"};
 constexpr const char* kNonceSources[] = {"journal", "chain_latest", "chain_pending"};
 

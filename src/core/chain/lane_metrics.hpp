@@ -32,7 +32,7 @@ struct LaneFigures {
 };
 
 /// The intervals of a mint's life, as OpenZeppelin's Relayer names them.
-enum class MintStage { queued_to_signed, signed_to_sent, sent_to_mined, request_to_confirmed };
+enum class MintStage { queued_to_signed, signed_to_sent, sent_to_mined, mined_to_confirmed, request_to_confirmed };
 
 class LaneMetrics {
 public:
@@ -76,7 +76,7 @@ private:
     prometheus::Family<prometheus::Gauge>& nonce_family_;
     prometheus::Family<prometheus::Gauge>& balance_family_;
     prometheus::Family<prometheus::Gauge>& affordable_family_;
-    prometheus::Histogram* stages_[4];
+    prometheus::Histogram* stages_[5];
 
     std::mutex mutex_;  // what follows
     std::optional<Owned> owned_;

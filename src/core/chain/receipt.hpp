@@ -1,6 +1,7 @@
 #pragma once
 // A mined transaction's receipt, as the chain layer hands it to callers.
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 
@@ -23,6 +24,10 @@ struct Receipt {
     std::optional<eth::Address> contract_address;  // set for a contract creation
     nlohmann::json logs = nlohmann::json::array();
     std::uint64_t confirmations = 0;  // head - block_number + 1 when it was reported
+    /// When the receipt poller first found it in a block, however deep (the
+    /// end of sent_to_mined, the start of mined_to_confirmed); unset when it
+    /// was not the poller that reported it.
+    std::chrono::steady_clock::time_point mined_seen{};
 
     /// Parses an eth_getTransactionReceipt result. Throws Error(unavailable)
     /// when a required field is missing or malformed (the node misbehaved).

@@ -200,12 +200,18 @@ void ReceiptPoller::deliver(const std::vector<std::pair<WatchId, nlohmann::json>
     // The watches this round completes, and their receipts.
     std::vector<std::pair<WatchId, Receipt>> done;
     std::set<WatchId> seen;  // a hash may be both scanned and looked up
+    const auto now = std::chrono::steady_clock::now();
     for (const auto& [id, json] : found) {
         if (!seen.insert(id).second) continue;
         Receipt receipt = Receipt::from_json(json);
         // Mined but not deep enough yet: the next head change brings it back here.
-        if (receipt.block_number > head || head - receipt.block_number + 1 < options_.confirmations) continue;
+        if (receipt.block_number > head || head - receipt.block_number + 1 < options_.confirmations) {
+            std::lock_guard lock(mutex_);
+            if (auto it = watches_.find(id); it != watches_.end() && !it->second.mined_seen) it->second.mined_seen = now;
+            continue;
+        }
         receipt.confirmations = head - receipt.block_number + 1;
+        receipt.mined_seen = now;
         done.emplace_back(id, std::move(receipt));
     }
     if (done.empty()) return;
@@ -233,6 +239,7 @@ void ReceiptPoller::deliver(const std::vector<std::pair<WatchId, nlohmann::json>
             auto it = watches_.find(id);
             if (it == watches_.end()) continue;  // completed by another of its hashes, or cancelled
             on_mined = std::move(it->second.on_mined);
+            receipt.mined_seen = it->second.mined_seen.value_or(receipt.mined_seen);
             watches_.erase(it);
             in_callback_ = id;
         }

@@ -80,6 +80,8 @@ private:
     struct Watch {
         std::vector<eth::Hash32> hashes;
         OnMined on_mined;
+        // When one of its hashes was first found mined, before its confirmations.
+        std::optional<std::chrono::steady_clock::time_point> mined_seen;
     };
     void run();
     void poll_once();

@@ -1094,8 +1094,15 @@ void TxSender::on_mined(std::uint64_t nonce, const Receipt& receipt) {
         std::string purpose;
         for (const auto& [h, p] : f.all_versions())
             if (h == r.transaction_hash) purpose = p;
-        if (options_.metrics && f.first_sent != Clock::time_point{} && purpose != Inflight::kFillerPurpose)
-            options_.metrics->observe(MintStage::sent_to_mined, Clock::now() - f.first_sent);
+        if (options_.metrics && f.first_sent != Clock::time_point{} && purpose != Inflight::kFillerPurpose) {
+            const auto now = Clock::now();
+            const auto mined = r.mined_seen != Clock::time_point{} ? r.mined_seen : now;
+            options_.metrics->observe(MintStage::sent_to_mined, mined - f.first_sent);
+            // Once per mint: a transaction adopted (at a takeover, or sent
+            // again after a deep reorg) was confirmed once already, or its
+            // wait began with a server that is gone.
+            if (f.first_signed != Clock::time_point{}) options_.metrics->observe(MintStage::mined_to_confirmed, now - mined);
+        }
         if (options_.reorg_watch_blocks > 0) {
             settled_.push_back({r.transaction_hash, r.block_hash, r.block_number, nonce,
                                 f.hash == r.transaction_hash ? std::optional(f.raw) : std::nullopt, std::move(purpose)});

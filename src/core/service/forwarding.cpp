@@ -185,6 +185,12 @@ void AbciService::send_queued(Network& network, const std::shared_ptr<Network::T
             throw released(network, job.mint_id, e);
         }
         (void)send(network, *term, record, true);
+        // Timed from the job's row, written with the mint's claim once its
+        // request was checked (no migration for an arrival time: the checks
+        // before it take milliseconds), by the clock of the server that took
+        // it: replicas' clocks must agree for this stage, as for their logs.
+        network.lane_metrics().observe(chain::MintStage::request_to_confirmed,
+                                       std::chrono::system_clock::now() - job.created_at);
     } catch (const chain::SenderClosed& e) {
         util::log(util::LogLevel::info, "a queued mint stays queued for the lane's next owner",
                   {{"mintId", job.mint_id}, {"error", e.what()}});

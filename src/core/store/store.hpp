@@ -18,6 +18,7 @@
 
 #include "core/store/api_keys.hpp"
 #include "core/store/audit.hpp"
+#include "core/store/backlog.hpp"
 #include "core/store/certificates.hpp"
 #include "core/store/journal.hpp"
 #include "core/store/lanes.hpp"
@@ -60,6 +61,7 @@ public:
     [[nodiscard]] virtual SharedSecrets& shared_secrets() = 0;
     [[nodiscard]] virtual Lanes& lanes() = 0;
     [[nodiscard]] virtual Webhooks& webhooks() = 0;
+    [[nodiscard]] virtual BacklogCounter& backlog() = 0;
     /// This server's bids for lanes, as `owner` (its name in LaneStatus).
     [[nodiscard]] virtual std::unique_ptr<LaneElection> open_lane_election(std::string owner) = 0;
     /// A listener on `channels` (notifications.hpp), or none when no other

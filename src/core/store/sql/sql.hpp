@@ -173,6 +173,7 @@ template <class Db> std::unique_ptr<RateWindows> make_rate_windows(Db& db);
 template <class Db> std::unique_ptr<SharedSecrets> make_shared_secrets(Db& db);
 template <class Db> std::unique_ptr<Lanes> make_lanes(Db& db);
 template <class Db> std::unique_ptr<Webhooks> make_webhooks(Db& db);
+template <class Db> std::unique_ptr<BacklogCounter> make_backlog_counter(Db& db);
 
 /// The backend's election of lane owners (lanes.cpp), found by overload.
 template <class Db>
@@ -207,6 +208,7 @@ public:
     SharedSecrets& shared_secrets() override { return *shared_secrets_; }
     Lanes& lanes() override { return *lanes_; }
     Webhooks& webhooks() override { return *webhooks_; }
+    BacklogCounter& backlog() override { return *backlog_; }
     std::unique_ptr<LaneElection> open_lane_election(std::string owner) override {
         return make_lane_election(db_, std::move(owner));
     }
@@ -242,6 +244,7 @@ private:
     std::unique_ptr<SharedSecrets> shared_secrets_ = make_shared_secrets(db_);
     std::unique_ptr<Lanes> lanes_ = make_lanes(db_);
     std::unique_ptr<Webhooks> webhooks_ = make_webhooks(db_);
+    std::unique_ptr<BacklogCounter> backlog_ = make_backlog_counter(db_);
 };
 
 }  // namespace abci::store::sql
