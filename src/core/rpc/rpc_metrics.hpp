@@ -4,9 +4,12 @@
 // from one endpoint URL to the next. The client records into it
 // (rpc::Options::metrics); the methods are the fixed set this code calls,
 // never anything a caller of the API chose, so the series stay bounded.
+// Recording is one atomic add: every call of the sender's hot path counts.
 
+#include <atomic>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -38,14 +41,24 @@ public:
     void failover() { failovers_.Increment(); }
 
 private:
+    static constexpr std::size_t kResults = 6;  // CallResult's values
+    // One method's children, each made at its first use (a scrape shows only
+    // what was called, as before) and read without a lock after that.
+    struct Series {
+        std::atomic<prometheus::Counter*> counters[kResults] = {};
+        std::atomic<prometheus::Histogram*> histogram = nullptr;
+    };
+    // The methods this code calls, in a table made at start; any other (a
+    // method added without a row here) is still counted, found under mutex_.
+    [[nodiscard]] Series& series(std::string_view method);
+
     prometheus::Family<prometheus::Counter>& requests_;
     metrics::HistogramFamily durations_;
     prometheus::Counter& failovers_;
     std::string chain_;
-    // Children resolved once per method: recording is then a lookup and an atomic add.
-    std::mutex mutex_;
-    std::map<std::pair<std::string, CallResult>, prometheus::Counter*, std::less<>> counters_;
-    std::map<std::string, prometheus::Histogram*, std::less<>> histograms_;
+    std::unique_ptr<Series[]> known_;       // by the index of its method in kKnownMethods (rpc_metrics.cpp)
+    std::mutex mutex_;                      // making a child; other_
+    std::map<std::string, Series, std::less<>> other_;
 };
 
 }  // namespace abci::rpc
