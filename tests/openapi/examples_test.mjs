@@ -1,10 +1,11 @@
 // The answers docs/openapi.yaml shows are ones the server gives: each
 // response example has the member set (every member's path, nested objects
-// and array items included) of at least one real answer that the serve
-// suite's requests got through the validating proxy, which records them
+// and array items included) of at least one real answer that the serve and
+// cli suites' requests got through the validating proxy, which records them
 // (openapi_proxy.mjs --answers). That each example is valid against its
 // schema is Redocly's check (no-invalid-media-type-examples). An example no
 // test's answer reached (a subset of the suite was run) is named, not failed.
+// Also says how many requests and answers the proxies checked in the run.
 //
 // usage: node examples_test.mjs openapi.yaml ANSWERS_DIR
 import {existsSync, readdirSync, readFileSync} from 'node:fs';
@@ -28,7 +29,7 @@ walk(document, []);
 
 const seen = new Map();
 const files = existsSync(answersDir) ? readdirSync(answersDir) : [];
-for (const name of files)
+for (const name of files.filter((n) => n.endsWith('.jsonl')))
   for (const line of readFileSync(join(answersDir, name), 'utf8').split('\n').filter(Boolean)) {
     const {mediaType, members} = JSON.parse(line);
     if (!seen.has(mediaType)) seen.set(mediaType, new Set());
@@ -48,5 +49,8 @@ for (const [pointer, example] of examples) {
   console.error(`the example of ${pointer} has the members ${members};`);
   for (const set of real) console.error(`  a real answer has ${set}`);
 }
+const checked = files.filter((n) => n.endsWith('.count'))
+  .reduce((sum, n) => sum + Number(readFileSync(join(answersDir, n), 'utf8')), 0);
+console.log(`the proxies checked ${checked} requests and their answers against the document`);
 if (failed > 0) process.exit(1);
 console.log(`${examples.size} response examples, each with the members of a real answer (or not answered)`);

@@ -3,7 +3,8 @@
 // and its answer passed back unchanged, and each answer is checked against
 // docs/openapi.yaml — its status among the operation's responses, its
 // headers (each the response declares required present, each declared one
-// present valid against its schema), its content type among that
+// present valid against its schema, none it does not declare but HTTP's
+// own: framing, connection, date, server), its content type among that
 // response's, its JSON body valid against that schema (JSON Schema 2020-12,
 // the dialect of OpenAPI 3.1, with formats). A request the server did not
 // refuse (any status but 4xx) must be one the operation allows: its query
@@ -124,6 +125,12 @@ function recordMembers(mediaTokens, type, body) {
   appendFileSync(`${answersAt}/${process.pid}.jsonl`, JSON.stringify(entry) + '\n');
 }
 
+// With --answers DIR, also how many exchanges this proxy checked (DIR/PID.count), which examples_test.mjs adds up.
+let checked = 0;
+function tally() {
+  if (answersAt) writeFileSync(`${answersAt}/${process.pid}.count`, String(++checked));
+}
+
 function violation(entry) {
   appendFileSync(violationsFile, JSON.stringify(entry) + '\n');
 }
@@ -159,8 +166,17 @@ function checkText(where, tokens, text, report) {
     report({problem: `${where} does not match ${pointerOf(tokens)}`, value: text, errors: validate.errors.slice(0, 8)});
 }
 
-// The headers a response declares. Content-Type is the content map's (OpenAPI ignores a header entry for it).
+// HTTP's own fields, on any answer of any server: the body's framing and
+// coding, the connection, the date and the software. A document describes
+// the rest; Content-Type is its content map's (OpenAPI ignores a header entry for it).
+const httpFields = new Set(['content-type', 'content-length', 'content-encoding', 'transfer-encoding', 'connection',
+                            'keep-alive', 'date', 'server']);
+
+// The headers a response declares, and that it sends no other.
 function checkHeaders(responseTokens, response, headers, report) {
+  const declaredNames = new Set(Object.keys(response.headers || {}).map((name) => name.toLowerCase()));
+  for (const name of Object.keys(headers))
+    if (!httpFields.has(name) && !declaredNames.has(name)) report({problem: `the header ${name} is not declared`});
   for (const [name, declared] of Object.entries(response.headers || {})) {
     if (name.toLowerCase() === 'content-type') continue;
     const [tokens, header] = resolve([...responseTokens, 'headers', name], declared);
@@ -276,6 +292,7 @@ http
             } catch (e) {
               violation({method: req.method, path: req.url, problem: `the proxy failed to check: ${e.stack}`});
             }
+            tally();
             res.writeHead(answer.statusCode, answer.rawHeaders);
             res.end(body);
           });
