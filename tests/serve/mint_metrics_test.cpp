@@ -239,7 +239,7 @@ TEST_CASE("metrics: two replicas on one PostgreSQL: only the lane's owner export
     // The queues' count waits behind a lock another session holds: the
     // scrape answers within its second without them, then has them again.
     auto locked = std::async(std::launch::async, [&] {
-        return pg.psql("lane_metrics", "BEGIN; LOCK TABLE mint_jobs IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(4); COMMIT;");
+        return pg.psql("lane_metrics", "BEGIN; LOCK TABLE mint_jobs IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(2); COMMIT;");
     });
     REQUIRE(eventually([&] {
         return pg.psql("lane_metrics", "SELECT count(*) FROM pg_locks WHERE relation = 'mint_jobs'::regclass AND "
