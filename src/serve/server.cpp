@@ -31,6 +31,7 @@
 #include "serve/readiness_notify.hpp"
 #include "serve/router.hpp"
 #include "serve/worker_pool.hpp"
+#include "serve/routes/abci_views.hpp"
 #include "serve/routes/routes.hpp"
 
 namespace abci::serve {
@@ -199,9 +200,11 @@ Server::Server(Settings settings, const std::string& revision) : state_(std::mak
     s.abci->start(s.settings.listen_host + ":" + std::to_string(s.settings.listen_port) + " pid " +
                   std::to_string(::getpid()));
     s.backlog_metrics = std::make_unique<service::BacklogMetrics>(*s.store, *s.registry, s.metrics);
+    // A mint.confirmed event's result is the mint's 200 body, rendered as the status route renders it.
     s.webhook_worker = std::make_unique<webhooks::DeliveryWorker>(
         *s.store, *s.webhook_secrets, s.settings.webhooks,
-        s.settings.listen_host + ":" + std::to_string(s.settings.listen_port) + " pid " + std::to_string(::getpid()));
+        s.settings.listen_host + ":" + std::to_string(s.settings.listen_port) + " pid " + std::to_string(::getpid()),
+        [](const std::string& answer) { return mint_result_view(service::MintResult::parse(answer)); });
     s.webhooks = std::make_unique<webhooks::Subscriptions>(*s.store, *s.webhook_secrets, s.settings.webhooks.policy,
                                                            [&worker = *s.webhook_worker] { worker.wake(); });
     s.services = std::make_unique<Services>(s.settings, *s.counters, *s.store, *s.auth, *s.content, *s.registry, *s.abci,

@@ -1,5 +1,6 @@
 // Webhook subscriptions and deliveries (webhooks.hpp): what the admin routes
-// change, and the lease under which one server at a time delivers.
+// change, the lease under which one server at a time delivers, and the
+// outbox a mint's transitions write their events to.
 
 #include <catch2/catch.hpp>
 
@@ -179,4 +180,125 @@ TEST_CASE("a 410 disables the webhook subscription, whose deliveries then wait u
     const auto resumed = hooks.claim_due("server-a", 60s, 10);
     REQUIRE(resumed.size() == 1);
     CHECK(resumed[0].id == second.id);
+}
+
+namespace webhooks_store_test {
+
+MintRequest new_mint(const std::string& key) {
+    MintRequest mint;
+    mint.id = crypto::random_uuid();
+    mint.actor = "user-1";
+    mint.blockchain_id = "chain";
+    mint.idempotency_key = key;
+    mint.fingerprint = "fp";
+    return mint;
+}
+
+JournalEntry journaled(const std::string& hash, std::uint64_t nonce, const std::string& mint_id) {
+    JournalEntry entry;
+    entry.hash = hash;
+    entry.blockchain_id = "chain";
+    entry.sender = "0x1111111111111111111111111111111111111111";
+    entry.nonce = nonce;
+    entry.raw = "0x02f8";
+    entry.purpose = R"({"op":"mint"})";
+    entry.mint_ids = {mint_id};
+    return entry;
+}
+
+}  // namespace webhooks_store_test
+
+TEST_CASE("a mint's transitions write its events to the outbox in their own transaction, fanned out and delivered in order",
+          "[store][webhooks]") {
+    using namespace webhooks_store_test;
+    FreshStore f;
+    auto& hooks = f.store->webhooks();
+    auto& mints = f.store->mints();
+    auto& journal = f.store->journal();
+
+    // No subscription asks for mint events: nothing is written.
+    const auto unheard = new_mint("k-0");
+    REQUIRE_FALSE(mints.begin(unheard));
+    journal.add({journaled("0x00", 0, unheard.id)});
+    CHECK(hooks.claim_events("server-a", 60s, 10).empty());
+
+    (void)subscribe(*f.store, "wh_a", {"mint.submitted", "mint.confirmed"});
+    (void)subscribe(*f.store, "wh_b", {"mint.failed", "mint.confirmed"});
+    (void)subscribe(*f.store, "wh_off", {"mint.submitted", "mint.confirmed", "mint.failed"});
+    REQUIRE(hooks.update_subscription("wh_off", {.enabled = false}));
+
+    const auto mint = new_mint("k-1");
+    REQUIRE_FALSE(mints.begin(mint));
+    journal.add({journaled("0x01", 1, mint.id)});
+    journal.add({journaled("0x02", 1, mint.id)});  // a replacement is not submitted again
+    REQUIRE(mints.finish(mint.id, MintState::done, R"({"version":2,"transactionHash":"0x02"})"));
+    CHECK_FALSE(mints.finish(mint.id, MintState::done, "{}"));  // already final: no second event
+
+    // The confirmed event waits in the outbox until the submitted one left it.
+    auto claimed = hooks.claim_events("server-a", 60s, 10);
+    REQUIRE(claimed.size() == 1);
+    const auto submitted = claimed[0];
+    CHECK(submitted.id.starts_with("msg_"));
+    CHECK(submitted.event.type == EventType::mint_submitted);
+    CHECK(submitted.event.mint_id == mint.id);
+    CHECK(submitted.event.idempotency_key == "k-1");
+    CHECK(submitted.event.blockchain_id == "chain");
+    CHECK(submitted.event.transaction_hash == "0x01");
+    CHECK(std::chrono::abs(submitted.event.at - std::chrono::system_clock::now()) < 5s);
+    CHECK(hooks.claim_events("server-b", 60s, 10).empty());
+    CHECK_FALSE(hooks.fan_out(submitted.id, "server-b", "{}"));  // not server-b's
+    CHECK(hooks.fan_out(submitted.id, "server-a", "submitted body") == 1u);  // wh_a only: wh_b does not ask, wh_off is off
+    CHECK_FALSE(hooks.fan_out(submitted.id, "server-a", "again"));  // gone from the outbox
+
+    claimed = hooks.claim_events("server-b", 60s, 10);
+    REQUIRE(claimed.size() == 1);
+    const auto confirmed = claimed[0];
+    CHECK(confirmed.event.type == EventType::mint_confirmed);
+    CHECK(confirmed.event.answer == R"({"version":2,"transactionHash":"0x02"})");
+    CHECK(confirmed.event.transaction_hash.empty());
+    CHECK(hooks.fan_out(confirmed.id, "server-b", "confirmed body") == 2u);
+    CHECK(hooks.claim_events("server-a", 60s, 10).empty());
+
+    // wh_a: confirmed is not sent while submitted is pending, retries included.
+    auto due = hooks.claim_due("server-a", 60s, 10);
+    REQUIRE(due.size() == 2);
+    const auto first = due[0].subscription_id == "wh_a" ? due[0] : due[1];
+    const auto to_b = due[0].subscription_id == "wh_b" ? due[0] : due[1];
+    CHECK(first.message_id == submitted.id);
+    CHECK(first.type == "mint.submitted");
+    CHECK(first.body == "submitted body");
+    CHECK(to_b.message_id == confirmed.id);
+    CHECK(to_b.body == "confirmed body");
+    REQUIRE(hooks.record_attempt(first.id, "server-a", outcome(DeliveryState::pending, 500, 0ms)));
+    REQUIRE(hooks.record_attempt(to_b.id, "server-a", outcome(DeliveryState::succeeded, 200)));
+    REQUIRE(hooks.next_due());
+    due = hooks.claim_due("server-a", 60s, 10);
+    REQUIRE(due.size() == 1);
+    CHECK(due[0].id == first.id);
+    CHECK(due[0].attempts == 1);
+    REQUIRE(hooks.next_due());
+    CHECK(*hooks.next_due() > 50s);  // confirmed waits behind the leased submitted
+    REQUIRE(hooks.record_attempt(first.id, "server-a", outcome(DeliveryState::succeeded, 204)));
+    due = hooks.claim_due("server-a", 60s, 10);
+    REQUIRE(due.size() == 1);
+    CHECK(due[0].subscription_id == "wh_a");
+    CHECK(due[0].message_id == confirmed.id);
+
+    // A mint released as failed, and a confirmed mint's transaction reorged out.
+    const auto failing = new_mint("");
+    REQUIRE_FALSE(mints.begin(failing));
+    REQUIRE(mints.release(failing.id, R"({"kind":"unavailable","message":"not sent"})"));
+    REQUIRE(hooks.update_subscription("wh_a", {.events = std::vector<std::string>{"mint.reorged"}}));
+    journal.settle({{"0x02", chain::TxStatus::mined, 7}});
+    journal.reopen("0x02");
+    journal.reopen("0x02");  // pending already: nothing more
+    claimed = hooks.claim_events("server-a", 60s, 10);
+    REQUIRE(claimed.size() == 2);
+    CHECK(claimed[0].event.type == EventType::mint_failed);
+    CHECK(claimed[0].event.mint_id == failing.id);
+    CHECK(claimed[0].event.idempotency_key.empty());
+    CHECK(claimed[0].event.answer == R"({"kind":"unavailable","message":"not sent"})");
+    CHECK(claimed[1].event.type == EventType::mint_reorged);
+    CHECK(claimed[1].event.mint_id == mint.id);
+    CHECK(claimed[1].event.transaction_hash == "0x02");
 }

@@ -370,7 +370,7 @@ CREATE UNIQUE INDEX role_requests_pending ON role_requests(wallet_address, role_
 
 // Webhooks (webhooks.hpp): subscriptions with their sealed secrets, each
 // event's delivery to a subscription with its lease (as the lanes'), every
-// attempt, and the outbox that journal transitions will write events to in
+// attempt, and the outbox that journal transitions write events to in
 // their own transaction (issue 34 item 5), leased the same way.
 constexpr const char* kWebhooks = R"sql(
 CREATE TABLE webhook_subscriptions (
@@ -421,10 +421,21 @@ CREATE TABLE webhook_outbox (
 ) STRICT;
 )sql";
 
-constexpr std::array<const char*, 12> kMigrations = {kInitialSchema, kChainState,   kEntityPerTransaction,
+// Events of one mint are delivered in order (issue 34 item 3): a delivery
+// names its event's ordering key (the mint id), and a later one waits while
+// an earlier one of the same key to the same subscription is pending; the
+// outbox is fanned out in the same order.
+constexpr const char* kWebhookOrdering = R"sql(
+ALTER TABLE webhook_deliveries ADD COLUMN ordering_key TEXT NOT NULL DEFAULT '';
+CREATE INDEX webhook_deliveries_in_order ON webhook_deliveries(subscription_id, ordering_key, state);
+CREATE INDEX webhook_outbox_in_order ON webhook_outbox(ordering_key);
+)sql";
+
+constexpr std::array<const char*, 13> kMigrations = {kInitialSchema, kChainState,   kEntityPerTransaction,
                                                      kMintRecords,   kAuditByActor, kRefusedAuditRows,
                                                      kSharedState,   kMintJobs,     kLaneStuck,
-                                                     kLaneGenesis,   kRoleRequestFailures, kWebhooks};
+                                                     kLaneGenesis,   kRoleRequestFailures, kWebhooks,
+                                                     kWebhookOrdering};
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 #include "core/store/mints.hpp"
 #include "core/store/practices.hpp"
 #include "core/store/role_requests.hpp"
+#include "core/store/webhook_events.hpp"
 #include "core/store/webhooks.hpp"
 
 namespace abci::store {
@@ -52,6 +53,19 @@ constexpr std::array<std::pair<DeliveryState, const char*>, 3> kDeliveryStates{{
     {DeliveryState::succeeded, "succeeded"},
     {DeliveryState::failed, "failed"},
 }};
+constexpr std::array<std::pair<EventType, const char*>, 11> kEventTypes{{
+    {EventType::mint_submitted, "mint.submitted"},
+    {EventType::mint_confirmed, "mint.confirmed"},
+    {EventType::mint_failed, "mint.failed"},
+    {EventType::mint_reorged, "mint.reorged"},
+    {EventType::role_request_created, "role_request.created"},
+    {EventType::role_request_approved, "role_request.approved"},
+    {EventType::role_request_rejected, "role_request.rejected"},
+    {EventType::certificate_issued, "certificate.issued"},
+    {EventType::signer_balance_low, "signer.balance_low"},
+    {EventType::lane_owner_changed, "lane.owner_changed"},
+    {EventType::webhook_test, "webhook.test"},
+}};
 
 }  // namespace
 
@@ -77,6 +91,17 @@ std::optional<VerificationOutcome> parse_verification_outcome(std::string_view n
 const char* to_string(DeliveryState state) noexcept { return name_of(kDeliveryStates, state); }
 std::optional<DeliveryState> parse_delivery_state(std::string_view name) noexcept {
     return value_of(kDeliveryStates, name);
+}
+
+const char* to_string(EventType type) noexcept { return name_of(kEventTypes, type); }
+std::optional<EventType> parse_event_type(std::string_view name) noexcept { return value_of(kEventTypes, name); }
+const std::vector<EventType>& all_event_types() {
+    static const std::vector<EventType> types = [] {
+        std::vector<EventType> all;
+        for (const auto& [type, name] : kEventTypes) all.push_back(type);
+        return all;
+    }();
+    return types;
 }
 
 }  // namespace abci::store

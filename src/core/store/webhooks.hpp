@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/store/records.hpp"
+#include "core/store/webhook_events.hpp"
 
 namespace abci::store {
 
@@ -76,6 +77,12 @@ struct WebhookAttempt {
     std::string error;  // why it failed, empty on success
 };
 
+/// An event of the outbox (webhook_events.hpp), claimed for fan-out.
+struct OutboxEvent {
+    std::string id;  // the message id (webhook-id) of every delivery made of it
+    MintEvent event;
+};
+
 /// What an attempt leads to.
 struct AttemptOutcome {
     WebhookAttempt attempt;
@@ -115,9 +122,24 @@ public:
     /// A delivery's attempts, oldest first.
     [[nodiscard]] virtual std::vector<WebhookAttempt> attempts(const std::string& delivery_id) = 0;
 
+    /// Claims for `owner`, for `lease`, up to `limit` outbox events whose
+    /// lease (anyone's) has run out, oldest first, each only once no older
+    /// event of its mint is left in the outbox: a mint's events are fanned
+    /// out, and so delivered, in the order they happened.
+    [[nodiscard]] virtual std::vector<OutboxEvent> claim_events(const std::string& owner,
+                                                                std::chrono::milliseconds lease,
+                                                                std::size_t limit) = 0;
+    /// Makes a claimed event one delivery of `body` per enabled subscription
+    /// that asks for its type, each due now under the event's id as message
+    /// id, and removes it from the outbox, in one transaction. The number of
+    /// deliveries, or nothing (nothing written) when `owner`'s lease was lost.
+    [[nodiscard]] virtual std::optional<std::size_t> fan_out(const std::string& event_id, const std::string& owner,
+                                                             const std::string& body) = 0;
+
     /// Claims for `owner`, for `lease`, up to `limit` pending deliveries that
     /// are due and whose lease (anyone's) has run out, oldest due first, of
-    /// enabled subscriptions only.
+    /// enabled subscriptions only, and none while an older delivery of the
+    /// same mint to the same subscription is still pending.
     [[nodiscard]] virtual std::vector<WebhookDelivery> claim_due(const std::string& owner,
                                                                  std::chrono::milliseconds lease,
                                                                  std::size_t limit) = 0;
@@ -131,7 +153,8 @@ public:
     [[nodiscard]] virtual std::optional<WebhookDelivery> replay(const std::string& subscription_id,
                                                                 const std::string& delivery_id) = 0;
     /// How long until the first pending delivery of an enabled subscription is
-    /// due (zero when one is due now); nothing when none is pending.
+    /// due (zero when one is due now), of those claim_due() would take;
+    /// nothing when none is pending.
     [[nodiscard]] virtual std::optional<std::chrono::milliseconds> next_due() = 0;
 };
 

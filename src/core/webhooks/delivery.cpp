@@ -15,6 +15,7 @@
 namespace abci::webhooks {
 namespace {
 
+using nlohmann::json;
 using std::chrono::milliseconds;
 using namespace std::chrono_literals;
 
@@ -73,15 +74,19 @@ std::string schedule_text(const std::vector<milliseconds>& schedule) {
     return text;
 }
 
-DeliveryWorker::DeliveryWorker(store::Store& store, const SecretBox& box, DeliverySettings settings, std::string owner)
+DeliveryWorker::DeliveryWorker(store::Store& store, const SecretBox& box, DeliverySettings settings, std::string owner,
+                               MintResultView result_view)
     : store_(store),
       box_(box),
       settings_(std::move(settings)),
       owner_(std::move(owner)),
+      result_view_(std::move(result_view)),
       random_(std::random_device{}()),
-      thread_([this] { run(); }) {}
+      thread_([this] { run(); }),
+      events_written_(store::on_events_written([this] { wake(); })) {}
 
 DeliveryWorker::~DeliveryWorker() {
+    events_written_.reset();
     {
         const std::lock_guard lock(mutex_);
         stopping_ = true;
@@ -117,6 +122,7 @@ void DeliveryWorker::run() {
             woken_ = false;
         }
         try {
+            if (!fan_out(lease)) return;
             for (;;) {
                 const auto claimed = store_.webhooks().claim_due(owner_, lease, 1);
                 if (claimed.empty()) break;
@@ -131,6 +137,34 @@ void DeliveryWorker::run() {
                       {{"error", e.what()}, {"kind", to_string(e.kind())}});
             wait = 1s;
         }
+    }
+}
+
+bool DeliveryWorker::fan_out(milliseconds lease) {
+    // A batch at a time: a mint's later event is claimable once its earlier one left the outbox.
+    constexpr std::size_t kBatch = 64;
+    for (;;) {
+        const auto claimed = store_.webhooks().claim_events(owner_, lease, kBatch);
+        for (const auto& outbox : claimed) {
+            std::string body;
+            try {
+                body = event_body(outbox.event, result_view_);
+            } catch (const Error& e) {
+                // Left leased: the others go on, and it is tried again when its lease runs out.
+                util::log(util::LogLevel::error, "a webhook event could not be rendered",
+                          {{"webhook_id", outbox.id}, {"mintId", outbox.event.mint_id}, {"error", e.what()}});
+                continue;
+            }
+            const auto deliveries = store_.webhooks().fan_out(outbox.id, owner_, body);
+            util::log(util::LogLevel::info, "webhook event queued",
+                      {{"webhook_id", outbox.id},
+                       {"type", to_string(outbox.event.type)},
+                       {"mintId", outbox.event.mint_id},
+                       {"deliveries", deliveries ? json(*deliveries) : json("lease lost")}});
+        }
+        if (claimed.empty()) return true;
+        const std::lock_guard lock(mutex_);
+        if (stopping_) return false;
     }
 }
 

@@ -1,9 +1,11 @@
 #pragma once
-// The delivery worker: sends queued webhook deliveries as Standard Webhooks
-// v1 says (signature.hpp), retries them on a schedule and records every
-// attempt. It sleeps until a delivery is queued (wake()) or the next retry is
-// due, never polling per request; with replicas on one database each delivery
-// is sent by one of them at a time, under a lease (store/webhooks.hpp).
+// The delivery worker: fans the outbox's events out into deliveries, one per
+// subscription that asks for the event (events.hpp renders the body), sends
+// them as Standard Webhooks v1 says (signature.hpp), retries them on a
+// schedule and records every attempt. It sleeps until an event is written or
+// a delivery queued (wake()) or the next retry is due, never polling per
+// request; with replicas on one database each event and each delivery is
+// handled by one of them at a time, under a lease (store/webhooks.hpp).
 
 #include <chrono>
 #include <condition_variable>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "core/store/store.hpp"
+#include "core/webhooks/events.hpp"
 #include "core/webhooks/secret_box.hpp"
 #include "core/webhooks/target_policy.hpp"
 
@@ -42,7 +45,8 @@ struct DeliverySettings {
 class DeliveryWorker {
 public:
     /// Starts the worker's thread; `owner` names this server in the leases.
-    DeliveryWorker(store::Store& store, const SecretBox& box, DeliverySettings settings, std::string owner);
+    DeliveryWorker(store::Store& store, const SecretBox& box, DeliverySettings settings, std::string owner,
+                   MintResultView result_view);
     /// Stops it: an attempt in flight finishes (at most `timeout`), what is
     /// left is due for whichever server runs next.
     ~DeliveryWorker();
@@ -54,6 +58,8 @@ public:
 
 private:
     void run();
+    /// Fans out what the outbox holds; false when the worker is stopping.
+    bool fan_out(std::chrono::milliseconds lease);
     void deliver(const store::WebhookDelivery& delivery);
     [[nodiscard]] std::chrono::milliseconds with_jitter(std::chrono::milliseconds wait);
 
@@ -61,12 +67,14 @@ private:
     const SecretBox& box_;
     const DeliverySettings settings_;
     const std::string owner_;
+    const MintResultView result_view_;
     std::mt19937_64 random_;
     std::mutex mutex_;
     std::condition_variable changed_;
     bool woken_ = true;
     bool stopping_ = false;
     std::thread thread_;
+    std::shared_ptr<void> events_written_;  // wake() while registered: last, gone first
 };
 
 }  // namespace abci::webhooks

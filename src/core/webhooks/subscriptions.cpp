@@ -56,11 +56,11 @@ void refuse_unknown_members(const json& body, util::Fields& fields, std::initial
 }  // namespace
 
 const std::vector<std::string>& event_types() {
-    static const std::vector<std::string> types{
-        "mint.submitted",         "mint.confirmed",        "mint.failed",          "mint.reorged",
-        "role_request.created",   "role_request.approved", "role_request.rejected", "certificate.issued",
-        "signer.balance_low",     "lane.owner_changed",    "webhook.test",
-    };
+    static const std::vector<std::string> types = [] {
+        std::vector<std::string> names;
+        for (const auto type : store::all_event_types()) names.emplace_back(to_string(type));
+        return names;
+    }();
     return types;
 }
 
@@ -155,7 +155,8 @@ WithSecret Subscriptions::rotate_secret(const std::string& id) {
 
 store::WebhookDelivery Subscriptions::send_test(const std::string& id) {
     (void)get(id);
-    auto delivery = store_.webhooks().enqueue(id, "webhook.test", event_body("webhook.test", {{"subscriptionId", id}}));
+    auto delivery = store_.webhooks().enqueue(id, to_string(store::EventType::webhook_test),
+                                               event_body(to_string(store::EventType::webhook_test), {{"subscriptionId", id}}));
     queued_();
     return delivery;
 }

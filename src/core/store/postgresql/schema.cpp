@@ -330,6 +330,13 @@ const std::array kSchema{
     lease_owner  TEXT NOT NULL DEFAULT '',
     lease_until  BIGINT NOT NULL DEFAULT 0))sql",
               }},
+    // A mint's events in order: SQLite's kWebhookOrdering.
+    Migration{8,
+              {
+                  "ALTER TABLE webhook_deliveries ADD COLUMN ordering_key TEXT NOT NULL DEFAULT ''",
+                  "CREATE INDEX webhook_deliveries_in_order ON webhook_deliveries(subscription_id, ordering_key, state)",
+                  "CREATE INDEX webhook_outbox_in_order ON webhook_outbox(ordering_key)",
+              }},
 };
 
 }  // namespace

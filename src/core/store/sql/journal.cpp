@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/store/sql/backends.hpp"
+#include "core/store/sql/outbox.hpp"
 
 namespace abci::store::sql {
 namespace {
@@ -36,7 +37,9 @@ public:
 
     void add(const std::vector<JournalEntry>& entries, const std::optional<LaneFence>& fence) override {
         const std::int64_t now = to_millis(now_millis());
+        bool wrote_events = false;
         db_.transaction({"transaction already journaled"}, [&](auto& c) {
+            wrote_events = false;
             // Read in the same transaction as the writes: a takeover that
             // bumps the epoch meanwhile makes one of the two fail.
             if (fence && !exists(c, "SELECT 1 FROM lanes WHERE lane = ? AND epoch = ?", fence->lane, fence->epoch))
@@ -54,13 +57,17 @@ public:
                             e.hash, e.blockchain_id, e.sender, e.nonce, e.raw, e.purpose, now) == 0)
                     throw Error(ErrorKind::conflict, "transaction already journaled");
                 for (const auto& mint_id : e.mint_ids) {
-                    execute(c, "INSERT INTO mint_transactions (mint_id, hash) VALUES (?, ?) ON CONFLICT DO NOTHING", mint_id,
-                            e.hash);
+                    // A mint's first transaction is its mint.submitted; a replacement is not.
+                    if (execute(c, "INSERT INTO mint_transactions (mint_id, hash) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                                mint_id, e.hash) == 1 &&
+                        !exists(c, "SELECT 1 FROM mint_transactions WHERE mint_id = ? AND hash <> ?", mint_id, e.hash))
+                        wrote_events |= write_mint_event<Db>(c, EventType::mint_submitted, mint_id, e.hash);
                     // Journaled: the job is done; a next owner adopts the transaction instead.
                     execute(c, "DELETE FROM mint_jobs WHERE mint_id = ?", mint_id);
                 }
             }
         });
+        if (wrote_events) events_written();
     }
 
     void settle(const std::vector<JournalSettlement>& settlements) override {
@@ -80,12 +87,19 @@ public:
     }
 
     void reopen(const std::string& hash) override {
-        db_.run({}, [&](auto& c) {
-            execute(c,
-                    "UPDATE tx_journal SET status = 'pending', block_number = 0, updated_at = ? "
-                    "WHERE hash = ? AND status IN ('mined', 'reverted')",
-                    to_millis(now_millis()), hash);
+        const bool wrote_events = db_.transaction({}, [&](auto& c) {
+            if (execute(c,
+                        "UPDATE tx_journal SET status = 'pending', block_number = 0, updated_at = ? "
+                        "WHERE hash = ? AND status IN ('mined', 'reverted')",
+                        to_millis(now_millis()), hash) == 0)
+                return false;
+            bool wrote = false;
+            for (const auto& mint_id : query_all(c, "SELECT mint_id FROM mint_transactions WHERE hash = ?",
+                                                 [](const auto& row) { return row.text("mint_id"); }, hash))
+                wrote |= write_mint_event<Db>(c, EventType::mint_reorged, mint_id, hash);
+            return wrote;
         });
+        if (wrote_events) events_written();
     }
 
     std::optional<JournalEntry> find(const std::string& hash) override {

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/store/sql/backends.hpp"
+#include "core/store/sql/outbox.hpp"
 
 namespace abci::store::sql {
 namespace {
@@ -83,32 +84,42 @@ public:
     // Each of finish() and release() is one compare-and-set on the mint's row:
     // a block's worth of mints settling at once must not fail each other.
     bool finish(const std::string& id, MintState state, const std::string& answer) override {
-        return db_.row_transaction({}, [&](auto& c) {
+        bool wrote_event = false;
+        const bool made_final = db_.row_transaction({}, [&](auto& c) {
             const bool made_final =
                 execute(c, "UPDATE mint_requests SET state = ?, answer = ?, updated_at = ? WHERE id = ? AND state = 'pending'",
                         state, answer, to_millis(now_millis()), id) == 1;
             // Only an UPDATE that changed nothing asks whether the mint exists: a round trip less per mint.
-            if (made_final)
+            if (made_final) {
                 settled(c, id);
-            else
+                wrote_event = write_mint_event<Db>(
+                    c, state == MintState::done ? EventType::mint_confirmed : EventType::mint_failed, id);
+            } else {
                 require_mint(c, id);
+            }
             return made_final;
         });
+        if (made_final && wrote_event) events_written();
+        return made_final;
     }
 
     bool release(const std::string& id, const std::string& answer) override {
-        return db_.row_transaction({}, [&](auto& c) {
+        bool wrote_event = false;
+        const bool released = db_.row_transaction({}, [&](auto& c) {
             if (execute(c,
                         "UPDATE mint_requests SET state = 'failed', answer = ?, updated_at = ? "
                         "WHERE id = ? AND state = 'pending'",
                         answer, to_millis(now_millis()), id) == 1) {
                 execute(c, "DELETE FROM idempotency_keys WHERE mint_id = ?", id);
                 settled(c, id);
+                wrote_event = write_mint_event<Db>(c, EventType::mint_failed, id);
                 return true;
             }
             require_mint(c, id);
             return false;
         });
+        if (released && wrote_event) events_written();
+        return released;
     }
 
     bool reopen(const std::string& id) override {

@@ -50,6 +50,31 @@ constexpr auto read_attempt = [](const auto& row) {
 // A pending delivery is due at its next attempt, or when a lease on it runs out if that is later.
 constexpr const char* kDueAt =
     "CASE WHEN d.lease_until > d.next_attempt_at THEN d.lease_until ELSE d.next_attempt_at END";
+// A mint's delivery waits while an older one of the same mint to the same subscription is pending.
+constexpr const char* kInOrder =
+    "(d.ordering_key = '' OR NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.subscription_id = "
+    "d.subscription_id AND e.ordering_key = d.ordering_key AND e.state = 'pending' AND e.rowid < d.rowid))";
+
+// Leases to `owner` each of `due` (ids of rows of `table` that `condition`
+// also holds for) whose lease has run out, and reads those it got with
+// `read_one`. The lease's condition is asked again: on PostgreSQL a server
+// that claimed a row since the SELECT has moved lease_until on.
+template <class Db, class Connection, class ReadOne>
+auto lease_each(Connection& c, const std::string& table, const std::string& condition,
+                const std::vector<std::string>& due, const std::string& owner, std::chrono::milliseconds lease,
+                ReadOne read_one) {
+    const std::string clock = Db::clock_millis();
+    std::vector<typename decltype(read_one(due.front()))::value_type> mine;
+    for (const auto& id : due) {
+        if (execute(c,
+                    "UPDATE " + table + " SET lease_owner = ?2, lease_until = " + clock +
+                        " + ?3 WHERE id = ?1 AND lease_until <= " + clock + condition,
+                    id, owner, static_cast<std::int64_t>(lease.count())) != 1)
+            continue;
+        if (auto row = read_one(id)) mine.push_back(std::move(*row));
+    }
+    return mine;
+}
 
 template <class Db>
 class SqlWebhooks final : public Webhooks {
@@ -172,6 +197,50 @@ public:
         });
     }
 
+    std::vector<OutboxEvent> claim_events(const std::string& owner, std::chrono::milliseconds lease,
+                                          std::size_t limit) override {
+        const std::string clock = Db::clock_millis();
+        return db_.transaction({}, [&](auto& c) {
+            const auto due = query_all(
+                c,
+                "SELECT o.id AS id FROM webhook_outbox o WHERE o.lease_until <= " + clock +
+                    " AND NOT EXISTS (SELECT 1 FROM webhook_outbox p WHERE p.ordering_key = o.ordering_key AND "
+                    "p.rowid < o.rowid) ORDER BY o.rowid LIMIT ?",
+                [](const auto& row) { return row.text("id"); }, static_cast<std::int64_t>(limit));
+            return lease_each<Db>(c, "webhook_outbox", "", due, owner, lease, [&](const std::string& id) {
+                return query_one(c, "SELECT id, body FROM webhook_outbox WHERE id = ?", [](const auto& row) {
+                    return OutboxEvent{.id = row.text("id"), .event = MintEvent::parse(row.text("body"))};
+                }, id);
+            });
+        });
+    }
+
+    std::optional<std::size_t> fan_out(const std::string& event_id, const std::string& owner,
+                                       const std::string& body) override {
+        const std::int64_t now = to_millis(now_millis());
+        return db_.transaction({}, [&](auto& c) -> std::optional<std::size_t> {
+            const auto event = query_one(
+                c, "SELECT event_type, ordering_key FROM webhook_outbox WHERE id = ? AND lease_owner = ?",
+                [](const auto& row) { return std::pair(row.text("event_type"), row.text("ordering_key")); }, event_id,
+                owner);
+            if (!event) return std::nullopt;
+            const auto& [type, ordering_key] = *event;
+            const auto subscriptions = query_all(
+                c,
+                "SELECT id FROM webhook_subscriptions s WHERE s.enabled = TRUE AND CAST(? AS TEXT) IN (" +
+                    Db::json_array_values("s.events") + ") ORDER BY rowid",
+                [](const auto& row) { return row.text("id"); }, type);
+            for (const auto& subscription_id : subscriptions)
+                execute(c,
+                        "INSERT INTO webhook_deliveries (id, subscription_id, message_id, event_type, body, state, "
+                        "attempts, next_attempt_at, ordering_key, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, "
+                        "'pending', 0, " + Db::clock_millis() + ", ?6, ?7, ?7)",
+                        "whd_" + crypto::random_token(16), subscription_id, event_id, type, body, ordering_key, now);
+            execute(c, "DELETE FROM webhook_outbox WHERE id = ?", event_id);
+            return subscriptions.size();
+        });
+    }
+
     std::vector<WebhookDelivery> claim_due(const std::string& owner, std::chrono::milliseconds lease,
                                            std::size_t limit) override {
         const std::string clock = Db::clock_millis();
@@ -180,22 +249,15 @@ public:
                 c,
                 "SELECT d.id AS id FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id "
                 "WHERE d.state = 'pending' AND s.enabled = TRUE AND " + std::string(kDueAt) + " <= " + clock +
-                    " ORDER BY d.next_attempt_at, d.rowid LIMIT ?",
+                    " AND " + kInOrder + " ORDER BY d.next_attempt_at, d.rowid LIMIT ?",
                 [](const auto& row) { return row.text("id"); }, static_cast<std::int64_t>(limit));
-            std::vector<WebhookDelivery> mine;
-            for (const auto& id : due) {
-                // The lease's condition again: on PostgreSQL a server that
-                // claimed it since the SELECT has moved lease_until on.
-                if (execute(c,
-                            "UPDATE webhook_deliveries SET lease_owner = ?2, lease_until = " + clock +
-                                " + ?3 WHERE id = ?1 AND state = 'pending' AND lease_until <= " + clock,
-                            id, owner, static_cast<std::int64_t>(lease.count())) != 1)
-                    continue;
-                if (auto d = query_one(c, select_columns(kDeliveryColumns, "FROM webhook_deliveries WHERE id = ?"),
-                                       read_delivery, id))
-                    mine.push_back(std::move(*d));
-            }
-            return mine;
+            return lease_each<Db>(c, "webhook_deliveries", " AND state = 'pending'", due, owner, lease,
+                                  [&](const std::string& id) {
+                                      return query_one(c,
+                                                       select_columns(kDeliveryColumns,
+                                                                      "FROM webhook_deliveries WHERE id = ?"),
+                                                       read_delivery, id);
+                                  });
         });
         return claimed;
     }
@@ -244,7 +306,8 @@ public:
             return query_one(c,
                              "SELECT MIN(" + std::string(kDueAt) + ") - " + Db::clock_millis() +
                                  " AS wait FROM webhook_deliveries d JOIN webhook_subscriptions s "
-                                 "ON s.id = d.subscription_id WHERE d.state = 'pending' AND s.enabled = TRUE",
+                                 "ON s.id = d.subscription_id WHERE d.state = 'pending' AND s.enabled = TRUE AND " +
+                                 kInOrder,
                              [](const auto& row) {
                                  return row.is_null("wait") ? std::optional<std::int64_t>()
                                                             : std::optional(row.integer("wait"));

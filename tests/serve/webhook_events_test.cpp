@@ -1,0 +1,230 @@
+// Mint events (issue 34 items 3, 5, 7): an async mint's mint.submitted and
+// mint.confirmed, a failed mint's mint.failed, written to the outbox with the
+// journal's own transitions and delivered, in order, to a receiver that
+// verifies each with the Standard Webhooks reference library; across a
+// receiver's 500s, a kill -9 and on PostgreSQL. The chain is the oracle.
+
+#include <map>
+#include <set>
+
+#include "serve/expect.hpp"
+#include "support/chain_server.hpp"
+#include "support/eventually.hpp"
+#include "support/postgres.hpp"
+#include "support/random.hpp"
+#include "support/webhook_receiver.hpp"
+
+namespace abci::test::webhook_event_tests {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kEntityRoute = "/abci/contracts/mint-entity-token";
+constexpr const char* kRoleRoute = "/abci/contracts/mint-role-token";
+
+// Receivers on this machine, retries compressed (the kill -9 test's retry comes after its restart).
+std::string local_webhooks(const std::string& schedule = "0s, 300ms, 300ms") {
+    return "\n[webhooks]\nallowInsecureTargets = true\nallowPrivateTargets = true\nretrySchedule = \"" + schedule +
+           "\"\n";
+}
+
+// Subscribes the receiver to every mint event and verifies with its secret.
+void subscribe_to_mints(const Http& http, const std::string& token, const WebhookReceiver& receiver) {
+    const auto created = http.post("/api/admin/webhooks",
+                                   {{"url", receiver.url()},
+                                    {"events", {"mint.submitted", "mint.confirmed", "mint.failed", "mint.reorged"}}},
+                                   token);
+    INFO(created.body);
+    REQUIRE(created.status == 201);
+    receiver.verify_with({created.json["data"]["secret"].get<std::string>()});
+}
+
+std::string accepted_mint(const HttpResponse& r) {
+    INFO(r.status << " " << r.body);
+    REQUIRE(r.status == 202);
+    return r.json["data"]["mintId"].get<std::string>();
+}
+
+// The mint's status data once it is final.
+json settled_status(const Http& http, const std::string& mint_id, const std::string& token) {
+    json data;
+    const bool settled = eventually([&] {
+        const auto r = http.get("/abci/contracts/mints/" + mint_id, token);
+        data = r.json["data"];
+        return r.status == 200 && data["state"] != "pending";
+    });
+    INFO(data.dump());
+    REQUIRE(settled);
+    return data;
+}
+
+// Each event the receiver acknowledged (2xx) by webhook-id, with its body;
+// checks that each was verified, acknowledged once, and that a mint's
+// events arrived (each attempt of them) in the order they happened.
+struct Received {
+    std::map<std::string, json> by_id;     // webhook-id -> the event
+    std::map<std::string, std::vector<std::string>> by_mint;  // mint id -> event types, as acknowledged
+};
+
+Received acknowledged(const json& deliveries) {
+    Received out;
+    std::map<std::string, std::string> last_type;  // mint id -> the type of its latest attempt
+    for (const auto& d : deliveries) {
+        INFO(d.dump());
+        CHECK(d["verifiedWith"] == json::array({0}));
+        const auto event = json::parse(d["body"].get<std::string>());
+        const auto mint_id = event["data"]["mintId"].get<std::string>();
+        const auto type = event["type"].get<std::string>();
+        // Never an earlier event of the mint after a later one was tried.
+        if (type == "mint.submitted") CHECK(last_type[mint_id] != "mint.confirmed");
+        last_type[mint_id] = type;
+        if (d["answered"] != 200) continue;
+        const auto id = d["id"].get<std::string>();
+        CHECK(out.by_id.count(id) == 0);  // acknowledged once
+        out.by_id[id] = event;
+        out.by_mint[mint_id].push_back(type);
+    }
+    return out;
+}
+
+// Waits until the receiver acknowledged `count` events; returns every delivery.
+json until_acknowledged(const WebhookReceiver& receiver, std::size_t count) {
+    json received;
+    const bool arrived = eventually([&] {
+        received = receiver.received();
+        std::set<std::string> ids;
+        for (const auto& d : received)
+            if (d["answered"] == 200) ids.insert(d["id"].get<std::string>());
+        return ids.size() >= count;
+    });
+    INFO(received.dump());
+    REQUIRE(arrived);
+    return received;
+}
+
+const json& event_of(const Received& received, const std::string& mint_id, const std::string& type) {
+    for (const auto& [id, event] : received.by_id)
+        if (event["data"]["mintId"] == mint_id && event["type"] == type) return event;
+    FAIL("no " << type << " for mint " << mint_id);
+    static const json none;
+    return none;
+}
+
+}  // namespace
+
+TEST_CASE("webhooks: an async mint's mint.submitted then mint.confirmed arrive verified, retried after a 500, with "
+          "the status route's result, and a reverted mint's mint.failed",
+          "[serve][webhooks][anvil][async]") {
+    ChainServer chain({.extra_config = local_webhooks()});
+    const auto http = chain.http();
+    const auto admin = chain.server().login_admin();
+    WebhookReceiver receiver;
+    subscribe_to_mints(http, admin.token, receiver);
+    // Each event's first attempt fails.
+    receiver.answer({500, 200, 500});
+    Random random(341);
+    const auto to = random.address().checksummed();
+
+    const auto mint_id = accepted_mint(
+        http.post(kEntityRoute, entity_mint_body(to, "report", "W-1"), admin.token,
+                  {{"Prefer", "respond-async"}, {"Idempotency-Key", "w-1"}}));
+    const auto status = settled_status(http, mint_id, admin.token);
+    REQUIRE(status["state"] == "mined");
+    auto received = acknowledged(until_acknowledged(receiver, 2));
+    CHECK(received.by_mint[mint_id] == std::vector<std::string>{"mint.submitted", "mint.confirmed"});
+    CHECK(receiver.received().size() == 4);  // two attempts each
+    const auto& submitted = event_of(received, mint_id, "mint.submitted");
+    const auto& confirmed = event_of(received, mint_id, "mint.confirmed");
+    for (const auto* event : {&submitted, &confirmed}) {
+        INFO(event->dump());
+        CHECK(is_utc_timestamp((*event)["timestamp"]));
+        CHECK((*event)["data"]["idempotencyKey"] == "w-1");
+        CHECK((*event)["data"]["blockchainId"] == ChainServer::blockchain_id);
+        CHECK((*event)["data"]["statusUrl"] == "/abci/contracts/mints/" + mint_id);
+    }
+    const auto hash = status["result"]["data"]["transactionHash"];
+    CHECK(submitted["data"]["transactionHash"] == hash);
+    CHECK(confirmed["data"]["result"] == status["result"]);
+    CHECK(chain.chain_balance(to, 1000) == "1");
+
+    // Two role mints for one wallet pass the checks while neither is mined; the contract refuses the second.
+    const auto holder = Anvil::dev_accounts()[6].address;
+    chain.server().add_user("holder@example.org", "farmer", "holder pass 12345");
+    chain.server().link_wallet("holder@example.org", holder);
+    (void)chain.node_rpc("evm_setAutomine", {false});
+    std::vector<std::string> roles;
+    for (const char* key : {"r-1", "r-2"})
+        roles.push_back(accepted_mint(http.post(kRoleRoute, role_mint_body(holder, "producer"), admin.token,
+                                                {{"Prefer", "respond-async"}, {"Idempotency-Key", key}})));
+    REQUIRE(eventually([&] { return chain.nonce(ChainServer::signer(), true) >= chain.nonce(ChainServer::signer()) + 2; }));
+    (void)chain.node_rpc("evm_setAutomine", {true});
+    (void)chain.node_rpc("evm_mine");
+    std::map<std::string, json> outcome;
+    for (const auto& id : roles) outcome[id] = settled_status(http, id, admin.token);
+    received = acknowledged(until_acknowledged(receiver, 6));
+    for (const auto& id : roles) {
+        const auto final_type = outcome[id]["state"] == "mined" ? "mint.confirmed" : "mint.failed";
+        CHECK(received.by_mint[id] == std::vector<std::string>{"mint.submitted", final_type});
+        if (outcome[id]["state"] == "failed") {
+            const auto& failed = event_of(received, id, "mint.failed");
+            CHECK(failed["data"]["error"] == outcome[id]["error"]);
+            CHECK(failed["data"]["error"]["kind"].is_string());
+            CHECK(failed["data"].count("result") == 0);
+        }
+    }
+    CHECK(chain.chain_balance(holder, 10000) == "1");
+}
+
+TEST_CASE("webhooks: mint events written before a kill -9 are delivered after the restart, in order, with their "
+          "webhook-ids",
+          "[serve][webhooks][anvil][async]") {
+    // The submitted event's first attempt fails and its retry is due after the restart; the
+    // confirmed event, written meanwhile, waits behind it.
+    ChainServer chain({.extra_config = local_webhooks("0s, 6s")});
+    const auto http = chain.http();
+    const auto admin = chain.server().login_admin();
+    WebhookReceiver receiver;
+    subscribe_to_mints(http, admin.token, receiver);
+    receiver.answer({500});
+    Random random(342);
+    const auto to = random.address().checksummed();
+    const auto mint_id = accepted_mint(http.post(kEntityRoute, entity_mint_body(to, "report", "K-1"), admin.token,
+                                                 {{"Prefer", "respond-async"}, {"Idempotency-Key", "k-1"}}));
+    (void)settled_status(http, mint_id, admin.token);
+    json before;
+    REQUIRE(eventually([&] {
+        before = receiver.received();
+        return !before.empty();
+    }));
+    CHECK(before.size() == 1);  // the retry is not due yet, and mint.confirmed waits behind it
+    CHECK(before[0]["answered"] == 500);
+    chain.kill_server();
+    chain.server().restart();
+
+    const auto received = acknowledged(until_acknowledged(receiver, 2));
+    CHECK(received.by_mint.at(mint_id) == std::vector<std::string>{"mint.submitted", "mint.confirmed"});
+    CHECK(received.by_id.count(before[0]["id"].get<std::string>()) == 1);
+    CHECK(chain.chain_balance(to, 1000) == "1");
+}
+
+TEST_CASE("webhooks: on PostgreSQL an async mint's events are written with its transitions and delivered in order",
+          "[serve][webhooks][postgres][anvil][async]") {
+    const Postgres pg;
+    ChainServer chain({.extra_config = local_webhooks(), .env = {{"ABCI_DATABASE_URL", pg.create_database("events")}}});
+    const auto http = chain.http();
+    const auto admin = chain.server().login_admin();
+    WebhookReceiver receiver;
+    subscribe_to_mints(http, admin.token, receiver);
+    Random random(343);
+    const auto to = random.address().checksummed();
+    const auto mint_id = accepted_mint(http.post(kEntityRoute, entity_mint_body(to, "report", "P-1"), admin.token,
+                                                 {{"Prefer", "respond-async"}, {"Idempotency-Key", "p-1"}}));
+    const auto status = settled_status(http, mint_id, admin.token);
+    REQUIRE(status["state"] == "mined");
+    const auto received = acknowledged(until_acknowledged(receiver, 2));
+    CHECK(received.by_mint.at(mint_id) == std::vector<std::string>{"mint.submitted", "mint.confirmed"});
+    CHECK(event_of(received, mint_id, "mint.confirmed")["data"]["result"] == status["result"]);
+    CHECK(pg.psql("events", "SELECT count(*) FROM webhook_outbox") == "0\n");
+}
+
+}  // namespace abci::test::webhook_event_tests
