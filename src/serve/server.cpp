@@ -183,11 +183,13 @@ Server::Server(Settings settings, const std::string& revision) : state_(std::mak
 
     s.content = content::make_content_store(s.settings.content);
     {
-        std::shared_ptr<const eth::Signer> signer;
+        std::shared_ptr<const eth::TransactionSigner> signer;
         if (!s.settings.chains.empty() && s.settings.signer.any()) signer = service::load_signer(s.settings.signer);
         s.settings.signer.password.clear();
         eth::secure_wipe(s.settings.signer.pkcs11_pin.data(), s.settings.signer.pkcs11_pin.size());
         s.settings.signer.pkcs11_pin.clear();
+        eth::secure_wipe(s.settings.signer.remote_token.data(), s.settings.signer.remote_token.size());
+        s.settings.signer.remote_token.clear();
         if (s.settings.mint_batching)
             for (auto& chain : s.settings.chains) chain.mint_batching = s.settings.batch_options;
         s.registry = std::make_unique<service::Registry>(s.settings.chains, signer, *s.store, s.metrics);

@@ -18,6 +18,7 @@
 #include "core/service/database_url.hpp"
 #include "core/service/devnet_key.hpp"
 #include "core/error.hpp"
+#include "core/eth/address.hpp"
 #include "core/rpc/url.hpp"
 #include "core/store/data_dir.hpp"
 #include "core/util/shell_command.hpp"
@@ -308,6 +309,15 @@ const std::vector<Entry<Settings>>& server_entries() {
         {{"signer.pkcs11PinFile", "path", "", "", "The token user's PIN (one line); else ABCI_SIGNER_PIN."},
          [](const Value& v, Settings& s) { s.signer.pkcs11_pin_file = v.string(); },
          [](const Settings& s) { return text(s.signer.pkcs11_pin_file); }},
+        {{"signer.remote", "URL", "", "", "A remote JSON-RPC signer (web3signer, Clef, FireFly's) that signs by eth_signTransaction; every answer is checked."},
+         [](const Value& v, Settings& s) { s.signer.remote = v.string(); },
+         [](const Settings& s) { return text(s.signer.remote.empty() ? "" : rpc::mask_url(s.signer.remote)); }},
+        {{"signer.remoteAddress", "0x address", "", "", "The account whose key the remote signer holds (signer.remote)."},
+         [](const Value& v, Settings& s) { s.signer.remote_address = v.string(); },
+         [](const Settings& s) { return text(s.signer.remote_address); }},
+        {{"signer.remoteTokenFile", "path", "", "", "A bearer token for the remote signer (one line); else ABCI_SIGNER_TOKEN, else none."},
+         [](const Value& v, Settings& s) { s.signer.remote_token_file = v.string(); },
+         [](const Settings& s) { return text(s.signer.remote_token_file); }},
         {{"tls.cert", "path", "", "", "Certificate chain (PEM); with tls.key the server speaks HTTPS."},
          [](const Value& v, Settings& s) { s.tls_cert = v.string(); }, [](const Settings& s) { return text(s.tls_cert); }},
         {{"tls.key", "path", "", "", "The certificate's private key (PEM)."},
@@ -410,6 +420,9 @@ const std::vector<Entry<Settings>>& server_entries() {
         {{"", "string", "ABCI_SIGNER_PIN", "", "The PIN of signer.pkcs11Token, when signer.pkcs11PinFile is not given.", true},
          [](const Value& v, Settings& s) { s.signer.pkcs11_pin = v.string(); },
          [](const Settings& s) { return text(s.signer.pkcs11_pin); }},
+        {{"", "string", "ABCI_SIGNER_TOKEN", "", "The bearer token of signer.remote, when signer.remoteTokenFile is not given.", true},
+         [](const Value& v, Settings& s) { s.signer.remote_token = v.string(); },
+         [](const Settings& s) { return text(s.signer.remote_token); }},
         {{"", "path", "ABCI_ANVIL", "node_modules/.bin/anvil, else anvil on PATH", "The anvil that --devnet runs."},
          [](const Value& v, Settings& s) { s.anvil = v.string(); }, [](const Settings& s) { return text(s.anvil); }},
     };
@@ -721,8 +734,30 @@ void check_chains(const std::vector<service::NetworkConfig>& chains, const servi
         }
         if (!ids.insert(chains[i].id).second) throw bad_setting(where + ".id", "'" + chains[i].id + "' is used by another chain");
     }
-    if (int{signer.anvil_key} + int{!signer.keystore.empty()} + int{!signer.pkcs11_module.empty()} > 1)
-        throw bad_setting("config [signer]", "give one of keystore, pkcs11Module or anvilKey");
+    if (int{signer.anvil_key} + int{!signer.keystore.empty()} + int{!signer.pkcs11_module.empty()} +
+            int{!signer.remote.empty()} >
+        1)
+        throw bad_setting("config [signer]", "give one of keystore, pkcs11Module, remote or anvilKey");
+    if (!signer.remote.empty()) {
+        rpc::Url url;
+        try {
+            url = rpc::parse_url(signer.remote);
+        } catch (const Error& e) {
+            throw bad_setting("config key signer.remote", e.what());
+        }
+        if (signer.remote_address.empty()) throw bad_setting("config key signer.remote", "needs signer.remoteAddress");
+        try {
+            (void)eth::Address::parse(signer.remote_address);
+        } catch (const Error&) {
+            throw bad_setting("config key signer.remoteAddress", "'" + signer.remote_address + "' is not a 0x address");
+        }
+        // A bearer token in clear text is anyone's on the way: only over TLS, or to this machine.
+        if ((!signer.remote_token_file.empty() || !signer.remote_token.empty()) && url.scheme != "https" &&
+            !is_loopback(url.host))
+            throw bad_setting("config key signer.remote", "a bearer token is sent over https only (or to loopback)");
+    } else if (!signer.remote_address.empty() || !signer.remote_token_file.empty()) {
+        throw bad_setting("config [signer]", "remoteAddress and remoteTokenFile need signer.remote");
+    }
     if (!signer.pkcs11_module.empty()) {
         if (signer.pkcs11_token.empty()) throw bad_setting("config key signer.pkcs11Module", "needs signer.pkcs11Token");
         if (signer.pkcs11_key.empty()) throw bad_setting("config key signer.pkcs11Module", "needs signer.pkcs11Key");

@@ -81,10 +81,11 @@ void add_signer_address(CLI::App& parent, Context& ctx) {
         auto settings = serve::load_settings({.config_file = *config}, serve::abci_environment());
         if (!settings.signer.any())
             throw Error(ErrorKind::invalid_input, "no signer in " + *config +
-                                                      ": set [signer] keystore, pkcs11Module or anvilKey");
+                                                      ": set [signer] keystore, pkcs11Module, remote or anvilKey");
         const auto signer = service::load_signer(settings.signer);
         eth::secure_wipe(settings.signer.password.data(), settings.signer.password.size());
         eth::secure_wipe(settings.signer.pkcs11_pin.data(), settings.signer.pkcs11_pin.size());
+        eth::secure_wipe(settings.signer.remote_token.data(), settings.signer.remote_token.size());
         print_signer_address(ctx, signer->address().checksummed());
 #else
         (void)ctx;

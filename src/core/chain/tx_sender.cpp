@@ -132,7 +132,7 @@ std::string seconds_text(std::chrono::milliseconds t) {
 
 }  // namespace
 
-TxSender::TxSender(ChainClient& chain, std::shared_ptr<const eth::Signer> signer, SenderOptions options)
+TxSender::TxSender(ChainClient& chain, std::shared_ptr<const eth::TransactionSigner> signer, SenderOptions options)
     : chain_(chain), signer_(std::move(signer)), options_(options), thread_([this] { run(); }) {
     round_hook_ = chain_.receipts().add_round_hook([this](const std::vector<Receipt>& receipts) { settle_mined(receipts); });
 }
@@ -458,7 +458,7 @@ void TxSender::sign(Inflight& f, std::uint64_t nonce) const {
     tx.to = f.to;
     tx.value = f.value;
     tx.data = f.data;
-    eth::SignedTransaction signed_tx = eth::sign_transaction(tx, *signer_);
+    eth::SignedTransaction signed_tx = signer_->sign_transaction(tx);
     f.journaled = options_.journal == nullptr;
     f.broadcast_ok = false;
     f.raw = std::move(signed_tx.raw);

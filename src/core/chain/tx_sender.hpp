@@ -115,7 +115,7 @@ struct SenderOptions {
 class TxSender {
 public:
     /// Signs through `signer` (shared: a key is never copied). `chain` must outlive the sender.
-    TxSender(ChainClient& chain, std::shared_ptr<const eth::Signer> signer, SenderOptions options = {});
+    TxSender(ChainClient& chain, std::shared_ptr<const eth::TransactionSigner> signer, SenderOptions options = {});
     /// Stops the thread; callers still waiting get Error(unavailable).
     ~TxSender();
     TxSender(const TxSender&) = delete;
@@ -226,7 +226,7 @@ private:
     [[nodiscard]] std::unique_ptr<Inflight> untrack(std::uint64_t nonce);
 
     ChainClient& chain_;
-    std::shared_ptr<const eth::Signer> signer_;
+    std::shared_ptr<const eth::TransactionSigner> signer_;
     SenderOptions options_;
     NonceManager nonces_;
 

@@ -46,16 +46,36 @@ struct RawSignature {
     std::array<std::uint8_t, 32> s{};
 };
 
-/// The one interface every signing key sits behind (DESIGN.md §10): a key in
-/// this process, a token's, a remote signer's. A backend only produces (r, s);
-/// sign() makes it a transaction signature and verifies it, so a backend that
-/// answers with anything else cannot get a signature broadcast.
-class Signer {
+struct Transaction;
+struct SignedTransaction;
+
+/// What the sender signs its transactions with (DESIGN.md §10): every digest
+/// Signer below, and a remote signer that signs whole transactions
+/// (eth_signTransaction) and can sign nothing else. Whatever it returns was
+/// checked: `tx` exactly, low-s, its sender recovered as address().
+class TransactionSigner {
 public:
-    virtual ~Signer() = default;
+    virtual ~TransactionSigner() = default;
 
     /// The account whose key signs.
     [[nodiscard]] virtual const Address& address() const = 0;
+    /// `tx` signed by address()'s key. Throws Error when that cannot be had
+    /// (the backend is gone, or answered with anything else); nothing was
+    /// signed for the caller then.
+    [[nodiscard]] virtual SignedTransaction sign_transaction(const Transaction& tx) const = 0;
+
+protected:
+    TransactionSigner() = default;
+    TransactionSigner(const TransactionSigner&) = default;
+    TransactionSigner& operator=(const TransactionSigner&) = default;
+};
+
+/// The one interface every key that signs digests sits behind: a key in this
+/// process, a token's. A backend only produces (r, s); sign() makes it a
+/// transaction signature and verifies it, so a backend that answers with
+/// anything else cannot get a signature broadcast.
+class Signer : public TransactionSigner {
+public:
     /// The backend's signature over `digest` with s brought into the lower half
     /// (EIP-2) and the recovery id that recovers address(). Throws
     /// Error(unavailable) when neither recovery id recovers address() (the
@@ -64,6 +84,8 @@ public:
     [[nodiscard]] Signature sign(const Hash32& digest) const;
     /// EIP-191 `personal_sign`: sign(eip191_hash(message)).
     [[nodiscard]] Signature sign_message(ByteView message) const;
+    /// sign() of the transaction's signing hash (defined with the transaction encoding, core/eth/tx.cpp).
+    [[nodiscard]] SignedTransaction sign_transaction(const Transaction& tx) const final;
 
 protected:
     Signer() = default;

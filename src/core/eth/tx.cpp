@@ -157,6 +157,8 @@ SignedTransaction sign_transaction(const Transaction& tx, const Signer& signer) 
     return out;
 }
 
+SignedTransaction Signer::sign_transaction(const Transaction& tx) const { return eth::sign_transaction(tx, *this); }
+
 SignedTransaction decode_transaction(ByteView raw) {
     if (raw.empty()) bad_tx("empty input");
     SignedTransaction out;

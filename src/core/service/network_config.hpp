@@ -84,9 +84,18 @@ struct SignerConfig {
     std::string pkcs11_key;
     std::string pkcs11_pin_file;
     std::string pkcs11_pin;
+    // A remote JSON-RPC signer (DESIGN.md §10): its URL, the account it signs
+    // for, and a bearer token from remote_token_file or the environment's
+    // ABCI_SIGNER_TOKEN (filled by the settings loader).
+    std::string remote;
+    std::string remote_address;
+    std::string remote_token_file;
+    std::string remote_token;
 
     /// True when some signer is configured.
-    [[nodiscard]] bool any() const noexcept { return anvil_key || !keystore.empty() || !pkcs11_module.empty(); }
+    [[nodiscard]] bool any() const noexcept {
+        return anvil_key || !keystore.empty() || !pkcs11_module.empty() || !remote.empty();
+    }
 };
 
 /// Checks a network entry: id slug, name, chain id > 0, at least one http(s)

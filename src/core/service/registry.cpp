@@ -14,6 +14,7 @@
 #include "core/rpc/rpc_metrics.hpp"
 #include "core/rpc/url.hpp"
 #include "core/signer/pkcs11.hpp"
+#include "core/signer/remote.hpp"
 #include "core/store/store.hpp"
 #include "core/util/log.hpp"
 
@@ -113,7 +114,7 @@ chain::ChainSettings chain_settings(const NetworkConfig& config, bool probe, std
 
 }  // namespace
 
-std::shared_ptr<const eth::Signer> load_signer(const SignerConfig& config) {
+std::shared_ptr<const eth::TransactionSigner> load_signer(const SignerConfig& config) {
     if (config.anvil_key) return std::make_shared<eth::PrivateKey>(eth::PrivateKey::from_hex(kAnvilDevKey));
     if (!config.pkcs11_module.empty()) {
         signer::Pkcs11Config token{config.pkcs11_module, config.pkcs11_token, config.pkcs11_key,
@@ -122,6 +123,14 @@ std::shared_ptr<const eth::Signer> load_signer(const SignerConfig& config) {
                                        : os::read_password_file(config.pkcs11_pin_file, "the token's PIN file")};
         const eth::WipeOnExit wipe_pin(token.pin);
         return signer::open_pkcs11_signer(token);
+    }
+    if (!config.remote.empty()) {
+        signer::RemoteConfig remote{config.remote, eth::Address::parse(config.remote_address),
+                                    config.remote_token_file.empty()
+                                        ? config.remote_token
+                                        : os::read_password_file(config.remote_token_file, "the remote signer's token file")};
+        const eth::WipeOnExit wipe_token(remote.token);
+        return signer::open_remote_signer(remote);
     }
     if (config.keystore.empty())
         throw Error(ErrorKind::invalid_input, "no signer configured: set [signer] keystore (or anvilKey for a devnet)");
@@ -136,7 +145,7 @@ std::shared_ptr<const eth::Signer> load_signer(const SignerConfig& config) {
     }
 }
 
-Network::Network(NetworkConfig config, std::shared_ptr<const eth::Signer> signer, store::Store& store,
+Network::Network(NetworkConfig config, std::shared_ptr<const eth::TransactionSigner> signer, store::Store& store,
                  metrics::Registry& metrics)
     : config_(std::move(config)),
       lane_metrics_(signer ? std::make_unique<chain::LaneMetrics>(metrics, config_.id) : nullptr),
@@ -258,7 +267,7 @@ void Network::require_deployed() {
 
 std::string Network::masked_rpc_url() const { return rpc::mask_url(config_.rpc_urls.front()); }
 
-Registry::Registry(const std::vector<NetworkConfig>& configs, const std::shared_ptr<const eth::Signer>& signer,
+Registry::Registry(const std::vector<NetworkConfig>& configs, const std::shared_ptr<const eth::TransactionSigner>& signer,
                    store::Store& store, metrics::Registry& metrics)
     : metrics_(metrics) {
     for (const auto& config : configs) networks_.push_back(std::make_unique<Network>(config, signer, store, metrics));

@@ -27,10 +27,11 @@ class Store;
 namespace abci::service {
 
 /// The signer `config` names: a v3 keystore decrypted with the password from
-/// password_file (one line) or `password`, or anvil's dev key. Throws
+/// password_file (one line) or `password`, anvil's dev key, a PKCS#11 token's
+/// key or a remote signer's (open_pkcs11_signer, open_remote_signer). Throws
 /// Error(invalid_input) when no source is configured, Error(unauthenticated)
 /// for a wrong password, Error(not_found) for a missing file.
-[[nodiscard]] std::shared_ptr<const eth::Signer> load_signer(const SignerConfig& config);
+[[nodiscard]] std::shared_ptr<const eth::TransactionSigner> load_signer(const SignerConfig& config);
 
 class Network {
 public:
@@ -63,7 +64,7 @@ public:
 
     /// `signer` may be null (a read-only network); `store` receives the sender's
     /// journal and `metrics` the network's families: both must outlive the network.
-    Network(NetworkConfig config, std::shared_ptr<const eth::Signer> signer, store::Store& store,
+    Network(NetworkConfig config, std::shared_ptr<const eth::TransactionSigner> signer, store::Store& store,
             metrics::Registry& metrics);
     ~Network();
     Network(const Network&) = delete;
@@ -118,7 +119,7 @@ private:
     std::optional<chain::TokenContract> contract_;
     std::optional<chain::TokenContract> probe_contract_;
     store::Store& store_;
-    std::shared_ptr<const eth::Signer> signer_;
+    std::shared_ptr<const eth::TransactionSigner> signer_;
     mutable std::mutex term_mutex_;  // guards term_ (the pointer, not the term)
     std::shared_ptr<Term> term_;
     std::mutex cache_mutex_;  // guards the two cached facts below; never held across a call
@@ -130,7 +131,7 @@ class Registry {
 public:
     /// Builds every network, all signing through `signer`; it may be null (no signer: mint routes
     /// answer 503). `metrics` receives the networks' families and must outlive the registry.
-    Registry(const std::vector<NetworkConfig>& configs, const std::shared_ptr<const eth::Signer>& signer,
+    Registry(const std::vector<NetworkConfig>& configs, const std::shared_ptr<const eth::TransactionSigner>& signer,
              store::Store& store, metrics::Registry& metrics);
 
     /// The network with this id; Error(not_found) naming it otherwise.
