@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -21,7 +22,9 @@
 #include "support/chain_node.hpp"
 #include "support/chain_server.hpp"
 #include "support/cli_runner.hpp"
+#include "support/mint_burst.hpp"
 #include "support/error_kind.hpp"
+#include "support/eventually.hpp"
 #include "support/random.hpp"
 #include "support/softhsm.hpp"
 #include "support/tools.hpp"
@@ -205,50 +208,90 @@ std::string signer_config(const test::SoftHsm& hsm, const std::string& pin_file)
            "\"\npkcs11Key = \"minter\"\npkcs11PinFile = \"" + pin_file + "\"\n";
 }
 
+// A token whose key pkcs11-tool made, enlisted as a minter of anvil's token,
+// and a server minting with it; the chain read by cast.
+struct TokenMinting {
+    test::SoftHsm hsm;
+    std::string minter;
+    test::Anvil anvil;
+    std::string contract;
+    std::unique_ptr<test::Server> server;
+    test::Session admin;
+    std::string holder = test::Anvil::dev_accounts()[5].address;
+
+    TokenMinting() {
+        hsm.generate_with_pkcs11_tool("minter", "01");
+        minter = signer::open_pkcs11_signer(config_for(hsm, "minter"))->address().checksummed();
+        contract = test::deploy_token(anvil);
+        enlist_minter(anvil, contract, minter);
+        server = std::make_unique<test::Server>(test::Server::Options{
+            .config = signer_config(hsm, hsm.pin_file()) + "[rate_limit]\nabci = \"0\"\n" +
+                      test::chain_entry(test::ChainServer::blockchain_id, test::ChainServer::blockchain_name,
+                                        anvil.url(), contract, "testnet"),
+            .env = hsm.env()});
+        admin = server->login_admin();
+    }
+
+    [[nodiscard]] test::HttpResponse mint(const std::string& id) const {
+        return server->http().post("/abci/contracts/mint-entity-token", test::entity_mint_body(holder, "report", id),
+                                   admin.token);
+    }
+    [[nodiscard]] std::string reports_held() const {
+        return test::cast({"call", contract, "balanceOf(address,uint256)(uint256)", holder, "1000", "--rpc-url",
+                           anvil.url()});
+    }
+    [[nodiscard]] std::string nonce() const { return test::cast({"nonce", minter, "--rpc-url", anvil.url()}); }
+};
+
 }  // namespace
 
 TEST_CASE("pkcs11 signer: serve mints through a SoftHSM2 token, the chain holds the tokens sent by the token's key, and "
           "once the token is gone mints fail and nothing is sent",
           "[pkcs11][anvil]") {
-    test::SoftHsm hsm;
-    hsm.generate_with_pkcs11_tool("minter", "01");
-    const std::string minter = signer::open_pkcs11_signer(config_for(hsm, "minter"))->address().checksummed();
-    test::Anvil anvil;
-    const std::string contract = test::deploy_token(anvil);
-    enlist_minter(anvil, contract, minter);
-
-    test::Server server(test::Server::Options{
-        .config = signer_config(hsm, hsm.pin_file()) + "[rate_limit]\nabci = \"0\"\n" +
-                  test::chain_entry(test::ChainServer::blockchain_id, test::ChainServer::blockchain_name, anvil.url(),
-                                    contract, "testnet"),
-        .env = hsm.env()});
-    CHECK_THAT(server.log(), Catch::Contains("signer loaded") && Catch::Contains(minter));
-    const auto admin = server.login_admin();
-    const std::string holder = test::Anvil::dev_accounts()[5].address;
+    TokenMinting m;
+    CHECK_THAT(m.server->log(), Catch::Contains("signer loaded") && Catch::Contains(m.minter));
     for (int i = 1; i <= 3; ++i) {
-        const auto r = server.http().post("/abci/contracts/mint-entity-token",
-                                          test::entity_mint_body(holder, "report", "R-" + std::to_string(i)), admin.token);
+        const auto r = m.mint("R-" + std::to_string(i));
         INFO(r.body);
         REQUIRE(r.status == 200);
     }
     // The chain is the oracle: three tokens, and three transactions from the token's key.
-    const std::string balance = test::cast({"call", contract, "balanceOf(address,uint256)(uint256)", holder, "1000",
-                                            "--rpc-url", anvil.url()});
-    CHECK(balance == "3");
-    CHECK(test::cast({"nonce", minter, "--rpc-url", anvil.url()}) == "3");
+    CHECK(m.reports_held() == "3");
+    CHECK(m.nonce() == "3");
 
     // The token goes away: the next mints fail saying so, nothing more is sent, and the server stays up.
-    std::filesystem::remove_all(hsm.token_dir());
+    std::filesystem::remove_all(m.hsm.token_dir());
     for (int i = 4; i <= 5; ++i) {
-        const auto r = server.http().post("/abci/contracts/mint-entity-token",
-                                          test::entity_mint_body(holder, "report", "R-" + std::to_string(i)), admin.token);
+        const auto r = m.mint("R-" + std::to_string(i));
         INFO(r.body);
         CHECK(r.status == 503);
         CHECK_THAT(r.body, Catch::Contains("PKCS#11 token 'abci'"));
     }
-    CHECK(test::cast({"nonce", minter, "--rpc-url", anvil.url()}) == "3");
-    CHECK(test::cast({"call", contract, "balanceOf(address,uint256)(uint256)", holder, "1000", "--rpc-url",
-                      anvil.url()}) == "3");
+    CHECK(m.nonce() == "3");
+    CHECK(m.reports_held() == "3");
+}
+
+TEST_CASE("pkcs11 signer: the token going away in a burst of concurrent mints fails the mints it did not sign, loses "
+          "none and sends none twice",
+          "[pkcs11][anvil]") {
+    TokenMinting m;
+    // Mints come one every 30 ms; the token goes once a few are on chain, while others are being signed.
+    std::vector<std::future<test::HttpResponse>> answers;
+    auto remover = std::async(std::launch::async, [&] {
+        CHECK(test::eventually([&] { return std::stoi(m.nonce()) >= 3; }));
+        std::filesystem::remove_all(m.hsm.token_dir());
+    });
+    for (int i = 0; i < 20; ++i) {
+        answers.push_back(std::async(std::launch::async, [&m, i] { return m.mint("B-" + std::to_string(i)); }));
+        std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    }
+    remover.get();
+    const int minted = test::count_minted(answers, "PKCS#11 token 'abci'");
+    // The chain is the oracle: exactly the mints answered 200 are on it, each once.
+    CHECK(minted >= 3);
+    CHECK(minted < 20);
+    CHECK(m.reports_held() == std::to_string(minted));
+    CHECK(m.nonce() == std::to_string(minted));
 }
 
 TEST_CASE("pkcs11 signer: serve with a wrong PIN refuses to start, naming the token", "[pkcs11]") {
