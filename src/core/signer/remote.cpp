@@ -135,8 +135,8 @@ private:
                      "the remote signer at " + name_ + " " + what + "; it was refused and nothing was sent");
     }
 
-    // One JSON-RPC call, tried once: signing is the sender's to retry, with
-    // the nonce it still holds.
+    // One JSON-RPC call, tried once: the sender decides what a failed
+    // signature means (a mint answered as failed, a fee bump tried again later).
     [[nodiscard]] json call(std::string_view method, json params) const {
         const std::uint64_t id = next_id_.fetch_add(1);
         httplib::Request request;
