@@ -34,6 +34,27 @@ Error bad_setting(const std::string& where, const std::string& why) {
     return Error(ErrorKind::invalid_input, where + ": " + why);
 }
 
+/// `[server] publicUrl` as the document's servers entry takes it: an http(s)
+/// URL, its path kept (a reverse proxy's prefix) without a trailing '/' (every
+/// path of the document begins with one). No credentials, query or fragment:
+/// nothing a client could append a path to.
+std::string parse_public_url(const std::string& text, const std::string& where) {
+    // Not repeating the value: it may hold credentials.
+    const auto refused = [&] {
+        return bad_setting(where, "must be http(s)://host[:port][/path], without credentials, query or fragment");
+    };
+    rpc::Url url;
+    try {
+        url = rpc::parse_url(text);
+    } catch (const Error&) {
+        throw refused();  // its message speaks of an RPC URL
+    }
+    if (!url.user.empty() || text.find_first_of("?#") != std::string::npos) throw refused();
+    auto kept = text;
+    while (kept.ends_with('/')) kept.pop_back();
+    return kept;
+}
+
 /// Splits "host:port" ("[v6]:port" too) into `host` and `port`. Error naming `where` when malformed.
 void parse_host_port(const std::string& text, const std::string& where, std::string& host_out, std::uint16_t& port_out) {
     const auto colon = text.rfind(':');
@@ -188,6 +209,10 @@ const std::vector<Entry<Settings>>& server_entries() {
         {{"domain", "host[:port]", "ABCI_DOMAIN", "the listen address",
           "The public host, the domain of Sign-In with Ethereum messages."},
          [](const Value& v, Settings& s) { s.domain = v.string(); }, [](const Settings& s) { return text(s.domain); }},
+        {{"publicUrl", "URL", "ABCI_PUBLIC_URL", "http(s):// and the domain",
+          "Where clients reach the API, with the path a reverse proxy serves it under (https://example.org/abci-api): the OpenAPI document's servers entry."},
+         [](const Value& v, Settings& s) { s.public_url = parse_public_url(v.string(), v.where()); },
+         [](const Settings& s) { return text(s.public_url); }},
         {{"trustedProxies", "array of strings", "", "[]",
           "Addresses of the TLS proxies in front, whose X-Forwarded-For is believed."},
          [](const Value& v, Settings& s) { s.trusted_proxies = v.strings(); },

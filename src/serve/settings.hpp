@@ -61,6 +61,7 @@ struct Settings {
     /// data directory holds the lock, secrets and local content either way.
     store::PostgresqlSettings database;
     std::string domain;  // public host[:port]; SIWE domain
+    std::string public_url;  // [server] publicUrl, no trailing '/'; empty: http(s):// and domain
     std::vector<std::string> trusted_proxies;
 
     limits::RateLimit abci_rate{10, std::chrono::seconds(60)};

@@ -67,6 +67,7 @@ TEST_CASE("serve refuses bad settings with one line and the usage exit code", "[
         {"[limits]\nheadTimeout = 0\n", {}, {}, "config key limits.headTimeout"},
         {"[limits]\nwalletNonceRate = \"many\"\n", {}, {}, "config key limits.walletNonceRate"},
         {"listen = \"127.0.0.1:8080\n", {}, {}, "serve.toml:1"},
+        {"publicUrl = \"https://api.example.org/v1?x=1\"\n", {}, {}, "config key publicUrl"},
         {"", {{"ABCI_RATE_LIMIT", "10"}}, {}, "ABCI_RATE_LIMIT"},
         {"", {}, {"--listen", "0.0.0.0:8080"}, "without TLS"},
         {"", {}, {"--listen", "localhost"}, "is not host:port"},

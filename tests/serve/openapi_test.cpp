@@ -89,6 +89,19 @@ TEST_CASE("openapi: behind a TLS proxy the document names the configured public 
     CHECK(yaml.body.find("\nservers:\n  - url: \"https://api.example.org\"\n") != std::string::npos);
 }
 
+TEST_CASE("openapi: the document names [server] publicUrl with its path prefix, as a reverse proxy serves it",
+          "[serve][openapi]") {
+    Server server({.config = "publicUrl = \"https://h.example.org/abci-api/\"\n"});
+    const auto http = server.http();
+    const auto json = http.get("/openapi.json");
+    REQUIRE(json.status == 200);
+    // Without the trailing '/': the document's paths begin with one.
+    CHECK(json.json.at("servers") ==
+          nlohmann::json::array({{{"url", "https://h.example.org/abci-api"}, {"description", "This server"}}}));
+    const auto yaml = http.get("/openapi.yaml");
+    CHECK(yaml.body.find("\nservers:\n  - url: \"https://h.example.org/abci-api\"\n") != std::string::npos);
+}
+
 // Issue 35's "the page in a real browser": Debian's headless Chromium opens
 // /docs, Redoc renders every operation from /openapi.json under the page's
 // Content-Security-Policy, and the console says nothing but that the policy

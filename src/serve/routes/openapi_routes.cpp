@@ -1,6 +1,6 @@
 // The API's contract, served: GET /openapi.json and /openapi.yaml (the
 // document built into the binary, its `servers` naming this server's public
-// origin) and GET /docs, the reference page Redoc renders from it. Open, as
+// URL) and GET /docs, the reference page Redoc renders from it. Open, as
 // the routes they describe are public knowledge; each answer carries a strong
 // ETag and a matching If-None-Match gets 304.
 
@@ -55,11 +55,13 @@ Body body_of(std::string bytes) {
     return {std::move(bytes), std::move(etag)};
 }
 
-/// The public origin clients reach this server at: `[server] domain` (the
-/// listen address unless configured), over HTTPS when the server has TLS or
-/// names the TLS proxies in front of it (spec 5.1: it listens beyond
-/// loopback only so).
-std::string public_origin(const Settings& settings) {
+/// Where clients reach this server: `[server] publicUrl`, which keeps the
+/// path prefix of a reverse proxy that serves it under one; else
+/// `[server] domain` (the listen address unless configured), over HTTPS when
+/// the server has TLS or names the TLS proxies in front of it (spec 5.1: it
+/// listens beyond loopback only so).
+std::string public_url(const Settings& settings) {
+    if (!settings.public_url.empty()) return settings.public_url;
     const bool https = settings.tls() || !settings.trusted_proxies.empty();
     return (https ? "https://" : "http://") + settings.domain;
 }
@@ -79,17 +81,16 @@ public:
 
 private:
     void make(const Settings& settings) {
-        const auto origin = public_origin(settings);
+        const auto url = public_url(settings);
         auto document = nlohmann::json::parse(openapi::json().bytes);
-        document["servers"] = nlohmann::json::array({{{"url", origin}, {"description", "This server"}}});
+        document["servers"] = nlohmann::json::array({{{"url", url}, {"description", "This server"}}});
         json_ = body_of(document.dump());
         std::string yaml(openapi::yaml().bytes);
         const auto at = yaml.find(kServersAsWritten);
         // tests/unit/openapi_document_test.cpp holds the document to this form.
         if (at == std::string::npos) throw Error(ErrorKind::internal, "docs/openapi.yaml lost its servers entry");
-        // A JSON string is a YAML flow scalar: the origin needs no escaping rules of its own.
-        yaml.replace(at, kServersAsWritten.size(),
-                     "\nservers:\n  - url: " + nlohmann::json(origin).dump() + "\n");
+        // A JSON string is a YAML flow scalar: the URL needs no escaping rules of its own.
+        yaml.replace(at, kServersAsWritten.size(), "\nservers:\n  - url: " + nlohmann::json(url).dump() + "\n");
         yaml_ = body_of(std::move(yaml));
     }
 
