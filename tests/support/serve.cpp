@@ -16,6 +16,8 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <map>
+#include <mutex>
 #include <regex>
 #include <sstream>
 
@@ -265,18 +267,47 @@ bool openapi_topology() {
     return topology != nullptr && std::string_view(topology) == "openapi";
 }
 
+namespace {
+// The openapi topology's proxy ports by the port of the server behind each.
+// A test that starts a second server on the port where it stopped a first
+// (the same address, under which a client remembers its session) finds it
+// behind the first's proxy port, so at the same URL, as without proxies.
+struct ProxyPorts {
+    std::mutex mutex;
+    std::map<std::uint16_t, std::uint16_t> by_server_port;
+
+    /// For a server on `server_port` (0: a free one, not chosen yet).
+    std::uint16_t choose(std::uint16_t server_port) {
+        const std::lock_guard lock(mutex);
+        const auto at = by_server_port.find(server_port);
+        return server_port != 0 && at != by_server_port.end() ? at->second : os::free_loopback_port();
+    }
+    void remember(std::uint16_t server_port, std::uint16_t proxy_port) {
+        const std::lock_guard lock(mutex);
+        by_server_port[server_port] = proxy_port;
+    }
+};
+ProxyPorts& proxy_ports() {
+    static ProxyPorts ports;
+    return ports;
+}
+}  // namespace
+
 // The openapi topology's proxy: started once the server listens, stopped
 // before it; each mismatch it found is one JSON line of violations.jsonl.
 // The member sets of answers it records in the tree's cache
 // (tests/openapi/examples_test.mjs holds the document's examples to them).
 struct Server::Validator {
+    explicit Validator(std::uint16_t server_port) : port(proxy_ports().choose(server_port)) {}
+
     TempDir dir;  // violations.jsonl, proxy.log
-    std::uint16_t port = os::free_loopback_port();  // chosen before the server starts: its domain
+    std::uint16_t port;  // chosen before the server starts: its domain
     std::optional<os::Process> proxy;
 
     [[nodiscard]] std::string host() const { return "127.0.0.1:" + std::to_string(port); }
 
     void start(std::uint16_t target) {
+        proxy_ports().remember(target, port);
         proxy.emplace(std::vector<std::string>{"node", source_path("tests/support/js/openapi_proxy.mjs"), "--port",
                                                std::to_string(port), "--target", std::to_string(target), "--document",
                                                source_path("docs/openapi.yaml"), "--violations",
@@ -352,7 +383,7 @@ Server::Server(Options options) : options_(std::move(options)) {
         }
     }
     if (openapi_topology() && !replicas_) {
-        validator_ = std::make_unique<Validator>();
+        validator_ = std::make_unique<Validator>(options_.port);
         if (options_.config.find("domain") == std::string::npos) options_.env.emplace("ABCI_DOMAIN", validator_->host());
     }
     if (starts_from_admin_template()) {

@@ -84,14 +84,16 @@ struct Session {
 [[nodiscard]] bool replicas_topology();
 
 /// Whether the suite runs in the openapi topology: ABCI_TEST_TOPOLOGY=openapi
-/// (tests/CMakeLists.txt runs the release tree's serve suite with it, all but
-/// the files that test the server's own HTTP handling). Then a Server (not a
-/// replica) is reached through a validating proxy,
+/// (tests/CMakeLists.txt runs the release tree's serve and cli suites with it,
+/// all but the files that test the server's own HTTP handling or TLS). Then a
+/// Server (not a replica) is reached through a validating proxy,
 /// tests/support/js/openapi_proxy.mjs, which checks every answer, and every
 /// request the server did not refuse, against docs/openapi.yaml: url(), host() and
 /// http() name the proxy (host() also becomes the server's ABCI_DOMAIN unless
-/// the config sets a domain), and when the Server goes away the test fails
-/// naming each answer or request the document does not describe.
+/// the config sets a domain; a server on a port the test chose is behind the
+/// proxy port an earlier server on that port had, so at the same URL), and when
+/// the Server goes away the test fails naming each answer or request the
+/// document does not describe.
 [[nodiscard]] bool openapi_topology();
 
 class Server {
