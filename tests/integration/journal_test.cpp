@@ -80,7 +80,7 @@ json entity_mint_purpose(const eth::Address& to, const std::string& entity_id, c
                          const std::string& key) {
     service::MintRecord record;
     record.mint_id = "mint-" + key;
-    record.route = kEntityRoute;
+    record.kind = store::MintKind::entity;
     record.to = to;
     record.token_id = kCertificateToken;
     record.amount = 1;
@@ -97,7 +97,7 @@ store::MintRequest entity_mint_request(const std::string& key) {
     store::MintRequest mint;
     mint.id = "mint-" + key;
     mint.actor = kActor;
-    mint.route = kEntityRoute;
+    mint.kind = store::MintKind::entity;
     mint.blockchain_id = kChain;
     mint.idempotency_key = key;
     mint.fingerprint = "fingerprint-" + key;

@@ -32,7 +32,7 @@ using postgresql::Connection;
 const std::string kChain = "31337";
 const std::string kWallet = "0x1111111111111111111111111111111111111111";
 const std::string kOtherWallet = "0x2222222222222222222222222222222222222222";
-const std::string kRoute = "POST /abci/contracts/mint-role-token";
+constexpr MintKind kKind = MintKind::role;
 // Above 2^63: stored as a negative BIGINT, read back unsigned.
 constexpr std::uint64_t kHugeTokenId = (1ULL << 63) + 5;
 
@@ -89,8 +89,8 @@ void fill(Store& s) {
         (void)s.entities().record(Entity{0, kChain, "report", entity_id, kHugeTokenId, kWallet, 5,
                                          "bafy-" + std::string(entity_id), R"({"name":"r"})", tx, 8, {}});
 
-    auto keyed = testing::mint_request(ann.id, kRoute, "key-1", "fingerprint-1");
-    auto unkeyed = testing::mint_request("apikey:" + ci.id, kRoute, "", "fingerprint-2");
+    auto keyed = testing::mint_request(ann.id, kKind, "key-1", "fingerprint-1");
+    auto unkeyed = testing::mint_request("apikey:" + ci.id, kKind, "", "fingerprint-2");
     REQUIRE_FALSE(s.mints().begin(keyed));
     REQUIRE_FALSE(s.mints().begin(unkeyed));
     s.mints().finish(unkeyed.id, MintState::done, R"({"transactionHash":"0x05"})");
@@ -122,7 +122,7 @@ json journal_json(const JournalEntry& e) {
 
 json mint_json(const std::optional<MintRequest>& m) {
     if (!m) return nullptr;
-    return json::array({m->id, m->actor, m->route, m->blockchain_id, m->idempotency_key, m->fingerprint,
+    return json::array({m->id, m->actor, to_string(m->kind), m->blockchain_id, m->idempotency_key, m->fingerprint,
                         to_string(m->state), m->answer, millis(m->created_at), millis(m->updated_at)});
 }
 
@@ -190,7 +190,7 @@ std::map<std::string, json> read_back(Store& s) {
         for (const auto& e : s.journal().of_mint(m.id)) out["journal of mint"].push_back(journal_json(e));
     }
     const auto ann = out["users"][0][0].get<std::string>();
-    out["mint by key"] = mint_json(s.mints().find_by_key(IdempotencyKey{ann, kRoute, "key-1"}));
+    out["mint by key"] = mint_json(s.mints().find_by_key(IdempotencyKey{ann, kKind, "key-1"}));
     return out;
 }
 

@@ -30,7 +30,7 @@ JournalEntry test_journal_entry(const std::string& hash, std::uint64_t nonce,
 }
 
 MintRequest test_mint(const std::string& key, const std::string& fingerprint = "fp") {
-    return mint_request("user-1", "POST /abci/contracts/mint-role-token", key, fingerprint);
+    return mint_request("user-1", MintKind::role, key, fingerprint);
 }
 
 }  // namespace abci::store::testing
@@ -423,15 +423,15 @@ TEST_CASE("mints: begin with a key, replay, finish, release and reclaim", "[stor
     CHECK_FALSE(f.store->mints().release(first.id, "{}"));  // a final mint stays as it is, key included
     CHECK_FALSE(f.store->mints().finish(first.id, store::MintState::failed, "{}"));
     CHECK(f.store->mints().begin(test_mint("k1"))->state == store::MintState::done);
-    CHECK(f.store->mints().find_by_key({"user-1", first.route, "k1"})->id == first.id);
+    CHECK(f.store->mints().find_by_key({"user-1", first.kind, "k1"})->id == first.id);
 
-    // Another actor, route or key is another mint; without a key every mint is new.
+    // Another actor, kind or key is another mint; without a key every mint is new.
     auto other_actor = test_mint("k1");
     other_actor.actor = "apikey:2";
     CHECK_FALSE(f.store->mints().begin(other_actor));
-    auto other_route = test_mint("k1");
-    other_route.route = "POST /abci/contracts/mint-entity";
-    CHECK_FALSE(f.store->mints().begin(other_route));
+    auto other_kind = test_mint("k1");
+    other_kind.kind = MintKind::entity;
+    CHECK_FALSE(f.store->mints().begin(other_kind));
     CHECK_FALSE(f.store->mints().begin(test_mint("")));
     CHECK_FALSE(f.store->mints().begin(test_mint("")));
 
@@ -440,7 +440,7 @@ TEST_CASE("mints: begin with a key, replay, finish, release and reclaim", "[stor
     const auto pending = f.store->mints().pending();  // k1 of user-1 is done
     REQUIRE(pending.size() == 5);
     CHECK(pending[0].actor == "apikey:2");
-    CHECK(pending[1].route == "POST /abci/contracts/mint-entity");
+    CHECK(pending[1].kind == MintKind::entity);
     CHECK(pending[4].idempotency_key == "k2");
     // Released: failed with its answer, and the key free for a new mint.
     CHECK(f.store->mints().release(k2.id, R"({"kind":"timeout"})"));
@@ -450,7 +450,7 @@ TEST_CASE("mints: begin with a key, replay, finish, release and reclaim", "[stor
     const auto k2_again = test_mint("k2", "fp-3");
     CHECK_FALSE(f.store->mints().begin(k2_again));
     CHECK(f.store->mints().begin(test_mint("k2"))->fingerprint == "fp-3");
-    CHECK(f.store->mints().find_by_key({"user-1", k2.route, "k2"})->id == k2_again.id);
+    CHECK(f.store->mints().find_by_key({"user-1", k2.kind, "k2"})->id == k2_again.id);
 
     CHECK(test::error_kind([&] { f.store->mints().finish("missing", store::MintState::done, ""); }) == ErrorKind::not_found);
     CHECK(test::error_kind([&] { f.store->mints().release("missing", ""); }) == ErrorKind::not_found);

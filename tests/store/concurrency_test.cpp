@@ -82,7 +82,7 @@ TEST_CASE("concurrent claims of one idempotency key: exactly one wins, the rest 
     on_threads(kThreads, [&](int t) {
         for (int i = 0; i < kKeys; ++i) {
             answers[static_cast<std::size_t>(t)].push_back(f.store->mints().begin(
-                mint_request("actor", "POST /abci/x", "key-" + std::to_string(i), "fp-" + std::to_string(t))));
+                mint_request("actor", MintKind::role, "key-" + std::to_string(i), "fp-" + std::to_string(t))));
         }
     });
     for (int i = 0; i < kKeys; ++i) {

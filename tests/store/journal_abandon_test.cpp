@@ -68,27 +68,27 @@ TEST_CASE("an abandoned entry found mined is settled mined, and its released min
     CHECK(f.store->journal().find("0x01")->block_number == 12);
     CHECK(f.store->journal().find("0x02")->status == chain::TxStatus::abandoned);
 
-    const std::string route = "POST /abci/contracts/mint-role-token";
-    const auto released = mint_request("user-1", route, "k1", "fp");
-    const auto retried = mint_request("user-1", route, "k2", "fp");
+    constexpr auto kind = MintKind::role;
+    const auto released = mint_request("user-1", kind, "k1", "fp");
+    const auto retried = mint_request("user-1", kind, "k2", "fp");
     CHECK_FALSE(f.store->mints().begin(released));
     CHECK_FALSE(f.store->mints().begin(retried));
     f.store->mints().release(released.id, R"({"kind":"unavailable"})");
     f.store->mints().release(retried.id, R"({"kind":"unavailable"})");
     // A retry of k2 claimed its key meanwhile: it keeps it.
-    const auto retry = mint_request("user-1", route, "k2", "fp-2");
+    const auto retry = mint_request("user-1", kind, "k2", "fp-2");
     CHECK_FALSE(f.store->mints().begin(retry));
 
     CHECK(f.store->mints().reopen(released.id));
     const auto reopened = f.store->mints().find(released.id);
     CHECK(reopened->state == MintState::pending);
     CHECK(reopened->answer.empty());
-    CHECK(f.store->mints().find_by_key({"user-1", route, "k1"})->id == released.id);
+    CHECK(f.store->mints().find_by_key({"user-1", kind, "k1"})->id == released.id);
     CHECK(f.store->mints().finish(released.id, MintState::done, R"({"success":true})"));
-    CHECK(f.store->mints().begin(mint_request("user-1", route, "k1", "fp"))->answer == R"({"success":true})");
+    CHECK(f.store->mints().begin(mint_request("user-1", kind, "k1", "fp"))->answer == R"({"success":true})");
 
     CHECK(f.store->mints().reopen(retried.id));
-    CHECK(f.store->mints().find_by_key({"user-1", route, "k2"})->id == retry.id);
+    CHECK(f.store->mints().find_by_key({"user-1", kind, "k2"})->id == retry.id);
     // Only a failed mint is reopened.
     CHECK_FALSE(f.store->mints().reopen(released.id));
     CHECK_FALSE(f.store->mints().reopen(retry.id));

@@ -41,7 +41,7 @@ TEST_CASE("SQL metacharacters are stored and found byte for byte, and match noth
     s.credentials().link_identity(decoy.id, "x", "x");
     s.tickets().put("x", "x", "decoy", millis_from_now(1h));
     s.journal().add({JournalEntry{"x", "x", "x", 1, "decoy", "x", chain::TxStatus::pending, 0, {}, {}, {}}});
-    auto decoy_mint = mint_request("x", "x", "x", "decoy");
+    auto decoy_mint = mint_request("x", MintKind::role, "x", "decoy");
     decoy_mint.id = "x";
     CHECK_FALSE(s.mints().begin(decoy_mint));
     const TimePoint expiry = millis_from_now(1h);
@@ -133,12 +133,12 @@ TEST_CASE("SQL metacharacters are stored and found byte for byte, and match noth
         CHECK(sent->purpose == v);
         CHECK(sent->status == chain::TxStatus::mined);
 
-        auto mint = mint_request(v, v, v, v);
+        auto mint = mint_request(v, MintKind::role, v, v);
         mint.id = v;
         CHECK_FALSE(s.mints().begin(mint));
         s.journal().add({JournalEntry{v + "-tx", v, v, 1, v, v, chain::TxStatus::pending, 0, {}, {}, {v}}});
         s.mints().finish(v, store::MintState::done, v);
-        const auto replay = s.mints().begin(mint_request(v, v, v, "other"));
+        const auto replay = s.mints().begin(mint_request(v, MintKind::role, v, "other"));
         REQUIRE(replay);
         CHECK(replay->fingerprint == v);
         CHECK(replay->answer == v);
@@ -168,7 +168,7 @@ TEST_CASE("SQL metacharacters are stored and found byte for byte, and match noth
     CHECK(s.tickets().take("x", "x", millis_from_now(0ms)) == "decoy");
     CHECK(s.journal().find("x")->raw == "decoy");
     CHECK(s.journal().find("x")->status == chain::TxStatus::pending);
-    CHECK(s.mints().begin(mint_request("x", "x", "x", "x"))->fingerprint == "decoy");
+    CHECK(s.mints().begin(mint_request("x", MintKind::role, "x", "x"))->fingerprint == "decoy");
     CHECK_FALSE(s.users().find_by_email("%%"));
     CHECK_FALSE(s.users().find_by_email("a_b_c"));
     CHECK(s.users().count() == kAwkwardTexts.size() + 1);

@@ -14,7 +14,7 @@ using namespace std::chrono_literals;
 namespace {
 
 MintRequest job_mint(const std::string& key, const std::string& chain = "chain") {
-    auto mint = mint_request("user-1", "POST /abci/contracts/mint-entity-token", key, "fp");
+    auto mint = mint_request("user-1", MintKind::entity, key, "fp");
     mint.blockchain_id = chain;
     return mint;
 }

@@ -43,7 +43,7 @@ TEST_CASE("non-text: every repository refuses a NUL or invalid UTF-8 the same on
     const User x = add_user(s, "x");
     const Practice practice = s.practices().create(NewPractice{x.id, "X", "X"});
     (void)s.entities().record(Entity{0, "chain", "report", "X", 1, "0xaa", 1, "cid", "{}", "0x01", 1, {}});
-    auto x_mint = mint_request(x.id, "route", "X", "fingerprint");
+    auto x_mint = mint_request(x.id, MintKind::role, "X", "fingerprint");
     CHECK_FALSE(s.mints().begin(x_mint));
 
     for (const std::string& v : kNonText) {
@@ -60,8 +60,8 @@ TEST_CASE("non-text: every repository refuses a NUL or invalid UTF-8 the same on
         CHECK(refused(
             [&] { (void)s.entities().record(Entity{0, "chain", "report", v, 2, "0xaa", 1, "cid", "{}", "0x02", 1, {}}); }));
         CHECK(refused([&] { (void)s.entities().find("chain", 1, v); }));
-        CHECK(refused([&] { (void)s.mints().begin(mint_request(x.id, "route", v, "fingerprint")); }));
-        CHECK(refused([&] { (void)s.mints().find_by_key(IdempotencyKey{x.id, "route", v}); }));
+        CHECK(refused([&] { (void)s.mints().begin(mint_request(x.id, MintKind::role, v, "fingerprint")); }));
+        CHECK(refused([&] { (void)s.mints().find_by_key(IdempotencyKey{x.id, MintKind::role, v}); }));
         CHECK(refused([&] { (void)s.mints().find(v); }));
         CHECK(refused([&] { s.tickets().put("kind", v, "payload", millis_from_now(1h)); }));
     }

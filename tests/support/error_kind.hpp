@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <string>
+
 #include "core/error.hpp"
 
 namespace abci::test {
@@ -19,6 +21,21 @@ template <class F>
     }
     FAIL("expected an abci::Error, but nothing was thrown");
     return ErrorKind::internal;  // not reached: FAIL throws
+}
+
+/// Runs `f`, which must throw an abci::Error of `kind`, and returns its
+/// message: for a refusal whose message must name what it refused (the
+/// member of a stored record that cannot be read).
+template <class F>
+[[nodiscard]] std::string error_message(ErrorKind kind, F&& f) {
+    try {
+        f();
+    } catch (const Error& e) {
+        CHECK(e.kind() == kind);
+        return e.what();
+    }
+    FAIL("expected an abci::Error, but nothing was thrown");
+    return {};  // not reached: FAIL throws
 }
 
 }  // namespace abci::test

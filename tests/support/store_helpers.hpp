@@ -38,12 +38,12 @@ inline User add_user(Store& store, const std::string& email, const std::string& 
 }
 
 /// A new mint for Mints::begin, with a fresh id ("" key: none).
-inline MintRequest mint_request(const std::string& actor, const std::string& route, const std::string& key,
+inline MintRequest mint_request(const std::string& actor, MintKind kind, const std::string& key,
                                 const std::string& fingerprint) {
     MintRequest mint;
     mint.id = crypto::random_uuid();
     mint.actor = actor;
-    mint.route = route;
+    mint.kind = kind;
     mint.blockchain_id = "chain";
     mint.idempotency_key = key;
     mint.fingerprint = fingerprint;

@@ -41,7 +41,7 @@ AbciService::Enqueued AbciService::enqueue(const Mint& m, const MintOptions& opt
     // A repeat is answered before the pre-flight checks, which a first mint
     // that went through would fail (a role held).
     if (options.idempotency_key)
-        if (auto existing = store_.mints().find_by_key({options.actor, m.route, *options.idempotency_key}))
+        if (auto existing = store_.mints().find_by_key({options.actor, m.mint_kind, *options.idempotency_key}))
             return {.mint_id = existing->id, .existing = std::move(existing)};
     Network& network = *m.network;
     refuse_if_halted(network);

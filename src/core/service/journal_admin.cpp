@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/service/mint_failure.hpp"
 #include "core/service/mint_record.hpp"
 #include "core/chain/chain_client.hpp"
 #include "core/chain/tx_state.hpp"
@@ -26,14 +27,14 @@ void add_unique(std::vector<std::string>& list, const std::string& value) {
 }
 
 // The mint ids a purpose names, and for purposes written before mints had
-// ids, the mint its (actor, route, key) names.
+// ids, the mint its (actor, kind, key) names.
 std::vector<std::string> linked_mints(store::Store& store, const std::string& purpose) {
     std::vector<std::string> ids;
     for (const auto& record : parse_mint_purpose(purpose).mints) {
         if (!record.mint_id.empty()) {
             add_unique(ids, record.mint_id);
         } else if (!record.key.empty()) {
-            if (const auto mint = store.mints().find_by_key({record.actor, record.route, record.key}))
+            if (const auto mint = store.mints().find_by_key({record.actor, record.kind, record.key}))
                 add_unique(ids, mint->id);
         }
     }
@@ -170,9 +171,9 @@ AbandonResult abandon(store::Store& store, const AbandonPlan& plan, const std::s
         if (version.status == chain::TxStatus::pending && store.journal().abandon(version.hash))
             result.abandoned.push_back(version.hash);
     const std::string answer =
-        json{{"kind", to_string(ErrorKind::unavailable)},
-             {"message", "the mint was not made: its transaction was abandoned (" + reason + "); send it again"}}
-            .dump();
+        MintFailure{ErrorKind::unavailable,
+                    "the mint was not made: its transaction was abandoned (" + reason + "); send it again"}
+            .serialize();
     for (const auto& id : plan.mint_ids) {
         const auto mint = store.mints().find(id);
         const auto transactions = store.journal().of_mint(id);

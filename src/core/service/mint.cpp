@@ -40,7 +40,7 @@ Error role_held(const eth::Address& to, const TokenKind& kind) {
 
 MintResult AbciService::mint_role(const MintRoleRequest& request, const MintOptions& options) {
     Mint m;
-    m.route = kMintRoleRoute;
+    m.mint_kind = store::MintKind::role;
     m.to = request.user_address;
     m.kind = request.kind;
     m.details = {{"attributes", request.attributes},
@@ -51,7 +51,7 @@ MintResult AbciService::mint_role(const MintRoleRequest& request, const MintOpti
 
 MintResult AbciService::mint_entity(const MintEntityRequest& request, const MintOptions& options) {
     Mint m;
-    m.route = kMintEntityRoute;
+    m.mint_kind = store::MintKind::entity;
     m.to = request.user_address;
     m.kind = request.kind;
     m.amount = request.amount;
@@ -76,7 +76,7 @@ MintResult AbciService::mint(Mint m, const MintOptions& options, const std::stri
         if (!term) term = m.network->term();
     } catch (const Error&) {
         // A repeat of a key is still answered here.
-        const auto existing = options.idempotency_key ? store_.mints().find_by_key({options.actor, m.route, *options.idempotency_key})
+        const auto existing = options.idempotency_key ? store_.mints().find_by_key({options.actor, m.mint_kind, *options.idempotency_key})
                                                       : std::nullopt;
         if (existing) return repeat(*existing, fingerprint, options.wait);
         if (m.network->has_signer()) refuse_if_halted(*m.network);
@@ -104,7 +104,7 @@ store::MintRequest AbciService::new_request(const Mint& m, const MintOptions& op
     store::MintRequest request;
     request.id = crypto::random_uuid();
     request.actor = options.actor;
-    request.route = m.route;
+    request.kind = m.mint_kind;
     request.blockchain_id = m.network->config().id;
     request.idempotency_key = options.idempotency_key.value_or("");
     request.fingerprint = fingerprint;
@@ -125,9 +125,7 @@ MintResult AbciService::replay(const store::MintRequest& mint, const std::string
         return result;
     }
     if (mint.state == store::MintState::failed) {
-        const auto stored = json::parse(mint.answer, nullptr, false);
-        const auto kind = stored.is_object() ? error_kind_named(stored.value("kind", "")) : std::nullopt;
-        throw Error(kind.value_or(ErrorKind::internal), stored.is_object() ? stored.value("message", "") : mint.answer);
+        throw MintFailure::parse(mint.answer).error();
     }
     throw unsettled(ErrorKind::conflict, pending_message, mint.id);
 }
@@ -140,7 +138,7 @@ MintUnsettled AbciService::unsettled(ErrorKind kind, const std::string& message,
 
 bool AbciService::release(const std::string& mint_id, const Error& why) {
     try {
-        return store_.mints().release(mint_id, failure_answer(why));
+        return store_.mints().release(mint_id, MintFailure::of(why).serialize());
     } catch (const Error& e) {
         // The claim stays pending: the next start finds nothing was signed and releases it.
         util::log(util::LogLevel::error, "releasing a mint that sent nothing failed",
@@ -244,7 +242,7 @@ MintResult AbciService::send(Network& network, Network::Term& term, const MintRe
         const Error failure = role && network.contract().balance_of(record.to, kind->id) != eth::U256(0)
                                   ? role_held(record.to, *kind)
                                   : reverted(receipt);
-        if (store_.mints().finish(mint_id, store::MintState::failed, failure_answer(failure)))
+        if (store_.mints().finish(mint_id, store::MintState::failed, MintFailure::of(failure).serialize()))
             network.mint_metrics().count(record.token_id, MintOutcome::failed);
         else if (const auto stored = store_.mints().find(mint_id))
             return replay(*stored, "");  // as in finish()
@@ -279,7 +277,7 @@ AbciService::PreparedMint AbciService::prepare(Network& network, const Mint& m, 
     const auto cid = content_.put(eth::as_bytes(prepared.metadata));
     MintRecord& record = prepared.record;
     record.mint_id = mint_id;
-    record.route = m.route;
+    record.kind = m.mint_kind;
     record.to = m.to;
     record.token_id = m.kind.id;
     record.amount = m.amount;

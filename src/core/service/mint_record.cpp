@@ -21,7 +21,10 @@ util::RequiredMembers members_of(const json& record) {
 MintRecord record_from_version_1(const util::RequiredMembers& record) {
     MintRecord r;
     if (record.has("mintId")) r.mint_id = record.text("mintId");
-    r.route = record.text("route");
+    const auto route = record.text("route");
+    const auto kind = store::parse_mint_kind(route);
+    if (!kind) throw record.refusal("route", "names no kind of mint this release knows: '" + route + "'");
+    r.kind = *kind;
     const auto to = record.text("to");
     try {
         r.to = eth::Address::parse(to);
@@ -45,7 +48,7 @@ json MintRecord::to_json() const {
     return {{"op", kMint},
             {"version", kVersion},
             {"mintId", mint_id},
-            {"route", route},
+            {"route", store::to_string(kind)},
             {"to", to.lower()},
             {"tokenId", token_id},
             {"amount", amount},
@@ -60,11 +63,8 @@ json MintRecord::to_json() const {
 MintRecord MintRecord::from_json(const json& record) {
     const auto members = members_of(record);
     if (record.value("op", "") != kMint) throw members.refusal("op", "is not \"mint\"");
-    const std::uint64_t version = members.has("version") ? members.count("version") : 1;
-    if (version == 1) return record_from_version_1(members);
-    throw Error(ErrorKind::internal, std::string(kUnreadable) + ": it is version " + std::to_string(version) +
-                                         ", this release reads versions up to " + std::to_string(kVersion) +
-                                         ": run the release that wrote it");
+    (void)members.version(kVersion);  // version 1 is the only one so far
+    return record_from_version_1(members);
 }
 
 std::string combine_mint_records(const std::vector<std::string>& records) {

@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/eth/address.hpp"
+#include "core/store/mints.hpp"
 
 namespace abci::service {
 
@@ -31,8 +32,8 @@ struct MintRecord {
     /// The version to_json() writes.
     static constexpr int kVersion = 1;
 
-    std::string mint_id;          // "" in rows written before mints had ids: actor, route and key name it then
-    std::string route;            // the route that asked for it, e.g. "POST /abci/contracts/mint-role-token"
+    std::string mint_id;          // "" in rows written before mints had ids: actor, kind and key name it then
+    store::MintKind kind = store::MintKind::role;  // "route": its stored name (store::to_string)
     eth::Address to;              // the beneficiary
     std::uint64_t token_id = 0;
     std::uint64_t amount = 0;

@@ -37,10 +37,6 @@ json metadata_record(const TokenKind& kind, const json& details, const eth::Addr
     };
 }
 
-std::string failure_answer(const Error& error) {
-    return json{{"kind", to_string(error.kind())}, {"message", error.what()}}.dump();
-}
-
 void validate_idempotency_key(const std::string& key) {
     const bool ok = !key.empty() && key.size() <= 255 &&
                     std::all_of(key.begin(), key.end(), [](char c) { return c >= 0x20 && c < 0x7f; });

@@ -1,8 +1,6 @@
 #pragma once
 // What the files of AbciService share (service.cpp defines it): a mint
-// request, the mint routes' names, the metadata record of a mint, and how a
-// mint's failure is stored for its Idempotency-Key. Not for use outside
-// core/service.
+// request, the metadata record of a mint. Not for use outside core/service.
 
 #include <atomic>
 #include <chrono>
@@ -16,18 +14,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/service/mint_failure.hpp"
 #include "core/service/network_config.hpp"
 #include "core/service/service.hpp"
 #include "core/service/tokens.hpp"
 #include "core/error.hpp"
 #include "core/eth/address.hpp"
+#include "core/store/mints.hpp"
 #include "core/store/notifications.hpp"
 
 namespace abci::service {
 
 /// One mint request as the mint routes take it.
 struct AbciService::Mint {
-    std::string route;
+    store::MintKind mint_kind = store::MintKind::role;
     Network* network = nullptr;
     eth::Address to;
     TokenKind kind;
@@ -113,16 +113,11 @@ public:
     explicit LaneLost(const Error& cause) : Error(cause) {}
 };
 
-inline constexpr const char* kMintRoleRoute = "POST /abci/contracts/mint-role-token";
-inline constexpr const char* kMintEntityRoute = "POST /abci/contracts/mint-entity-token";
-
 [[nodiscard]] std::string now_iso();
 /// The ERC-1155 metadata record of spec 2.4 for one mint.
 [[nodiscard]] nlohmann::json metadata_record(const TokenKind& kind, const nlohmann::json& details,
                                              const eth::Address& issuer, const eth::Address& beneficiary,
                                              const std::string& issued_at);
-/// A failed mint's stored answer, which a repeat of its Idempotency-Key replays as the same error.
-[[nodiscard]] std::string failure_answer(const Error& error);
 
 /// The signer's balance and about what one mint costs at the current fee.
 struct SignerFunds {

@@ -52,12 +52,12 @@ void publish_lanes(const Registry& registry) {
 void AbciService::settle_reverted(Network& network, const std::string& mint_id, const MintRecord& record,
                                   const chain::Receipt& receipt, bool batched) {
     const bool made_final =
-        batched ? store_.mints().release(mint_id, failure_answer(Error(ErrorKind::unavailable,
-                                                                       "the mint was not made: the batch carrying it "
-                                                                       "reverted in block " +
-                                                                           std::to_string(receipt.block_number) +
-                                                                           "; send it again")))
-                : store_.mints().finish(mint_id, store::MintState::failed, failure_answer(reverted(receipt)));
+        batched ? store_.mints().release(mint_id, MintFailure{ErrorKind::unavailable,
+                                                              "the mint was not made: the batch carrying it reverted "
+                                                              "in block " +
+                                                                  std::to_string(receipt.block_number) + "; send it again"}
+                                                      .serialize())
+                : store_.mints().finish(mint_id, store::MintState::failed, MintFailure::of(reverted(receipt)).serialize());
     if (made_final) network.mint_metrics().count(record.token_id, MintOutcome::failed);
 }
 
@@ -71,9 +71,10 @@ void AbciService::settle_unwaited(Network& network, const chain::Unwaited& fate)
         case chain::TxStatus::reverted: settle_reverted(network, mint_id, record, *fate.receipt, mints.size() > 1); break;
         default:
             // Nothing signed for it can be mined any more: a retry mints anew.
-            if (store_.mints().release(mint_id, failure_answer(Error(ErrorKind::unavailable,
-                                                                  std::string("the mint was not made: its transaction was ") +
-                                                                      chain::to_string(fate.status) + "; send it again"))))
+            if (store_.mints().release(mint_id, MintFailure{ErrorKind::unavailable,
+                                                            std::string("the mint was not made: its transaction was ") +
+                                                                chain::to_string(fate.status) + "; send it again"}
+                                                    .serialize()))
                 network.mint_metrics().count(record.token_id, MintOutcome::abandoned);
             break;
         }
@@ -400,7 +401,7 @@ void AbciService::reconcile(const store::MintRequest& mint) {
     for (const auto& record : mints) {
         const bool ours = record.mint_id == mint.id ||
                           (record.mint_id.empty() && !mint.idempotency_key.empty() && record.key == mint.idempotency_key &&
-                           record.actor == mint.actor && record.route == mint.route);
+                           record.actor == mint.actor && record.kind == mint.kind);
         if (!ours) continue;
         if (receipt->success)
             (void)finish(network, mint.id, record, *receipt);

@@ -1,5 +1,6 @@
 #include "core/service/workflows.hpp"
 
+#include "core/service/certificate_token.hpp"
 #include "core/service/requests.hpp"
 #include "core/service/tokens.hpp"
 #include "core/error.hpp"
@@ -187,16 +188,8 @@ store::Certificate Workflows::issue_certificate(const std::string& user_id, cons
     options.actor = user_id;
     options.idempotency_key = "certificate:" + certificate.id;
     const auto minted = abci_.mint_entity(parse_mint_entity(mint_body), options);
-    // The token details stored with the certificate (Certificate::token) and shown with it.
-    const json token = {{"tokenId", minted.token_id},
-                        {"amount", minted.amount},
-                        {"transactionHash", minted.transaction_hash},
-                        {"blockNumber", minted.block_number},
-                        {"metadataUri", "ipfs://" + minted.cid},
-                        {"ipfsHash", minted.cid},
-                        {"blockchain", {{"name", minted.chain.name}, {"chainId", minted.chain.chain_id}}}};
     store_.certificates().set_minted(certificate.id, minted.token_id, minted.transaction_hash, minted.block_number,
-                                     token.dump());
+                                     CertificateToken::of(minted).serialize());
     return *store_.certificates().find(certificate.id);
 }
 

@@ -15,10 +15,18 @@ enum class MintState { pending, done, failed };
 [[nodiscard]] const char* to_string(MintState state) noexcept;
 [[nodiscard]] std::optional<MintState> parse_mint_state(std::string_view name) noexcept;
 
-/// An Idempotency-Key header as the service scopes it: per caller and route.
+/// What a mint makes. Stored (mint_requests.route, idempotency_keys.route,
+/// the journal's mint record) under the name of the route that took the
+/// first mints of each kind, which rows written before the kind was an enum
+/// hold.
+enum class MintKind { role, entity };
+[[nodiscard]] const char* to_string(MintKind kind) noexcept;
+[[nodiscard]] std::optional<MintKind> parse_mint_kind(std::string_view name) noexcept;
+
+/// An Idempotency-Key header as the service scopes it: per caller and kind of mint.
 struct IdempotencyKey {
     std::string actor;
-    std::string route;
+    MintKind kind;
     std::string key;
 };
 
@@ -28,7 +36,7 @@ struct IdempotencyKey {
 struct MintRequest {
     std::string id;               // UUID v4, chosen by the service
     std::string actor;            // user id or apikey:<id>
-    std::string route;            // e.g. "POST /abci/contracts/mint-role-token"
+    MintKind kind = MintKind::role;
     std::string blockchain_id;
     std::string idempotency_key;  // the header's value; "" without one
     std::string fingerprint;      // SHA-256 hex of the request body
@@ -42,7 +50,7 @@ class Mints {
 public:
     virtual ~Mints() = default;
     /// Records a new pending mint and, when it carries an idempotency key,
-    /// claims (actor, route, key) for it. Returns nothing, or, when the key
+    /// claims (actor, kind, key) for it. Returns nothing, or, when the key
     /// is claimed already, that key's mint unchanged (pending or final) and
     /// records nothing. Atomic: of two concurrent claims exactly one wins.
     /// With `job`, the mint is queued for the server that sends for its

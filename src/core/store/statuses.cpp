@@ -40,6 +40,10 @@ constexpr std::array<std::pair<MintState, const char*>, 3> kMintStates{{
     {MintState::done, "done"},
     {MintState::failed, "failed"},
 }};
+constexpr std::array<std::pair<MintKind, const char*>, 2> kMintKinds{{
+    {MintKind::role, "POST /abci/contracts/mint-role-token"},
+    {MintKind::entity, "POST /abci/contracts/mint-entity-token"},
+}};
 constexpr std::array<std::pair<CertificateStatus, const char*>, 2> kCertificateStatuses{{
     {CertificateStatus::pending, "pending"},
     {CertificateStatus::minted, "minted"},
@@ -80,6 +84,8 @@ std::vector<std::string> role_request_status_names() {
 }
 const char* to_string(MintState state) noexcept { return name_of(kMintStates, state); }
 std::optional<MintState> parse_mint_state(std::string_view name) noexcept { return value_of(kMintStates, name); }
+const char* to_string(MintKind kind) noexcept { return name_of(kMintKinds, kind); }
+std::optional<MintKind> parse_mint_kind(std::string_view name) noexcept { return value_of(kMintKinds, name); }
 const char* to_string(CertificateStatus status) noexcept { return name_of(kCertificateStatuses, status); }
 std::optional<CertificateStatus> parse_certificate_status(std::string_view name) noexcept {
     return value_of(kCertificateStatuses, name);

@@ -37,6 +37,14 @@ std::uint64_t RequiredMembers::count(std::string_view name) const {
     return value.get<std::uint64_t>();
 }
 
+std::uint64_t RequiredMembers::version(std::uint64_t newest) const {
+    const std::uint64_t version = has("version") ? count("version") : 1;
+    if (version > newest)
+        throw Error(kind_, context_ + ": it is version " + std::to_string(version) + ", this release reads versions up to " +
+                               std::to_string(newest) + ": run the release that wrote it");
+    return version;
+}
+
 MemberError RequiredMembers::refusal(std::string_view name, const std::string& problem) const {
     return MemberError(kind_, context_, std::string(name), "its \"" + std::string(name) + "\" " + problem);
 }

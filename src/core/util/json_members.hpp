@@ -43,6 +43,11 @@ public:
     [[nodiscard]] std::string nonempty_text(std::string_view name) const;
     /// A member that is an integer from 0 to 2^64-1.
     [[nodiscard]] std::uint64_t count(std::string_view name) const;
+    /// The "version" member of a versioned record, 1 when it has none (rows
+    /// written before their writer wrote one). An Error of the reader's kind
+    /// when it is newer than `newest`, the latest this release reads: a
+    /// record is never read by a release that does not know its version.
+    [[nodiscard]] std::uint64_t version(std::uint64_t newest) const;
     /// Whether `object` has the member, for those a type may leave out.
     [[nodiscard]] bool has(std::string_view name) const { return object_.contains(name); }
 

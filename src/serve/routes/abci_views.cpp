@@ -1,6 +1,7 @@
 #include "serve/routes/abci_views.hpp"
 
 #include "core/eth/bytes.hpp"
+#include "core/service/mint_failure.hpp"
 #include "serve/routes/views.hpp"
 
 namespace abci::serve {
@@ -23,6 +24,19 @@ json blockchain_ref(const service::ChainRef& chain) { return {{"name", chain.nam
 json gas_prices_view(const std::optional<service::GasPrices>& prices) {
     if (!prices) return nullptr;
     return {{"low", prices->low.to_dec()}, {"standard", prices->standard.to_dec()}, {"fast", prices->fast.to_dec()}};
+}
+
+/// The route that takes mints of `kind`, as a mint's status names it.
+const char* mint_route(store::MintKind kind) {
+    switch (kind) {
+    case store::MintKind::role: return "POST /abci/contracts/mint-role-token";
+    case store::MintKind::entity: return "POST /abci/contracts/mint-entity-token";
+    }
+    return "";  // unreachable: every enumerator is a case above (-Wswitch)
+}
+
+json mint_failure_view(const service::MintFailure& failure) {
+    return {{"kind", to_string(failure.kind)}, {"message", failure.message}};
 }
 
 json contract_address(const std::string& configured) {
@@ -203,12 +217,12 @@ json mint_status_view(const service::MintStatus& status) {
     const bool failed = mint.state == store::MintState::failed;
     json data = {{"mintId", mint.id},
                  {"state", done ? "mined" : store::to_string(mint.state)},
-                 {"route", mint.route},
+                 {"route", mint_route(mint.kind)},
                  {"blockchainId", mint.blockchain_id},
                  {"idempotencyKey", mint.idempotency_key.empty() ? json(nullptr) : json(mint.idempotency_key)},
                  {"transactions", transactions},
                  {"result", done ? mint_result_view(service::MintResult::parse(mint.answer)) : json(nullptr)},
-                 {"error", failed && !mint.answer.empty() ? json::parse(mint.answer, nullptr, false) : json(nullptr)},
+                 {"error", failed ? mint_failure_view(service::MintFailure::parse(mint.answer)) : json(nullptr)},
                  {"createdAt", iso_time(mint.created_at)},
                  {"updatedAt", iso_time(mint.updated_at)}};
     return envelope(std::move(data), {{"checkedAt", now_iso()}});

@@ -1,6 +1,7 @@
 #include "serve/routes/views.hpp"
 
 #include "core/eth/address.hpp"
+#include "core/service/certificate_token.hpp"
 #include "core/util/time.hpp"
 
 namespace abci::serve {
@@ -81,6 +82,20 @@ nlohmann::json role_request_view(const store::RoleRequest& r) {
             {"updatedAt", iso_time(r.updated_at)}};
 }
 
+namespace {
+
+nlohmann::json certificate_token_view(const service::CertificateToken& t) {
+    return {{"tokenId", t.token_id},
+            {"amount", t.amount},
+            {"transactionHash", t.transaction_hash},
+            {"blockNumber", t.block_number},
+            {"metadataUri", "ipfs://" + t.cid},
+            {"ipfsHash", t.cid},
+            {"blockchain", {{"name", t.chain_name}, {"chainId", t.chain_id}}}};
+}
+
+}  // namespace
+
 nlohmann::json certificate_view(const store::Certificate& c) {
     return {{"id", c.id},
             {"userId", c.user_id},
@@ -90,7 +105,7 @@ nlohmann::json certificate_view(const store::Certificate& c) {
             {"title", c.title},
             {"description", c.description},
             {"status", store::to_string(c.status)},
-            {"token", c.token.empty() ? nlohmann::json(nullptr) : nlohmann::json::parse(c.token)},
+            {"token", c.token.empty() ? nlohmann::json(nullptr) : certificate_token_view(service::CertificateToken::parse(c.token))},
             {"createdAt", iso_time(c.created_at)},
             {"updatedAt", iso_time(c.updated_at)}};
 }

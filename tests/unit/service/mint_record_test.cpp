@@ -28,15 +28,17 @@ using nlohmann::json;
 
 constexpr const char* kRoleRoute = "POST /abci/contracts/mint-role-token";
 constexpr const char* kEntityRoute = "POST /abci/contracts/mint-entity-token";
+constexpr auto kRole = abci::store::MintKind::role;
+constexpr auto kEntity = abci::store::MintKind::entity;
 constexpr const char* kAdmin = "80f430cb-569a-4f28-9ad1-d64c241a1ea8";
 constexpr const char* kRoleRequest = "ba22612a-fca7-4e0c-b862-103f338ee852";
 
-journal::MintRecord v1_record(std::string mint_id, std::string route, const char* to, std::uint64_t token_id, std::uint64_t amount,
+journal::MintRecord v1_record(std::string mint_id, abci::store::MintKind kind, const char* to, std::uint64_t token_id, std::uint64_t amount,
                   std::string cid, std::string entity_type, std::string entity_id, std::string actor, std::string key,
                   std::string role_request_id) {
     journal::MintRecord r;
     r.mint_id = std::move(mint_id);
-    r.route = std::move(route);
+    r.kind = kind;
     r.to = abci::eth::Address::parse(to);
     r.token_id = token_id;
     r.amount = amount;
@@ -88,30 +90,30 @@ TEST_CASE("mint record: reads every field of the journal rows version 1 wrote (f
     REQUIRE(purposes.size() == 6);
     const std::vector<std::pair<std::string, std::vector<journal::MintRecord>>> expected = {
         {"mint",
-         {v1_record("fc0d7079-6114-4ce3-bba0-85266263ea2f", kRoleRoute, "0x70997970c51812dc3a010c7d01b50e0d17dc79c8", 10000, 1,
+         {v1_record("fc0d7079-6114-4ce3-bba0-85266263ea2f", kRole, "0x70997970c51812dc3a010c7d01b50e0d17dc79c8", 10000, 1,
                  "bafkreiccm243652juuwiys753t3pocnakdtiifisyi2abh2lysh4g62i24", "", "", kAdmin, "", "")}},
         {"mint",
-         {v1_record("f7287e8c-0aa1-47d5-b428-fa0cf35d3096", kRoleRoute, "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc", 10100, 1,
+         {v1_record("f7287e8c-0aa1-47d5-b428-fa0cf35d3096", kRole, "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc", 10100, 1,
                  "bafkreifsiy5r4akhrgarb6sr75s4gv5mtjzjkv2tbvtavpap5zyhk7y6oq", "", "", kAdmin, "role-key-1", "")}},
         {"mint",
-         {v1_record("89032510-e57d-4e9b-b2ac-3c846f540b93", kEntityRoute, "0x90f79bf6eb2c4f870365e785982e1f101e93b906", 1300, 1,
+         {v1_record("89032510-e57d-4e9b-b2ac-3c846f540b93", kEntity, "0x90f79bf6eb2c4f870365e785982e1f101e93b906", 1300, 1,
                  "bafkreifmrftacomoo5yisdsebg4hfhpny5inckokovlo25d5srmetyasqa", "certificate", "cert-1", kAdmin, "", "")}},
         {"mint",
-         {v1_record("fadae5e4-51ed-49b6-9401-08b2218d7636", kEntityRoute, "0x90f79bf6eb2c4f870365e785982e1f101e93b906", 1300, 3,
+         {v1_record("fadae5e4-51ed-49b6-9401-08b2218d7636", kEntity, "0x90f79bf6eb2c4f870365e785982e1f101e93b906", 1300, 3,
                  "bafkreiepk2rm7hlczh5n5qclv2c6hd222h4mzpvby7tfp75xkw7wdo44ie", "certificate", "cert-2", kAdmin,
                  "entity-key-1", "")}},
         {"mint",
-         {v1_record("297c01bf-d850-4e61-a9ab-c850a06d45e5", kRoleRoute, "0x15d34aaf54267db7d7c367839aaf71a00a2c6a65", 10300, 1,
+         {v1_record("297c01bf-d850-4e61-a9ab-c850a06d45e5", kRole, "0x15d34aaf54267db7d7c367839aaf71a00a2c6a65", 10300, 1,
                  "bafkreidfc6ufhaq3p5lux3ql4nowlen7ues2sshdmlmqwk57tjbitxoabi", "", "", "workflow:role-request",
                  kRoleRequest, kRoleRequest)}},
         {"mintMany",
-         {v1_record("46ca3e9f-3000-40d6-8e2a-58ce40750550", kEntityRoute, "0x90f79bf6eb2c4f870365e785982e1f101e93b906", 1300, 2,
+         {v1_record("46ca3e9f-3000-40d6-8e2a-58ce40750550", kEntity, "0x90f79bf6eb2c4f870365e785982e1f101e93b906", 1300, 2,
                  "bafkreihfa24elckirjiook2s6wifrgodejdy65uaqcq4x4hefkuyatailq", "certificate", "batch-2", kAdmin,
                  "batch-key-2", ""),
-          v1_record("97d4677f-310c-4506-b5c4-f115b6b0213d", kEntityRoute, "0x90f79bf6eb2c4f870365e785982e1f101e93b906", 1300, 1,
+          v1_record("97d4677f-310c-4506-b5c4-f115b6b0213d", kEntity, "0x90f79bf6eb2c4f870365e785982e1f101e93b906", 1300, 1,
                  "bafkreiej7qyhmnzs3ccgynfvznnwtys43pxg5j2prek7wekwl26umeuc24", "certificate", "batch-1", kAdmin,
                  "batch-key-1", ""),
-          v1_record("dca3477e-b782-4d04-a54a-bcff58e45726", kEntityRoute, "0x90f79bf6eb2c4f870365e785982e1f101e93b906", 1300, 3,
+          v1_record("dca3477e-b782-4d04-a54a-bcff58e45726", kEntity, "0x90f79bf6eb2c4f870365e785982e1f101e93b906", 1300, 3,
                  "bafkreih2xsdr3iiehqf7mzixakk5sd7dcpk4mxvzysqpxrpf5my45psbji", "certificate", "batch-3", kAdmin,
                  "batch-key-3", "")}},
     };
@@ -178,11 +180,29 @@ TEST_CASE("mint record: a record it cannot read whole is refused, naming why", "
     CHECK_THAT(v1_refusal(batch), Catch::Contains("it has no \"cid\""));
     CHECK_THAT(v1_refusal(R"({"op":"mintMany","items":{}})"), Catch::Contains("no array"));
 
-    // Rows written before mints had ids: actor, route and key name the mint.
+    auto unknown_kind = entity_v1();
+    unknown_kind["route"] = "POST /abci/contracts/mint-batch";
+    CHECK_THAT(v1_refusal(unknown_kind.dump()),
+               Catch::Contains("\"route\" names no kind of mint this release knows: 'POST /abci/contracts/mint-batch'"));
+    auto mistyped_kind = entity_v1();
+    mistyped_kind["route"] = 1;
+    CHECK_THAT(v1_refusal(mistyped_kind.dump()), Catch::Contains("\"route\" is no string"));
+
+    // Rows written before mints had ids: actor, kind and key name the mint.
     auto without_id = entity_v1();
     without_id.erase("mintId");
     const auto read = journal::parse_mint_purpose(without_id.dump());
     REQUIRE(read.mints.size() == 1);
     CHECK(read.mints[0].mint_id.empty());
     CHECK(read.mints[0].key == "k-1");
+}
+
+TEST_CASE("mint record: a mint's kind is stored under the route names rows written before the enum hold", "[mint_record]") {
+    using abci::store::MintKind;
+    for (const auto& [kind, name] : {std::pair{MintKind::role, kRoleRoute}, std::pair{MintKind::entity, kEntityRoute}}) {
+        CHECK(std::string(abci::store::to_string(kind)) == name);
+        CHECK(abci::store::parse_mint_kind(name) == kind);
+    }
+    CHECK_FALSE(abci::store::parse_mint_kind("role"));
+    CHECK_FALSE(abci::store::parse_mint_kind("POST /abci/contracts/mint-role-token "));
 }

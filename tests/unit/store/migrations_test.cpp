@@ -128,7 +128,7 @@ TEST_CASE("store: a database at schema version 1 upgrades to the latest, keeping
     CHECK(store->role_requests().transition("r1", RoleRequestStatus::pending, RoleRequestStatus::approved, "u1"));
     store->role_requests().set_minted("r1", "0xaa", 3);
     CHECK(store->role_requests().find("r1")->status == RoleRequestStatus::minted);
-    CHECK_FALSE(store->mints().begin(mint_request("u1", "POST /x", "k", "fp")));
+    CHECK_FALSE(store->mints().begin(mint_request("u1", MintKind::role, "k", "fp")));
     CHECK(store->certificates().create(NewCertificate{"u1", "31337", "0x11", "0x11", "t", "d", "c"}).status ==
           CertificateStatus::pending);
 }
@@ -174,24 +174,45 @@ TEST_CASE("store: idempotency keys of schema version 3 become mints, with their 
         for (std::size_t i = 0; i < 3; ++i) db.exec(sqlite::migrations()[i]);
         db.exec("PRAGMA user_version = 3");
         db.exec("INSERT INTO idempotency_keys (actor, route, key, fingerprint, state, status, response, journal_hash, "
-                "created_at) VALUES ('u1', 'POST /x', 'done-key', 'fp1', 'done', 200, '{\"success\":true}', '0xaa', 1000)");
+                "created_at) VALUES ('u1', 'POST /abci/contracts/mint-role-token', 'done-key', 'fp1', 'done', 200, '{\"success\":true}', '0xaa', 1000)");
         db.exec("INSERT INTO idempotency_keys (actor, route, key, fingerprint, state, status, response, journal_hash, "
-                "created_at) VALUES ('u1', 'POST /x', 'sent-key', 'fp2', 'pending', 0, '', '0xbb', 2000)");
+                "created_at) VALUES ('u1', 'POST /abci/contracts/mint-role-token', 'sent-key', 'fp2', 'pending', 0, '', '0xbb', 2000)");
         db.exec("INSERT INTO tx_journal (hash, blockchain_id, sender, nonce, raw, purpose, status, block_number, "
                 "created_at, updated_at) VALUES ('0xbb', 'c', '0x11', 5, '0x02', '{}', 'pending', 0, 2000, 2000)");
     }
     auto store = open_sqlite_store(path);
-    const auto done = store->mints().find_by_key({"u1", "POST /x", "done-key"});
+    const auto done = store->mints().find_by_key({"u1", MintKind::role, "done-key"});
     REQUIRE(done);
     CHECK(done->state == store::MintState::done);
     CHECK(done->answer == R"({"success":true})");
     CHECK(done->fingerprint == "fp1");
-    const auto sent = store->mints().find_by_key({"u1", "POST /x", "sent-key"});
+    const auto sent = store->mints().find_by_key({"u1", MintKind::role, "sent-key"});
     REQUIRE(sent);
     CHECK(sent->state == store::MintState::pending);
     REQUIRE(store->journal().of_mint(sent->id).size() == 1);
     CHECK(store->journal().of_mint(sent->id)[0].nonce == 5);
     CHECK(store->mints().pending().size() == 1);
     // The keys still guard their mints.
-    CHECK(store->mints().begin(mint_request("u1", "POST /x", "sent-key", "fp2"))->id == sent->id);
+    CHECK(store->mints().begin(mint_request("u1", MintKind::role, "sent-key", "fp2"))->id == sent->id);
+}
+
+TEST_CASE("store: a mint whose stored kind this release does not know is refused, naming it", "[store]") {
+    test::TempDir dir;
+    const std::string path = dir / "abci.db";
+    auto store = open_sqlite_store(path);
+    const auto mint = mint_request("u1", MintKind::entity, "k", "fp");
+    REQUIRE_FALSE(store->mints().begin(mint));
+    CHECK(store->mints().find(mint.id)->kind == MintKind::entity);
+    {
+        // As a later release with a kind of its own might have left it.
+        SQLite::Database db(path, SQLite::OPEN_READWRITE);
+        db.exec("UPDATE mint_requests SET route = 'POST /abci/contracts/mint-batch'");
+    }
+    try {
+        (void)store->mints().find(mint.id);
+        FAIL("read a mint of an unknown kind");
+    } catch (const Error& e) {
+        CHECK(e.kind() == ErrorKind::internal);
+        CHECK_THAT(e.what(), Catch::Contains("'POST /abci/contracts/mint-batch' is unknown to this release"));
+    }
 }

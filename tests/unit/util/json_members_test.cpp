@@ -64,4 +64,21 @@ TEST_CASE("required members: the kind is the reader's, and what is no object is 
     }
 }
 
+TEST_CASE("required members: a record's version, 1 without one, and a newer one than the reader's refused", "[json_members]") {
+    const json unversioned{{"kind", "timeout"}};
+    CHECK(RequiredMembers(unversioned, ErrorKind::internal, "x").version(1) == 1);
+    const json second{{"version", 2}};
+    CHECK(RequiredMembers(second, ErrorKind::internal, "x").version(3) == 2);
+    try {
+        (void)RequiredMembers(second, ErrorKind::internal, "x").version(1);
+        FAIL("read a newer version");
+    } catch (const Error& e) {
+        CHECK(e.kind() == ErrorKind::internal);
+        CHECK(std::string(e.what()) == "x: it is version 2, this release reads versions up to 1: run the release that wrote it");
+    }
+    const json mistyped{{"version", "2"}};
+    CHECK(refusal(ErrorKind::internal, [&] { (void)RequiredMembers(mistyped, ErrorKind::internal, "x").version(2); })
+              .member() == "version");
+}
+
 }  // namespace abci::util::json_members_tests

@@ -13,7 +13,7 @@ constexpr const char* kMintColumns =
 constexpr auto read_mint = [](const auto& row) {
     return MintRequest{.id = row.text("id"),
                        .actor = row.text("actor"),
-                       .route = row.text("route"),
+                       .kind = row.enum_at("route", parse_mint_kind),
                        .blockchain_id = row.text("blockchain_id"),
                        .idempotency_key = row.text("idempotency_key"),
                        .fingerprint = row.text("fingerprint"),
@@ -23,14 +23,14 @@ constexpr auto read_mint = [](const auto& row) {
                        .updated_at = row.time_at("updated_at")};
 };
 
-/// The mint that the claim (actor, route, key) names.
+/// The mint that the claim (actor, kind, key) names.
 template <class Connection>
 std::optional<MintRequest> mint_by_key(Connection& c, const IdempotencyKey& key) {
     return query_one(c,
                      select_columns(kMintColumns,
                                     "FROM mint_requests WHERE id = (SELECT mint_id FROM idempotency_keys "
                                     "WHERE actor = ? AND route = ? AND key = ?)"),
-                     read_mint, key.actor, key.route, key.key);
+                     read_mint, key.actor, to_string(key.kind), key.key);
 }
 
 /// A mint just made final: its job, if any, is void, and a server waiting for it is woken.
@@ -60,14 +60,14 @@ public:
                 execute(c,
                         "INSERT INTO idempotency_keys (actor, route, key, mint_id, created_at) VALUES (?, ?, ?, ?, ?) "
                         "ON CONFLICT DO NOTHING",
-                        mint.actor, mint.route, mint.idempotency_key, mint.id, now) == 0) {
-                existing = mint_by_key(c, {mint.actor, mint.route, mint.idempotency_key});
+                        mint.actor, to_string(mint.kind), mint.idempotency_key, mint.id, now) == 0) {
+                existing = mint_by_key(c, {mint.actor, mint.kind, mint.idempotency_key});
                 if (!existing) throw Error(ErrorKind::internal, "an idempotency key names no mint");
             } else {
                 execute(c,
                         "INSERT INTO mint_requests (id, actor, route, blockchain_id, idempotency_key, fingerprint, "
                         "state, answer, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', '', ?7, ?7)",
-                        mint.id, mint.actor, mint.route, mint.blockchain_id, mint.idempotency_key, mint.fingerprint,
+                        mint.id, mint.actor, to_string(mint.kind), mint.blockchain_id, mint.idempotency_key, mint.fingerprint,
                         now);
                 if (job) {
                     execute(c,
