@@ -2,10 +2,9 @@
 
 #include <algorithm>
 
-#include <nlohmann/json.hpp>
-
 #include "core/auth/accounts.hpp"
 #include "core/auth/api_key.hpp"
+#include "core/auth/idp_login_ticket.hpp"
 #include "core/auth/password.hpp"
 #include "core/auth/siwe.hpp"
 #include "core/crypto/encoding.hpp"
@@ -192,10 +191,9 @@ std::string AuthService::begin_idp_login(const std::optional<std::string>& redir
     if (!idp_) throw Error(ErrorKind::not_found, "no identity provider is configured");
     if (redirect) check_redirect(*redirect);
     auto request = idp_->begin();
-    const nlohmann::json pending{{"nonce", request.nonce},
-                                 {"verifier", request.code_verifier},
-                                 {"redirect", redirect.value_or("")}};
-    store_.tickets().put(kIdpStateTicket, crypto::sha256_hex(request.state), pending.dump(), Clock::now() + kIdpStateLifetime);
+    const IdpLoginTicket pending{request.nonce, request.code_verifier, redirect.value_or("")};
+    store_.tickets().put(kIdpStateTicket, crypto::sha256_hex(request.state), pending.serialize(),
+                         Clock::now() + kIdpStateLifetime);
     return request.url;
 }
 
@@ -219,11 +217,10 @@ IdpCallbackResult AuthService::finish_idp_login(const std::string& code, const s
         if (!idp_) throw Error(ErrorKind::not_found, "no identity provider is configured");
         const auto pending_text = store_.tickets().take(kIdpStateTicket, crypto::sha256_hex(state), Clock::now());
         if (!pending_text) throw refused("unknown or expired login state");
-        const auto pending = nlohmann::json::parse(*pending_text);
-        const auto claims = idp_->exchange_code(code, pending.at("verifier").get<std::string>(),
-                                                pending.at("nonce").get<std::string>());
+        const auto pending = IdpLoginTicket::parse(*pending_text);
+        const auto claims = idp_->exchange_code(code, pending.code_verifier, pending.nonce);
         const auto user = user_for_identity(claims);
-        const auto redirect = pending.at("redirect").get<std::string>();
+        const auto& redirect = pending.redirect;
         if (redirect.empty()) return IdpCallbackResult{start_session(user), std::nullopt};
 
         auto one_time = crypto::random_token(32);

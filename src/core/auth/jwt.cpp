@@ -69,17 +69,10 @@ void check_header(const json& header) {
     reject("token claim '" + std::string(name) + "' is missing or mistyped");
 }
 
-std::string string_claim(const json& payload, std::string_view name) {
-    return util::RequiredMembers(payload, ErrorKind::unauthenticated, "token claim not accepted").nonempty_text(name);
-}
-
-TimePoint time_claim(const json& payload, std::string_view name) {
-    const auto it = payload.find(name);
-    if (it == payload.end() || !it->is_number_integer()) bad_claim(name);
-    if (it->is_number_unsigned() ? it->get<std::uint64_t>() > kMaxEpochSeconds
-                                 : (it->get<std::int64_t>() < 0 || it->get<std::int64_t>() > kMaxEpochSeconds))
-        bad_claim(name);
-    return TimePoint(std::chrono::seconds(it->get<std::int64_t>()));
+TimePoint time_claim(const util::RequiredMembers& claims, std::string_view name) {
+    const auto seconds = claims.count(name);
+    if (seconds > static_cast<std::uint64_t>(kMaxEpochSeconds)) throw claims.refusal(name, "is later than 2200-01-01");
+    return TimePoint(std::chrono::seconds(static_cast<std::int64_t>(seconds)));
 }
 
 std::int64_t epoch_seconds(TimePoint t) {
@@ -214,23 +207,19 @@ AccessClaims JwtCodec::verify_untimed(std::string_view token) const {
     if (!jose::hs256_valid(secret_, jws->signing_input, jws->signature)) reject("token signature is invalid");
 
     const auto payload = decode_object(jws->payload, "payload");
-    const auto issuer = payload.find("iss");
-    if (issuer == payload.end() || !issuer->is_string()) bad_claim("iss");
-    if (*issuer != settings_.issuer) reject("token issuer not accepted");
+    const util::RequiredMembers members(payload, ErrorKind::unauthenticated, "token claim not accepted");
+    if (members.text("iss") != settings_.issuer) reject("token issuer not accepted");
     check_audience(payload, settings_.audience);
 
     AccessClaims claims;
-    claims.subject = string_claim(payload, "sub");
-    claims.role = string_claim(payload, "role");
-    claims.jti = string_claim(payload, "jti");
-    claims.session_id = string_claim(payload, "sid");
-    claims.issued_at = time_claim(payload, "iat");
-    claims.not_before = time_claim(payload, "nbf");
-    claims.expires_at = time_claim(payload, "exp");
-    if (const auto email = payload.find("email"); email != payload.end()) {
-        if (!email->is_string()) bad_claim("email");
-        claims.email = email->get<std::string>();
-    }
+    claims.subject = members.nonempty_text("sub");
+    claims.role = members.nonempty_text("role");
+    claims.jti = members.nonempty_text("jti");
+    claims.session_id = members.nonempty_text("sid");
+    claims.issued_at = time_claim(members, "iat");
+    claims.not_before = time_claim(members, "nbf");
+    claims.expires_at = time_claim(members, "exp");
+    if (members.has("email")) claims.email = members.text("email");
     return claims;
 }
 

@@ -19,6 +19,7 @@
 #include "core/eth/keccak.hpp"
 #include "core/eth/wipe.hpp"
 #include "core/os/private_file.hpp"
+#include "core/util/json_members.hpp"
 
 namespace abci::keystore {
 
@@ -43,34 +44,23 @@ constexpr std::uintmax_t kMaxFileSize = 64 * 1024;
     throw Error(ErrorKind::invalid_input, "keystore: " + what);
 }
 
-const json& member(const json& object, const char* key, const char* where) {
-    auto it = object.find(key);
-    if (it == object.end()) malformed(std::string(where) + key + " is missing");
-    return *it;
+// The members of the key file's object at `path` ("" for the file's own, "crypto.kdfparams" …).
+util::RequiredMembers members_of(const json& object, const std::string& path) {
+    return util::RequiredMembers(object, ErrorKind::invalid_input, path.empty() ? "keystore" : "keystore: " + path);
 }
 
-const json& object_member(const json& object, const char* key, const char* where) {
-    const json& value = member(object, key, where);
-    if (!value.is_object()) malformed(std::string(where) + key + " is not an object");
+util::RequiredMembers object_member(const util::RequiredMembers& parent, const char* key, const std::string& path) {
+    return members_of(parent.any(key), path + key);
+}
+
+std::uint64_t positive_member(const util::RequiredMembers& object, const char* key) {
+    const auto value = object.count(key);
+    if (value == 0) throw object.refusal(key, "is not a positive integer");
     return value;
 }
 
-std::string string_member(const json& object, const char* key, const char* where) {
-    const json& value = member(object, key, where);
-    if (!value.is_string()) malformed(std::string(where) + key + " is not a string");
-    return value.get<std::string>();
-}
-
-std::uint64_t uint_member(const json& object, const char* key, const char* where) {
-    const json& value = member(object, key, where);
-    if (!value.is_number_unsigned() || value.get<std::uint64_t>() == 0)
-        malformed(std::string(where) + key + " is not a positive integer");
-    return value.get<std::uint64_t>();
-}
-
-eth::Bytes hex_member(const json& object, const char* key, const char* where) {
-    const std::string name = std::string("keystore: ") + where + key;
-    return eth::from_hex(string_member(object, key, where), name);
+eth::Bytes hex_member(const util::RequiredMembers& object, const char* key, const std::string& path) {
+    return eth::from_hex(object.text(key), "keystore: " + path + key);
 }
 
 void check_scrypt(const ScryptParams& p) {
@@ -104,48 +94,40 @@ bool is_uuid(std::string_view s) {
     return true;
 }
 
-Parsed parse(const json& doc) {
-    if (!doc.is_object()) malformed("not a JSON object");
-    const json& version = member(doc, "version", "");
-    if (!version.is_number_integer() || version.get<std::int64_t>() != 3)
+Parsed parse(const json& json_doc) {
+    const auto doc = members_of(json_doc, "");
+    if (const auto& version = doc.any("version"); !version.is_number_integer() || version.get<std::int64_t>() != 3)
         malformed("version must be 3 (only Web3 Secret Storage v3 is supported)");
-    if (auto id = doc.find("id"); id != doc.end() && !(id->is_string() && is_uuid(id->get<std::string>())))
-        malformed("id is not a UUID");
+    if (doc.has("id") && !is_uuid(doc.text("id"))) malformed("id is not a UUID");
 
     Parsed out;
-    if (auto addr = doc.find("address"); addr != doc.end()) {
-        if (!addr->is_string()) malformed("address is not a string");
-        out.address = eth::Address(eth::from_hex_fixed<20>(addr->get<std::string>(), "keystore: address"));
-    }
+    if (doc.has("address")) out.address = eth::Address(eth::from_hex_fixed<20>(doc.text("address"), "keystore: address"));
     // geth wrote "Crypto" in old versions and still reads both spellings.
-    const json& crypto = doc.contains("crypto") ? object_member(doc, "crypto", "") : object_member(doc, "Crypto", "");
+    const auto crypto = object_member(doc, doc.has("crypto") ? "crypto" : "Crypto", "");
 
-    if (string_member(crypto, "cipher", "crypto.") != "aes-128-ctr")
-        malformed("crypto.cipher must be aes-128-ctr");
+    if (crypto.text("cipher") != "aes-128-ctr") malformed("crypto.cipher must be aes-128-ctr");
     out.iv = hex_member(object_member(crypto, "cipherparams", "crypto."), "iv", "crypto.cipherparams.");
     if (out.iv.size() != kIvLen) malformed("crypto.cipherparams.iv must be 16 bytes");
     out.ciphertext = hex_member(crypto, "ciphertext", "crypto.");
     // geth once stored keys without their leading zero bytes, so shorter ones are valid.
     if (out.ciphertext.empty() || out.ciphertext.size() > 32) malformed("crypto.ciphertext must be 1 to 32 bytes");
-    out.mac = eth::from_hex_fixed<32>(string_member(crypto, "mac", "crypto."), "keystore: crypto.mac");
+    out.mac = eth::from_hex_fixed<32>(crypto.text("mac"), "keystore: crypto.mac");
 
-    const std::string kdf = string_member(crypto, "kdf", "crypto.");
-    const json& params = object_member(crypto, "kdfparams", "crypto.");
-    if (uint_member(params, "dklen", "crypto.kdfparams.") != kDkLen) malformed("crypto.kdfparams.dklen must be 32");
+    const std::string kdf = crypto.text("kdf");
+    const auto params = object_member(crypto, "kdfparams", "crypto.");
+    if (positive_member(params, "dklen") != kDkLen) malformed("crypto.kdfparams.dklen must be 32");
     out.salt = hex_member(params, "salt", "crypto.kdfparams.");
     if (out.salt.empty() || out.salt.size() > kMaxSaltLen) malformed("crypto.kdfparams.salt has an unusable length");
     if (kdf == "scrypt") {
-        const std::uint64_t r = uint_member(params, "r", "crypto.kdfparams.");
-        const std::uint64_t p = uint_member(params, "p", "crypto.kdfparams.");
+        const std::uint64_t r = positive_member(params, "r");
+        const std::uint64_t p = positive_member(params, "p");
         if (r > UINT32_MAX || p > UINT32_MAX) malformed("scrypt r or p is too large");
-        out.scrypt_params = {uint_member(params, "n", "crypto.kdfparams."), static_cast<std::uint32_t>(r),
-                             static_cast<std::uint32_t>(p)};
+        out.scrypt_params = {positive_member(params, "n"), static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(p)};
         check_scrypt(out.scrypt_params);
     } else if (kdf == "pbkdf2") {
         out.scrypt = false;
-        if (string_member(params, "prf", "crypto.kdfparams.") != "hmac-sha256")
-            malformed("crypto.kdfparams.prf must be hmac-sha256");
-        out.pbkdf2_iterations = uint_member(params, "c", "crypto.kdfparams.");
+        if (params.text("prf") != "hmac-sha256") malformed("crypto.kdfparams.prf must be hmac-sha256");
+        out.pbkdf2_iterations = positive_member(params, "c");
         if (out.pbkdf2_iterations > kMaxPbkdf2Iterations) malformed("pbkdf2 iteration count is too large");
     } else {
         malformed("crypto.kdf must be scrypt or pbkdf2");

@@ -4,9 +4,8 @@
 
 #include <map>
 
-#include <nlohmann/json.hpp>
-
 #include "core/store/sql/backends.hpp"
+#include "core/store/stuck_record.hpp"
 #include "core/util/log.hpp"
 
 namespace abci::store::sql {
@@ -14,21 +13,6 @@ namespace {
 
 constexpr const char* kLaneColumns = "lane, epoch, owner, lease_until, halted, accepted_nonce, stuck, genesis";
 
-// The stuck column: a JSON array of {nonce, hash, since (ms)}.
-std::string stuck_to_text(const std::vector<StuckTransaction>& stuck) {
-    auto array = nlohmann::json::array();
-    for (const auto& tx : stuck) array.push_back({{"nonce", tx.nonce}, {"hash", tx.hash}, {"since", to_millis(tx.since)}});
-    return array.dump();
-}
-
-std::vector<StuckTransaction> stuck_from_text(const std::string& text) {
-    std::vector<StuckTransaction> stuck;
-    for (const auto& tx : nlohmann::json::parse(text))
-        stuck.push_back({.nonce = tx.at("nonce").get<std::uint64_t>(),
-                         .hash = tx.at("hash").get<std::string>(),
-                         .since = from_millis(tx.at("since").get<std::int64_t>())});
-    return stuck;
-}
 constexpr auto read_lane = [](const auto& row) {
     return LaneStatus{.lane = row.text("lane"),
                       .epoch = row.integer("epoch"),
@@ -38,7 +22,7 @@ constexpr auto read_lane = [](const auto& row) {
                       .accepted_nonce = row.is_null("accepted_nonce")
                                             ? std::nullopt
                                             : std::optional(row.unsigned_integer("accepted_nonce")),
-                      .stuck = stuck_from_text(row.text("stuck")),
+                      .stuck = StuckRecord::parse(row.text("stuck")).transactions,
                       .genesis = row.text("genesis")};
 };
 
@@ -77,7 +61,7 @@ public:
 
     void report_stuck(const LaneFence& fence, const std::vector<StuckTransaction>& stuck) override {
         db_.run({}, [&](auto& c) {
-            execute(c, "UPDATE lanes SET stuck = ? WHERE lane = ? AND epoch = ?", stuck_to_text(stuck), fence.lane,
+            execute(c, "UPDATE lanes SET stuck = ? WHERE lane = ? AND epoch = ?", StuckRecord{stuck}.serialize(), fence.lane,
                     fence.epoch);
         });
     }
