@@ -3,11 +3,13 @@
 // the caller's transaction: the journal's and the mints' state changes call
 // it, so the event commits with the change or not at all (issue 34 item 5).
 
-#include "core/crypto/encoding.hpp"
 #include "core/store/sql/sql.hpp"
 #include "core/store/webhook_events.hpp"
 
 namespace abci::store::sql {
+
+/// A new event's id, "msg_" + random: its deliveries' webhook-id.
+[[nodiscard]] std::string new_event_id();
 
 /// Writes `type` for mint `mint_id` to the outbox when an enabled
 /// subscription asks for that type (else nothing: the row would only be
@@ -35,7 +37,7 @@ bool write_mint_event(Connection& c, EventType type, const std::string& mint_id,
     event->at = now_millis();
     execute(c,
             "INSERT INTO webhook_outbox (id, event_type, ordering_key, body, created_at) VALUES (?, ?, ?, ?, ?)",
-            "msg_" + crypto::random_token(16), to_string(type), mint_id, event->serialize(), to_millis(event->at));
+            new_event_id(), to_string(type), mint_id, event->serialize(), to_millis(event->at));
     return true;
 }
 
