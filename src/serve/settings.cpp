@@ -334,7 +334,7 @@ const std::vector<Entry<Settings>>& server_entries() {
         {{"signer.pkcs11PinFile", "path", "", "", "The token user's PIN (one line); else ABCI_SIGNER_PIN."},
          [](const Value& v, Settings& s) { s.signer.pkcs11_pin_file = v.string(); },
          [](const Settings& s) { return text(s.signer.pkcs11_pin_file); }},
-        {{"signer.remote", "URL", "", "", "A remote JSON-RPC signer (web3signer, Clef, FireFly's) that signs by eth_signTransaction; every answer is checked."},
+        {{"signer.remote", "URL", "", "", "A remote JSON-RPC signer that signs by eth_signTransaction (web3signer; geth with Clef); every answer is checked."},
          [](const Value& v, Settings& s) { s.signer.remote = v.string(); },
          [](const Settings& s) { return text(s.signer.remote.empty() ? "" : rpc::mask_url(s.signer.remote)); }},
         {{"signer.remoteAddress", "0x address", "", "", "The account whose key the remote signer holds (signer.remote)."},

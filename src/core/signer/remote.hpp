@@ -1,6 +1,7 @@
 #pragma once
-// A key kept by a separate JSON-RPC signer (web3signer, Clef, FireFly's
-// signer; anvil's unlocked accounts in the tests), DESIGN.md §10. The signer
+// A key kept by a separate JSON-RPC signer that answers eth_signTransaction
+// (web3signer; geth with Clef; anvil's unlocked accounts in the tests),
+// DESIGN.md §10. The signer
 // signs whole transactions (eth_signTransaction) and nothing else, so it is a
 // TransactionSigner, not a digest Signer. What it returns is a stranger's
 // answer: it is decoded and must be the transaction asked for, field by field,
