@@ -673,8 +673,9 @@ void check_environment(const std::map<std::string, std::string>& env) {
     std::vector<std::string> known;
     for (const auto& entry : server_entries())
         if (!entry.key.env.empty()) known.push_back(entry.key.env);
-    // Read by the project's own test programs (chaos and fuzz runs), which a developer's shell may export.
-    constexpr std::array<std::string_view, 2> kTestPrefixes{"ABCI_CHAOS_", "ABCI_FUZZ_"};
+    // Read by the project's own test programs (chaos and fuzz runs), which a
+    // developer's shell may export, and the benchmark's reference route.
+    constexpr std::array<std::string_view, 3> kTestPrefixes{"ABCI_CHAOS_", "ABCI_FUZZ_", "ABCI_BENCH_"};
     for (const auto& entry : env) {
         const std::string& name = entry.first;  // not a structured binding: clang 14 (make fuzz) cannot capture one
         if (!name.starts_with("ABCI_") || std::find(known.begin(), known.end(), name) != known.end() ||
@@ -709,6 +710,12 @@ Settings load_settings(const FlagSettings& flags, const std::map<std::string, st
     if (!flags.listen.empty()) parse_listen(flags.listen, "--listen", settings), settings.sources["listen"] = "flag --listen";
     if (!flags.data_dir.empty()) settings.data_dir = flags.data_dir, settings.sources["dataDir"] = "flag --data-dir";
     if (flags.strict) settings.strict = true, settings.sources["strict"] = "flag --strict";
+    if (const auto it = env.find("ABCI_BENCH_REFERENCE_ROUTE"); it != env.end() && it->second == "1") {
+        if (!is_loopback(settings.listen_host))
+            throw bad_setting("environment variable ABCI_BENCH_REFERENCE_ROUTE",
+                              "is for the benchmark: only with a loopback listen address");
+        settings.bench_reference_route = true;
+    }
 
     if (settings.data_dir.empty())
         settings.data_dir = (flags.devnet ? store::devnet_data_dir() : store::default_data_dir()).string();

@@ -89,6 +89,10 @@ struct Settings {
     MetricsSettings metrics;
     webhooks::DeliverySettings webhooks;  // [webhooks]
     bool strict = false;         // a failing start-up check (AbciService::readiness) refuses the start
+    // ABCI_BENCH_REFERENCE_ROUTE=1 (loopback only; in no table, help or man
+    // page): GET /_bench/reference answers a constant body, the benchmark's
+    // measure of cpp-httplib's own cost (docs/decisions.md).
+    bool bench_reference_route = false;
 
     // First admin on an empty data directory (environment only: a password has no place in a file or a flag).
     std::string admin_email;

@@ -12,6 +12,7 @@
 
 #include "serve/expect.hpp"
 #include "serve/raw_http.hpp"
+#include "support/cli_runner.hpp"
 #include "support/tools.hpp"
 
 namespace abci::test {
@@ -379,3 +380,31 @@ TEST_CASE("body bounds: a body of a hundred thousand tiny members is refused at 
 }
 
 }  // namespace abci::test::http_body_tests
+
+// The benchmark's constant route (docs/decisions.md): it measures what
+// cpp-httplib costs alone, so only a loopback server told by the benchmark's
+// own variable has it, and it answers with nothing of ours around it.
+namespace abci::test::bench_reference_tests {
+
+TEST_CASE("the benchmark's constant route: only with ABCI_BENCH_REFERENCE_ROUTE=1 on loopback, answered before routing", "[serve][http]") {
+    {
+        Server normal;
+        CHECK(normal.http().get("/_bench/reference").status == 404);
+    }
+    Server bench(Server::Options{.env = {{"ABCI_BENCH_REFERENCE_ROUTE", "1"}}});
+    const auto r = bench.http().get("/_bench/reference");
+    CHECK(r.status == 200);
+    CHECK(r.body == R"({"data":{"ok":true}})");
+    CHECK_FALSE(r.has_header("X-Request-Id"));
+    CHECK(bench.http().get("/livez").status == 200);  // every other route as in a normal serve
+    CHECK(bench.log().find("/_bench/reference") == std::string::npos);
+
+    TempDir dir;
+    const auto refused = run_abcictl({"serve", "--listen", "0.0.0.0:0", "--data-dir", dir / "data"}, {},
+                                     {{"ABCI_BENCH_REFERENCE_ROUTE", "1"}});
+    INFO("stderr: " << refused.err);
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.err.find("ABCI_BENCH_REFERENCE_ROUTE") != std::string::npos);
+}
+
+}  // namespace abci::test::bench_reference_tests
