@@ -79,17 +79,17 @@ export async function loginCli(abcictl, env) {
 /**
  * Runs `fn({anvil, contract, serve})` with a fresh anvil (automine, or a
  * block every `blockTime` s), ABCIToken deployed on it and `abcictl serve` in
- * front; `beforeServe({anvil, contract})` runs before the server starts (for
+ * front (`env` added to its environment); `beforeServe({anvil, contract})` runs before the server starts (for
  * transactions of anvil's key 0, which the server signs with afterwards).
  * Both processes are stopped when `fn` settles.
  */
-export async function withChainServer(ctx, { blockTime = null, extraToml = '', beforeServe = null }, fn) {
+export async function withChainServer(ctx, { blockTime = null, extraToml = '', env = {}, beforeServe = null }, fn) {
   const anvil = await lib.startAnvil({ blockTime });
   let serve = null;
   try {
     const contract = await lib.deployContract(anvil.url);
     if (beforeServe) await beforeServe({ anvil, contract });
-    serve = await lib.startServe(ctx.abcictl, { anvilUrl: anvil.url, contract, extraToml });
+    serve = await lib.startServe(ctx.abcictl, { anvilUrl: anvil.url, contract, extraToml, env });
     return await fn({ anvil, contract, serve });
   } finally {
     if (serve) await serve.stop();

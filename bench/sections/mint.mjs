@@ -2,7 +2,8 @@
 // blocks, each contender on its own fresh chain, each started right after a
 // block so that no one is favoured by where in the block interval it begins:
 //   - the ceiling: the same 1000 mints pre-signed and sent as one JSON-RPC batch;
-//   - abcictl serve: 1000 concurrent POST /abci/contracts/mint-role-token;
+//   - abcictl serve: 1000 concurrent POST /abci/contracts/mint-role-token, each
+//     with its own Idempotency-Key as real callers send them;
 //   - the peer: ethers v6 with its NonceManager, 1000 concurrent contract calls;
 //   - abcictl serve in its batching mode (mintMany), the same 1000 requests.
 // Every mint is checked afterwards: its own mined receipt, contiguous nonces,
@@ -10,6 +11,8 @@
 
 import { Contract, JsonRpcProvider, NonceManager, Wallet, Interface } from 'ethers';
 import { request as httpRequest, Agent } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { loadavg } from 'node:os';
 import { median, nextBlock, percentile, rpc } from '../lib.mjs';
 
 const N = Number(process.env.ABCICTL_BENCH_MINTS || 1000);
@@ -21,7 +24,7 @@ const ROLE_TOKEN = 10000; // producer
 // The mint's data as the server sends it: a CIDv1 (raw, sha2-256, base32) as text.
 const CID_DATA = '0x' + Buffer.from('bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy').toString('hex');
 
-async function rpcBatch(url, calls) {
+export async function rpcBatch(url, calls) {
   const out = [];
   for (let i = 0; i < calls.length; i += 500) {
     const slice = calls.slice(i, i + 500);
@@ -143,17 +146,23 @@ export async function ethersPeer(lib, N) {
   return { rate: (N * 1000) / (end - start), latencies, failures, problems, n: N };
 }
 
-function post(agent, url, path, token, body) {
+// A POST as real callers send a mint: with an Idempotency-Key of its own (the
+// CLI always sends one), which the server records with the mint.
+export function post(agent, url, path, token, body) {
   return new Promise((resolve) => {
     const payload = JSON.stringify(body);
+    const headers = {
+      'content-type': 'application/json', authorization: `Bearer ${token}`, 'content-length': Buffer.byteLength(payload),
+      'idempotency-key': randomUUID(),
+    };
     const req = httpRequest(
       `${url}${path}`,
-      { method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'content-length': Buffer.byteLength(payload) } },
+      { method: 'POST', agent, headers },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode, text }));
+        res.on('end', () => resolve({ status: res.statusCode, text, headers: res.headers }));
       },
     );
     req.on('error', (e) => resolve({ status: 0, text: e.message }));
@@ -234,12 +243,34 @@ const ceilingText = (top) =>
   (top.problems.length ? ' ✘ ' + top.problems.join('; ') : '');
 const clean = (r) => r.failures === 0 && r.problems.length === 0;
 
+// The burst is decided by where its first second falls against the blocks, so
+// one run says little: each run pairs the ceiling and abcictl on fresh chains,
+// and the target is met when all runs but one reach it.
+const RUNS = Number(process.env.ABCICTL_BENCH_MINT_RUNS || 5);
+
 export default async function run(ctx) {
   const lib = ctx.lib;
-  process.stderr.write(`mint: the ceiling (${N} pre-signed mints in one batch)\n`);
-  const top = await ceiling(lib, N);
-  process.stderr.write(`mint: abcictl serve (${N} concurrent requests)\n`);
-  const mine = await ours(lib, ctx, N, { seed: 13 });
+  const pairs = [];
+  for (let i = 1; i <= RUNS; ++i) {
+    process.stderr.write(`mint: run ${i}/${RUNS}: the ceiling (${N} pre-signed mints in one batch), load ${loadavg()[0].toFixed(2)}\n`);
+    const top = await ceiling(lib, N);
+    process.stderr.write(`mint: run ${i}/${RUNS}: abcictl serve (${N} concurrent keyed requests), load ${loadavg()[0].toFixed(2)}\n`);
+    const mine = await ours(lib, ctx, N, { seed: 13 });
+    pairs.push({ top, mine, ratio: mine.rate / top.rate });
+    process.stderr.write(`mint: run ${i}/${RUNS}: ${mine.rate.toFixed(0)} vs ${top.rate.toFixed(0)} mints/s = ${(mine.rate / top.rate).toFixed(2)}× (${describe(mine)})\n`);
+  }
+  const passed = pairs.filter((p) => p.ratio >= 0.9 && clean(p.mine) && p.top.problems.length === 0).length;
+  const middle = [...pairs].sort((a, b) => a.ratio - b.ratio)[Math.floor((pairs.length - 1) / 2)];
+  const burstRow = {
+    measurement: `mint throughput: ${N} concurrent mint-role-token requests, each with an Idempotency-Key, vs the pre-signed ceiling (median of ${RUNS} runs)`,
+    ours: `${describe(middle.mine)}; runs ${pairs.map((p) => p.ratio.toFixed(2) + '×').join(', ')}`,
+    peer: ceilingText(middle.top), ratio: middle.ratio, target: `≥ 0.9× in ${Math.max(1, RUNS - 1)} of ${RUNS} runs, 0 failures`,
+    met: passed >= Math.max(1, RUNS - 1) && pairs.every((p) => clean(p.mine)),
+    raw: pairs.map((p) => ({ ratio: p.ratio, ours: p.mine.rate, ceiling: p.top.rate, blocks: p.mine.blocks, failures: p.mine.failures })),
+  };
+  // ABCICTL_BENCH_MINT_BURST_ONLY=1: the burst against the ceiling alone (to compare a change before and after).
+  if (process.env.ABCICTL_BENCH_MINT_BURST_ONLY) return [burstRow];
+  const mine = middle.mine;
   process.stderr.write(`mint: ethers v6 NonceManager (${N} concurrent mints)\n`);
   const peer = await ethersPeer(lib, N);
   process.stderr.write(`mint: the ceiling (${N_BATCHED} pre-signed mints in one batch)\n`);
@@ -247,11 +278,7 @@ export default async function run(ctx) {
   process.stderr.write(`mint: abcictl serve, batching mode (${N_BATCHED} concurrent requests)\n`);
   const batched = await ours(lib, ctx, N_BATCHED, { seed: 14, extraToml: '[mint_batching]\nenabled = true\n' });
   return [
-    {
-      measurement: `mint throughput: ${N} concurrent mint-role-token requests vs the pre-signed ceiling`,
-      ours: describe(mine), peer: ceilingText(top), ratio: mine.rate / top.rate, target: '≥ 0.9×, 0 failures',
-      met: mine.rate / top.rate >= 0.9 && clean(mine) && top.problems.length === 0,
-    },
+    burstRow,
     {
       measurement: `mint throughput: ${N} concurrent mints vs ethers v6 NonceManager`,
       ours: describe(mine), peer: `ethers v6: ${describe(peer)}`, ratio: mine.rate / peer.rate, target: '≥ 5×, 0 failures',

@@ -42,8 +42,10 @@ const HAPROXY = '/usr/sbin/haproxy';
 const NOBODY = 65534;
 const say = (message) => progress('replicas', message);
 
-// PostgreSQL 15 in a temporary directory on a free port; stopped (immediate) on exit.
-async function startPostgres(lib) {
+// PostgreSQL 15 in a temporary directory on a free port; stopped (immediate) on
+// exit. `settings` are more `-c name=value` server settings. Returns
+// {port, cluster, database()}.
+export async function startPostgres(lib, settings = []) {
   const dir = lib.tempDir('abcictl-bench-pg-');
   const cluster = join(dir, 'cluster');
   const root = process.getuid() === 0;
@@ -56,13 +58,14 @@ async function startPostgres(lib) {
   }
   await runTool(asOwner([`${PG_BIN}/initdb`, '-D', cluster, '-U', 'abci', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions']));
   const port = await lib.freePort();
-  const options = `-p ${port} -c listen_addresses=127.0.0.1 -k ${cluster}`;
+  const options = [`-p ${port} -c listen_addresses=127.0.0.1 -k ${cluster}`, ...settings.map((c) => `-c ${c}`)].join(' ');
   await runTool(asOwner([`${PG_BIN}/pg_ctl`, 'start', '-D', cluster, '-l', join(cluster, 'log'), '-w', '-t', '30', '-o', options]));
   const stop = asOwner([`${PG_BIN}/pg_ctl`, 'stop', '-D', cluster, '-m', 'immediate', '-w']);
   lib.cleanupOnExit(() => execFileSync(stop[0], stop.slice(1), { stdio: 'ignore' }));
   let databases = 0;
   return {
     port,
+    cluster,
     // A fresh empty database; its URL.
     async database() {
       const name = `bench${++databases}`;
