@@ -3,8 +3,11 @@
 #include <signal.h>
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <map>
 #include <regex>
+#include <stdexcept>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -22,10 +25,34 @@ bool matches(const nlohmann::json& value, const std::regex& pattern) {
     return value.is_string() && std::regex_match(value.get_ref<const std::string&>(), pattern);
 }
 
+// ABCI_TEST_SIGNER=pkcs11: a token holding the devnet signer's key (anvil's
+// first), so that the deployer, the chain and the tests' oracles see the same
+// address whichever signer the server uses; else none: the server uses anvilKey.
+std::unique_ptr<SoftHsm> token_signer() {
+    const char* which = std::getenv("ABCI_TEST_SIGNER");
+    if (!which || !*which) return nullptr;
+    if (std::string_view(which) != "pkcs11")
+        throw std::runtime_error(std::string("ABCI_TEST_SIGNER=") + which + ": the tests know only pkcs11 (or unset)");
+    auto hsm = std::make_unique<SoftHsm>();
+    hsm->import_with_pkcs11_tool("minter", "01", Anvil::dev_accounts()[0].private_key);
+    return hsm;
+}
+
+std::string signer_config(const SoftHsm* hsm) {
+    if (!hsm) return "[signer]\nanvilKey = true\n";
+    return fmt::format("[signer]\npkcs11Module = \"{}\"\npkcs11Token = \"{}\"\npkcs11Key = \"minter\"\npkcs11PinFile = \"{}\"\n",
+                       SoftHsm::module(), hsm->token(), hsm->pin_file());
+}
+
+Env with_signer_env(Env env, const SoftHsm* hsm) {
+    if (hsm) env.merge(hsm->env());
+    return env;
+}
+
 // `node_url`: where the server reaches the devnet's node (anvil, or a proxy in front of it).
 std::string server_config(const ChainServer::Options& options, const Anvil& anvil, const std::string& node_url,
-                          const std::string& contract) {
-    return fmt::format("[rate_limit]\nabci = \"{}\"\n[signer]\nanvilKey = true\n", options.abci_rate_limit) +
+                          const std::string& contract, const SoftHsm* hsm) {
+    return fmt::format("[rate_limit]\nabci = \"{}\"\n", options.abci_rate_limit) + signer_config(hsm) +
            chain_entry(ChainServer::blockchain_id, ChainServer::blockchain_name, node_url, contract, "testnet") +
            options.devnet_keys +
            std::regex_replace(options.extra_config, std::regex(R"(\{anvil\})"), anvil.url());
@@ -65,11 +92,12 @@ bool is_address(const nlohmann::json& value) {
 }
 
 ChainServer::ChainServer(Options options)
-    : anvil_(options.anvil),
+    : hsm_(token_signer()),
+      anvil_(options.anvil),
       contract_(deploy_token(anvil_)),
       proxy_(options.fault_proxy ? std::make_unique<FaultProxy>(anvil_.port(), *options.fault_proxy) : nullptr),
-      config_(server_config(options, anvil_, proxy_ ? proxy_->url() : anvil_.url(), contract_)),
-      server_(Server::Options{config_, 0, options.env}) {}
+      config_(server_config(options, anvil_, proxy_ ? proxy_->url() : anvil_.url(), contract_, hsm_.get())),
+      server_(Server::Options{config_, 0, with_signer_env(options.env, hsm_.get())}) {}
 
 void ChainServer::restart_server(const std::string& more_config) { server_.restart(config_ + more_config); }
 

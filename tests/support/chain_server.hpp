@@ -4,6 +4,10 @@
 // (the key the server then signs with, `[signer] anvilKey`), and a server
 // whose config names that chain "devnet". Plus the checks of the spec's
 // value formats (§2 conventions) and cast as the chain-side oracle.
+// ABCI_TEST_SIGNER=pkcs11 in the environment: the server signs with the same
+// key held in a SoftHSM2 token instead, imported as docs/hsm.md moves a
+// keystore's key in, so that the tests run unchanged through a PKCS#11 signer
+// (`make chaos`, and a reduced chaos run in tests/CMakeLists.txt).
 
 #include <cstdint>
 #include <memory>
@@ -16,6 +20,7 @@
 #include "support/anvil.hpp"
 #include "support/fault_proxy.hpp"
 #include "support/serve.hpp"
+#include "support/softhsm.hpp"
 
 namespace abci::test {
 
@@ -96,6 +101,7 @@ public:
     void reset_chain();
 
 private:
+    std::unique_ptr<SoftHsm> hsm_;  // the server's signer under ABCI_TEST_SIGNER=pkcs11; outlives the server
     Anvil anvil_;
     std::string contract_;
     std::unique_ptr<FaultProxy> proxy_;  // before server_: it must outlive the server's calls

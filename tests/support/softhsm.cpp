@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "core/eth/bytes.hpp"
+
 namespace abci::test {
 
 SoftHsm::SoftHsm(std::string label) : label_(std::move(label)) {
@@ -53,6 +55,23 @@ os::CommandResult SoftHsm::pkcs11_tool(const std::vector<std::string>& args) con
 void SoftHsm::generate_with_pkcs11_tool(const std::string& label, const std::string& id_hex,
                                         const std::string& key_type) const {
     (void)pkcs11_tool({"--keypairgen", "--key-type", key_type, "--label", label, "--id", id_hex});
+}
+
+void SoftHsm::import_with_pkcs11_tool(const std::string& label, const std::string& id_hex,
+                                      const std::string& secret_hex) const {
+    // SEC 1 ECPrivateKey { version 1, the secret, parameters [0] secp256k1's OID }, as docs/hsm.md builds it.
+    const auto der = eth::from_hex("302e0201010420" + eth::to_hex(eth::from_hex(secret_hex), false) + "a00706052b8104000a");
+    const auto key = dir_.write("import-key.der", std::string(der.begin(), der.end()));
+    const auto pub = dir_ / "import-pub.der";
+    const auto r = os::run_command({"openssl", "ec", "-inform", "DER", "-in", key, "-pubout", "-outform", "DER", "-out", pub},
+                                   {}, std::chrono::seconds(60));
+    INFO("openssl stderr: " << r.err);
+    REQUIRE(r.exit_code == 0);
+    (void)pkcs11_tool({"--write-object", key, "--type", "privkey", "--label", label, "--id", id_hex, "--usage-sign"});
+    (void)pkcs11_tool({"--write-object", pub, "--type", "pubkey", "--label", label, "--id", id_hex});
+    // Only the token keeps the secret, as the recipe's shred leaves it.
+    std::filesystem::remove(key);
+    std::filesystem::remove(pub);
 }
 
 }  // namespace abci::test

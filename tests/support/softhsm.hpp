@@ -41,6 +41,11 @@ public:
     /// A key pair made by pkcs11-tool: `key_type` as its --key-type (EC:secp256k1, EC:prime256v1).
     void generate_with_pkcs11_tool(const std::string& label, const std::string& id_hex,
                                    const std::string& key_type = "EC:secp256k1") const;
+    /// The key pair of `secret_hex` (a 32-byte secp256k1 secret) written to the
+    /// token as docs/hsm.md moves a keystore's key in: a SEC 1 DER private key
+    /// and openssl's public key, each by pkcs11-tool --write-object.
+    void import_with_pkcs11_tool(const std::string& label, const std::string& id_hex,
+                                 const std::string& secret_hex) const;
 
 private:
     TempDir dir_;
