@@ -185,11 +185,12 @@ export const minterRole = keccak256(toUtf8Bytes('MINTER_ROLE'));
  * A real `abcictl serve` on a free loopback port, for one chain (id "devnet")
  * signed by anvil's key 0, rate limit off, and admin@example.org as admin.
  * `extraToml` is appended to the config; `env` is added to its environment
- * (ABCI_DATABASE_URL). Given the `dir` and `port` of one that was stopped or
+ * (ABCI_DATABASE_URL); `signerToml` replaces the [signer] table (a keystore,
+ * a token, a remote signer). Given the `dir` and `port` of one that was stopped or
  * killed, starts it again there, with its data directory.
  * Returns {url, port, dir, dataDir, pid, child, stop()}.
  */
-export async function startServe(abcictl, { anvilUrl, contract, extraToml = '', env: extraEnv = {}, dir: reuse = null, port: fixedPort = null }) {
+export async function startServe(abcictl, { anvilUrl, contract, extraToml = '', signerToml = '[signer]\nanvilKey = true\n', env: extraEnv = {}, dir: reuse = null, port: fixedPort = null }) {
   const dir = reuse ?? tempDir('abcictl-bench-serve-');
   const dataDir = join(dir, 'data');
   const config = join(dir, 'config.toml');
@@ -197,9 +198,7 @@ export async function startServe(abcictl, { anvilUrl, contract, extraToml = '', 
     config,
     `[rate_limit]
 abci = "0"
-[signer]
-anvilKey = true
-
+${signerToml}
 [[chains]]
 id = "devnet"
 name = "Anvil devnet"
