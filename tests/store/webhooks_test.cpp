@@ -231,6 +231,7 @@ TEST_CASE("a mint's transitions write its events to the outbox in their own tran
     REQUIRE_FALSE(mints.begin(mint));
     journal.add({journaled("0x01", 1, mint.id)});
     journal.add({journaled("0x02", 1, mint.id)});  // a replacement is not submitted again
+    journal.settle({{"0x02", chain::TxStatus::mined, 7}});  // settled before the mint is finished, as TxSender does
     REQUIRE(mints.finish(mint.id, MintState::done, R"({"version":2,"transactionHash":"0x02"})"));
     CHECK_FALSE(mints.finish(mint.id, MintState::done, "{}"));  // already final: no second event
 
@@ -289,7 +290,6 @@ TEST_CASE("a mint's transitions write its events to the outbox in their own tran
     REQUIRE_FALSE(mints.begin(failing));
     REQUIRE(mints.release(failing.id, R"({"kind":"unavailable","message":"not sent"})"));
     REQUIRE(hooks.update_subscription("wh_a", {.events = std::vector<std::string>{"mint.reorged"}}));
-    journal.settle({{"0x02", chain::TxStatus::mined, 7}});
     journal.reopen("0x02");
     journal.reopen("0x02");  // pending already: nothing more
     claimed = hooks.claim_events("server-a", 60s, 10);
@@ -301,4 +301,34 @@ TEST_CASE("a mint's transitions write its events to the outbox in their own tran
     CHECK(claimed[1].event.type == EventType::mint_reorged);
     CHECK(claimed[1].event.mint_id == mint.id);
     CHECK(claimed[1].event.transaction_hash == "0x02");
+}
+
+TEST_CASE("a confirmed mint whose transaction a reorg removed is confirmed again when it is mined again",
+          "[store][webhooks]") {
+    using namespace webhooks_store_test;
+    FreshStore f;
+    auto& hooks = f.store->webhooks();
+    auto& mints = f.store->mints();
+    auto& journal = f.store->journal();
+    (void)subscribe(*f.store, "wh_a", {"mint.confirmed", "mint.reorged"});
+
+    const auto mint = new_mint("k-1");
+    REQUIRE_FALSE(mints.begin(mint));
+    journal.add({journaled("0x01", 1, mint.id)});
+    journal.settle({{"0x01", chain::TxStatus::mined, 7}});
+    REQUIRE(mints.finish(mint.id, MintState::done, R"({"version":2,"transactionHash":"0x01"})"));
+    journal.reopen("0x01");
+    journal.settle({{"0x01", chain::TxStatus::mined, 9}});
+    journal.settle({{"0x01", chain::TxStatus::mined, 9}});  // settled already: nothing more
+
+    // One mint's events are claimed one at a time, oldest first.
+    std::vector<EventType> types;
+    for (auto claimed = hooks.claim_events("server-a", 60s, 10); !claimed.empty();
+         claimed = hooks.claim_events("server-a", 60s, 10)) {
+        REQUIRE(claimed.size() == 1);
+        CHECK(claimed[0].event.mint_id == mint.id);
+        types.push_back(claimed[0].event.type);
+        CHECK(hooks.fan_out(claimed[0].id, "server-a", "body") == 1u);
+    }
+    CHECK(types == std::vector<EventType>{EventType::mint_confirmed, EventType::mint_reorged, EventType::mint_confirmed});
 }

@@ -72,7 +72,9 @@ public:
 
     void settle(const std::vector<JournalSettlement>& settlements) override {
         const std::int64_t now = to_millis(now_millis());
+        bool wrote_events = false;
         db_.transaction({}, [&](auto& c) {
+            wrote_events = false;
             // Only pending leaves pending (core/chain/tx_state.hpp): a final entry stays as it is,
             // but for one the operator gave up that the chain shows landed after all.
             for (const auto& s : settlements) {
@@ -81,9 +83,25 @@ public:
                             "UPDATE tx_journal SET status = ?1, block_number = ?2, updated_at = ?3 WHERE hash = ?4 AND "
                             "(status = 'pending' OR (status = 'abandoned' AND ?1 IN ('mined', 'reverted')))",
                             s.status, s.block_number, now, s.hash) == 1;
-                if (!settled) require_journaled(c, s.hash);
+                if (!settled) {
+                    require_journaled(c, s.hash);
+                    continue;
+                }
+                if (s.status != chain::TxStatus::mined) continue;
+                // A mint answered done before its transaction is mined was
+                // reorged out and is mined again: Mints::finish() will not
+                // answer it twice, so its second mint.confirmed is written
+                // here. The first time, the journal is settled before the
+                // mint is finished (TxSender settles, then answers the waiter).
+                for (const auto& mint_id :
+                     query_all(c,
+                               "SELECT t.mint_id FROM mint_transactions t JOIN mint_requests m ON m.id = t.mint_id "
+                               "WHERE t.hash = ? AND m.state = 'done'",
+                               [](const auto& row) { return row.text("mint_id"); }, s.hash))
+                    wrote_events |= write_mint_event<Db>(c, EventType::mint_confirmed, mint_id);
             }
         });
+        if (wrote_events) events_written();
     }
 
     void reopen(const std::string& hash) override {
