@@ -175,6 +175,30 @@ TEST_CASE("webhooks: an async mint's mint.submitted then mint.confirmed arrive v
     CHECK(chain.chain_balance(holder, 10000) == "1");
 }
 
+TEST_CASE("webhooks: a confirmed mint whose block a reorg replaced is mint.reorged, then mint.confirmed again once "
+          "its re-broadcast is mined",
+          "[serve][webhooks][anvil][reorg]") {
+    ChainServer chain({.extra_config = local_webhooks()});
+    const auto http = chain.http();
+    const auto admin = chain.server().login_admin();
+    WebhookReceiver receiver;
+    subscribe_to_mints(http, admin.token, receiver);
+    const auto to = Random(342).address().checksummed();
+    const auto mint_id = accepted_mint(http.post(kEntityRoute, entity_mint_body(to, "report", "W-R"), admin.token,
+                                                 {{"Prefer", "respond-async"}}));
+    REQUIRE(settled_status(http, mint_id, admin.token)["state"] == "mined");
+    (void)until_acknowledged(receiver, 2);
+
+    // The mint's block replaced by an empty one: the sender sends the same bytes again and the chain mines them anew.
+    (void)chain.node_rpc("anvil_rollback", {1});
+    (void)chain.node_rpc("evm_mine");
+    REQUIRE(chain.chain_balance(to, 1000) == "0");
+    const auto received = acknowledged(until_acknowledged(receiver, 4));
+    CHECK(received.by_mint.at(mint_id) ==
+          std::vector<std::string>{"mint.submitted", "mint.confirmed", "mint.reorged", "mint.confirmed"});
+    CHECK(chain.chain_balance(to, 1000) == "1");
+}
+
 TEST_CASE("webhooks: mint events written before a kill -9 are delivered after the restart, in order, with their "
           "webhook-ids",
           "[serve][webhooks][anvil][async]") {
