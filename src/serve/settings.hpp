@@ -89,8 +89,8 @@ struct Settings {
     MetricsSettings metrics;
     webhooks::DeliverySettings webhooks;  // [webhooks]
     bool strict = false;         // a failing start-up check (AbciService::readiness) refuses the start
-    // ABCI_BENCH_REFERENCE_ROUTE=1 (loopback only; in no table, help or man
-    // page): GET /_bench/reference answers a constant body, the benchmark's
+    // ABCI_BENCH_REFERENCE_ROUTE=1 (loopback only; in no settings table or
+    // help, named in the man page as the benchmark's): GET /_bench/reference answers a constant body, the benchmark's
     // measure of cpp-httplib's own cost (docs/decisions.md).
     bool bench_reference_route = false;
 
