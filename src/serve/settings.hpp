@@ -90,8 +90,9 @@ struct Settings {
     webhooks::DeliverySettings webhooks;  // [webhooks]
     bool strict = false;         // a failing start-up check (AbciService::readiness) refuses the start
     // ABCI_BENCH_REFERENCE_ROUTE=1 (loopback only; in no settings table or
-    // help, named in the man page as the benchmark's): GET /_bench/reference answers a constant body, the benchmark's
-    // measure of cpp-httplib's own cost (docs/decisions.md).
+    // help, named in the man page as the benchmark's): GET /_bench/reference
+    // answers a constant body, the benchmark's measure of cpp-httplib's own
+    // cost (docs/decisions.md).
     bool bench_reference_route = false;
 
     // First admin on an empty data directory (environment only: a password has no place in a file or a flag).
