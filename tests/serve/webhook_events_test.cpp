@@ -28,12 +28,10 @@ std::string local_webhooks(const std::string& schedule = "0s, 300ms, 300ms") {
            "\"\n";
 }
 
-// Subscribes the receiver to every mint event and verifies with its secret.
-void subscribe_to_mints(const Http& http, const std::string& token, const WebhookReceiver& receiver) {
-    const auto created = http.post("/api/admin/webhooks",
-                                   {{"url", receiver.url()},
-                                    {"events", {"mint.submitted", "mint.confirmed", "mint.failed", "mint.reorged"}}},
-                                   token);
+// Subscribes the receiver to `events` (every mint event) and verifies with its secret.
+void subscribe_to(const Http& http, const std::string& token, const WebhookReceiver& receiver,
+                        const json& events = {"mint.submitted", "mint.confirmed", "mint.failed", "mint.reorged"}) {
+    const auto created = http.post("/api/admin/webhooks", {{"url", receiver.url()}, {"events", events}}, token);
     INFO(created.body);
     REQUIRE(created.status == 201);
     receiver.verify_with({created.json["data"]["secret"].get<std::string>()});
@@ -119,7 +117,7 @@ TEST_CASE("webhooks: an async mint's mint.submitted then mint.confirmed arrive v
     const auto http = chain.http();
     const auto admin = chain.server().login_admin();
     WebhookReceiver receiver;
-    subscribe_to_mints(http, admin.token, receiver);
+    subscribe_to(http, admin.token, receiver);
     // Each event's first attempt fails.
     receiver.answer({500, 200, 500});
     Random random(341);
@@ -182,7 +180,7 @@ TEST_CASE("webhooks: a confirmed mint whose block a reorg replaced is mint.reorg
     const auto http = chain.http();
     const auto admin = chain.server().login_admin();
     WebhookReceiver receiver;
-    subscribe_to_mints(http, admin.token, receiver);
+    subscribe_to(http, admin.token, receiver);
     const auto to = Random(342).address().checksummed();
     const auto mint_id = accepted_mint(http.post(kEntityRoute, entity_mint_body(to, "report", "W-R"), admin.token,
                                                  {{"Prefer", "respond-async"}}));
@@ -199,6 +197,58 @@ TEST_CASE("webhooks: a confirmed mint whose block a reorg replaced is mint.reorg
     CHECK(chain.chain_balance(to, 1000) == "1");
 }
 
+TEST_CASE("webhooks: a role request's role_request.created, then .approved or .rejected, arrive verified with the "
+          "request's id, wallet, role, chain and status",
+          "[serve][webhooks][anvil]") {
+    ChainServer chain({.extra_config = local_webhooks()});
+    const auto http = chain.http();
+    const auto admin = chain.server().login_admin();
+    WebhookReceiver receiver;
+    subscribe_to(http, admin.token, receiver,
+                       {"role_request.created", "role_request.approved", "role_request.rejected"});
+    const auto holder = Anvil::dev_accounts()[6].address;
+    chain.server().add_user("holder@example.org", "farmer", "holder pass 12345");
+    chain.server().link_wallet("holder@example.org", holder);
+    const auto farmer = chain.server().login("holder@example.org", "holder pass 12345");
+
+    std::map<std::string, std::string> role_of;  // request id -> role
+    for (const char* role : {"producer", "verifier"}) {
+        const auto filed = http.post(
+            "/v1/role-requests",
+            {{"roleType", role}, {"walletAddress", holder}, {"blockchainId", ChainServer::blockchain_id}},
+            farmer.token);
+        INFO(filed.body);
+        REQUIRE(filed.status == 201);
+        role_of[filed.json["data"]["id"].get<std::string>()] = role;
+    }
+    for (const auto& [id, role] : role_of) {
+        const auto decided = http.send("PUT", "/v1/admin/role-requests/" + id + (role == "producer" ? "/approve" : "/reject"),
+                                       "", "application/json", admin.token);
+        INFO(decided.body);
+        REQUIRE(decided.status == 200);
+    }
+
+    const auto received = until_acknowledged(receiver, 4);
+    std::map<std::string, std::vector<std::string>> statuses;  // request id -> the statuses its events told, in order
+    for (const auto& d : received) {
+        INFO(d.dump());
+        CHECK(d["verifiedWith"] == json::array({0}));
+        CHECK(d["answered"] == 200);
+        const auto event = json::parse(d["body"].get<std::string>());
+        CHECK(is_utc_timestamp(event["timestamp"]));
+        const auto& data = event["data"];
+        const auto id = data["id"].get<std::string>();
+        CHECK(data["roleType"] == role_of.at(id));
+        CHECK(eth::Address::parse(data["walletAddress"].get<std::string>()).checksummed() ==
+              eth::Address::parse(holder).checksummed());
+        CHECK(data["blockchainId"] == ChainServer::blockchain_id);
+        CHECK(event["type"] == "role_request." + std::string(data["status"] == "pending" ? "created" : data["status"].get<std::string>()));
+        statuses[id].push_back(data["status"].get<std::string>());
+    }
+    for (const auto& [id, role] : role_of)
+        CHECK(statuses[id] == std::vector<std::string>{"pending", role == "producer" ? "approved" : "rejected"});
+}
+
 TEST_CASE("webhooks: mint events written before a kill -9 are delivered after the restart, in order, with their "
           "webhook-ids",
           "[serve][webhooks][anvil][async]") {
@@ -208,7 +258,7 @@ TEST_CASE("webhooks: mint events written before a kill -9 are delivered after th
     const auto http = chain.http();
     const auto admin = chain.server().login_admin();
     WebhookReceiver receiver;
-    subscribe_to_mints(http, admin.token, receiver);
+    subscribe_to(http, admin.token, receiver);
     receiver.answer({500});
     Random random(342);
     const auto to = random.address().checksummed();
@@ -238,7 +288,7 @@ TEST_CASE("webhooks: on PostgreSQL an async mint's events are written with its t
     const auto http = chain.http();
     const auto admin = chain.server().login_admin();
     WebhookReceiver receiver;
-    subscribe_to_mints(http, admin.token, receiver);
+    subscribe_to(http, admin.token, receiver);
     Random random(343);
     const auto to = random.address().checksummed();
     const auto mint_id = accepted_mint(http.post(kEntityRoute, entity_mint_body(to, "report", "P-1"), admin.token,

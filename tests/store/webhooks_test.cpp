@@ -240,12 +240,12 @@ TEST_CASE("a mint's transitions write its events to the outbox in their own tran
     REQUIRE(claimed.size() == 1);
     const auto submitted = claimed[0];
     CHECK(submitted.id.starts_with("msg_"));
-    CHECK(submitted.event.type == EventType::mint_submitted);
-    CHECK(submitted.event.mint_id == mint.id);
-    CHECK(submitted.event.idempotency_key == "k-1");
-    CHECK(submitted.event.blockchain_id == "chain");
-    CHECK(submitted.event.transaction_hash == "0x01");
-    CHECK(std::chrono::abs(submitted.event.at - std::chrono::system_clock::now()) < 5s);
+    CHECK(std::get<MintEvent>(submitted.event).type == EventType::mint_submitted);
+    CHECK(std::get<MintEvent>(submitted.event).mint_id == mint.id);
+    CHECK(std::get<MintEvent>(submitted.event).idempotency_key == "k-1");
+    CHECK(std::get<MintEvent>(submitted.event).blockchain_id == "chain");
+    CHECK(std::get<MintEvent>(submitted.event).transaction_hash == "0x01");
+    CHECK(std::chrono::abs(std::get<MintEvent>(submitted.event).at - std::chrono::system_clock::now()) < 5s);
     CHECK(hooks.claim_events("server-b", 60s, 10).empty());
     CHECK_FALSE(hooks.fan_out(submitted.id, "server-b", "{}"));  // not server-b's
     CHECK(hooks.fan_out(submitted.id, "server-a", "submitted body") == 1u);  // wh_a only: wh_b does not ask, wh_off is off
@@ -254,9 +254,9 @@ TEST_CASE("a mint's transitions write its events to the outbox in their own tran
     claimed = hooks.claim_events("server-b", 60s, 10);
     REQUIRE(claimed.size() == 1);
     const auto confirmed = claimed[0];
-    CHECK(confirmed.event.type == EventType::mint_confirmed);
-    CHECK(confirmed.event.answer == R"({"version":2,"transactionHash":"0x02"})");
-    CHECK(confirmed.event.transaction_hash.empty());
+    CHECK(std::get<MintEvent>(confirmed.event).type == EventType::mint_confirmed);
+    CHECK(std::get<MintEvent>(confirmed.event).answer == R"({"version":2,"transactionHash":"0x02"})");
+    CHECK(std::get<MintEvent>(confirmed.event).transaction_hash.empty());
     CHECK(hooks.fan_out(confirmed.id, "server-b", "confirmed body") == 2u);
     CHECK(hooks.claim_events("server-a", 60s, 10).empty());
 
@@ -294,13 +294,13 @@ TEST_CASE("a mint's transitions write its events to the outbox in their own tran
     journal.reopen("0x02");  // pending already: nothing more
     claimed = hooks.claim_events("server-a", 60s, 10);
     REQUIRE(claimed.size() == 2);
-    CHECK(claimed[0].event.type == EventType::mint_failed);
-    CHECK(claimed[0].event.mint_id == failing.id);
-    CHECK(claimed[0].event.idempotency_key.empty());
-    CHECK(claimed[0].event.answer == R"({"kind":"unavailable","message":"not sent"})");
-    CHECK(claimed[1].event.type == EventType::mint_reorged);
-    CHECK(claimed[1].event.mint_id == mint.id);
-    CHECK(claimed[1].event.transaction_hash == "0x02");
+    CHECK(std::get<MintEvent>(claimed[0].event).type == EventType::mint_failed);
+    CHECK(std::get<MintEvent>(claimed[0].event).mint_id == failing.id);
+    CHECK(std::get<MintEvent>(claimed[0].event).idempotency_key.empty());
+    CHECK(std::get<MintEvent>(claimed[0].event).answer == R"({"kind":"unavailable","message":"not sent"})");
+    CHECK(std::get<MintEvent>(claimed[1].event).type == EventType::mint_reorged);
+    CHECK(std::get<MintEvent>(claimed[1].event).mint_id == mint.id);
+    CHECK(std::get<MintEvent>(claimed[1].event).transaction_hash == "0x02");
 }
 
 TEST_CASE("a confirmed mint whose transaction a reorg removed is confirmed again when it is mined again",
@@ -326,9 +326,46 @@ TEST_CASE("a confirmed mint whose transaction a reorg removed is confirmed again
     for (auto claimed = hooks.claim_events("server-a", 60s, 10); !claimed.empty();
          claimed = hooks.claim_events("server-a", 60s, 10)) {
         REQUIRE(claimed.size() == 1);
-        CHECK(claimed[0].event.mint_id == mint.id);
-        types.push_back(claimed[0].event.type);
+        CHECK(std::get<MintEvent>(claimed[0].event).mint_id == mint.id);
+        types.push_back(std::get<MintEvent>(claimed[0].event).type);
         CHECK(hooks.fan_out(claimed[0].id, "server-a", "body") == 1u);
     }
     CHECK(types == std::vector<EventType>{EventType::mint_confirmed, EventType::mint_reorged, EventType::mint_confirmed});
+}
+
+TEST_CASE("a role request's filing, approval and rejection write their events with the change, in order per request",
+          "[store][webhooks]") {
+    using namespace webhooks_store_test;
+    FreshStore f;
+    auto& hooks = f.store->webhooks();
+    auto& requests = f.store->role_requests();
+    const User u = add_user(*f.store, "requester@example.org");
+    (void)subscribe(*f.store, "wh_a", {"role_request.created", "role_request.approved", "role_request.rejected"});
+
+    const auto approved = requests.create(NewRoleRequest{u.id, "producer", kStoreWallet, kStoreChainId, "note"});
+    const auto rejected = requests.create(NewRoleRequest{u.id, "verifier", kStoreWallet, kStoreChainId, ""});
+    REQUIRE(requests.transition(approved.id, RoleRequestStatus::pending, RoleRequestStatus::approved, "admin"));
+    CHECK_FALSE(requests.transition(approved.id, RoleRequestStatus::pending, RoleRequestStatus::approved, "admin"));
+    REQUIRE(requests.transition(rejected.id, RoleRequestStatus::pending, RoleRequestStatus::rejected, "admin"));
+    REQUIRE(requests.fail(approved.id, "refused"));  // no event type for it: nothing written
+
+    std::vector<std::pair<std::string, EventType>> seen;
+    for (auto claimed = hooks.claim_events("server-a", 60s, 10); !claimed.empty();
+         claimed = hooks.claim_events("server-a", 60s, 10))
+        for (const auto& outbox : claimed) {
+            const auto& event = std::get<RoleRequestEvent>(outbox.event);
+            CHECK(event.wallet_address == kStoreWallet);
+            CHECK(event.blockchain_id == kStoreChainId);
+            CHECK(event.role_type == (event.id == approved.id ? "producer" : "verifier"));
+            CHECK(event.status == (event.type == EventType::role_request_created    ? "pending"
+                                   : event.type == EventType::role_request_approved ? "approved"
+                                                                                    : "rejected"));
+            CHECK(std::chrono::abs(event.at - std::chrono::system_clock::now()) < 5s);
+            seen.emplace_back(event.id, event.type);
+            CHECK(hooks.fan_out(outbox.id, "server-a", "body") == 1u);
+        }
+    CHECK(seen == std::vector<std::pair<std::string, EventType>>{{approved.id, EventType::role_request_created},
+                                                                 {rejected.id, EventType::role_request_created},
+                                                                 {approved.id, EventType::role_request_approved},
+                                                                 {rejected.id, EventType::role_request_rejected}});
 }

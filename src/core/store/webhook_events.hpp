@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "core/store/records.hpp"
@@ -55,6 +56,26 @@ struct MintEvent {
     /// Error(internal) when `stored` is not what serialize() writes.
     [[nodiscard]] static MintEvent parse(const std::string& stored);
 };
+
+/// A role request's event (role_request.created, .approved, .rejected): the
+/// request as it stood once changed, which is all its body tells.
+struct RoleRequestEvent {
+    EventType type = EventType::role_request_created;
+    std::string id;
+    std::string wallet_address;
+    std::string role_type;
+    std::string blockchain_id;
+    std::string status;
+    TimePoint at;
+
+    [[nodiscard]] std::string serialize() const;
+};
+
+/// An outbox event's stored form read back: a mint's or a role request's,
+/// told by its type. Error(internal) when it is neither.
+using StoredEvent = std::variant<MintEvent, RoleRequestEvent>;
+[[nodiscard]] StoredEvent parse_stored_event(const std::string& stored);
+[[nodiscard]] EventType type_of(const StoredEvent& event) noexcept;
 
 /// Calls `listener` after each commit in this process that wrote an event,
 /// until the returned handle is destroyed: the delivery worker's wake-up

@@ -80,7 +80,7 @@ struct WebhookAttempt {
 /// An event of the outbox (webhook_events.hpp), claimed for fan-out.
 struct OutboxEvent {
     std::string id;  // the message id (webhook-id) of every delivery made of it
-    MintEvent event;
+    StoredEvent event;
 };
 
 /// What an attempt leads to.

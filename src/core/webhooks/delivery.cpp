@@ -152,14 +152,14 @@ bool DeliveryWorker::fan_out(milliseconds lease) {
             } catch (const Error& e) {
                 // Left leased: the others go on, and it is tried again when its lease runs out.
                 util::log(util::LogLevel::error, "a webhook event could not be rendered",
-                          {{"webhook_id", outbox.id}, {"mintId", outbox.event.mint_id}, {"error", e.what()}});
+                          {{"webhook_id", outbox.id}, event_subject(outbox.event), {"error", e.what()}});
                 continue;
             }
             const auto deliveries = store_.webhooks().fan_out(outbox.id, owner_, body);
             util::log(util::LogLevel::info, "webhook event queued",
                       {{"webhook_id", outbox.id},
-                       {"type", to_string(outbox.event.type)},
-                       {"mintId", outbox.event.mint_id},
+                       {"type", to_string(store::type_of(outbox.event))},
+                       event_subject(outbox.event),
                        {"deliveries", deliveries ? json(*deliveries) : json("lease lost")}});
         }
         if (claimed.empty()) return true;

@@ -37,4 +37,26 @@ std::string event_body(const store::MintEvent& event, const MintResultView& resu
     return bytes;
 }
 
+std::string event_body(const store::RoleRequestEvent& event) {
+    return json{{"type", to_string(event.type)},
+                {"timestamp", util::format_iso8601_utc(event.at)},
+                {"data",
+                 {{"id", event.id},
+                  {"walletAddress", event.wallet_address},
+                  {"roleType", event.role_type},
+                  {"blockchainId", event.blockchain_id},
+                  {"status", event.status}}}}
+        .dump();
+}
+
+std::string event_body(const store::StoredEvent& event, const MintResultView& result_view) {
+    if (const auto* mint = std::get_if<store::MintEvent>(&event)) return event_body(*mint, result_view);
+    return event_body(std::get<store::RoleRequestEvent>(event));
+}
+
+json event_subject(const store::StoredEvent& event) {
+    if (const auto* mint = std::get_if<store::MintEvent>(&event)) return json::array({"mintId", mint->mint_id});
+    return json::array({"roleRequestId", std::get<store::RoleRequestEvent>(event).id});
+}
+
 }  // namespace abci::webhooks

@@ -2,6 +2,7 @@
 
 #include "core/crypto/encoding.hpp"
 #include "core/store/sql/backends.hpp"
+#include "core/store/sql/outbox.hpp"
 
 namespace abci::store::sql {
 namespace {
@@ -47,7 +48,10 @@ public:
                             .status = RoleRequestStatus::pending,
                             .created_at = now,
                             .updated_at = now};
-        db_.run({.not_found = "user not found"}, [&](auto& c) {
+        bool wrote_event = false;
+        // With its role_request.created, in one transaction (issue 34).
+        db_.transaction({.not_found = "user not found"}, [&](auto& c) {
+            wrote_event = false;
             // The partial unique index over pending requests decides, on
             // either backend and across servers: the insert that meets a
             // pending twin adds nothing, and the twin is named.
@@ -58,8 +62,10 @@ public:
                             "ON CONFLICT (wallet_address, role_type, blockchain_id) WHERE status = 'pending' DO NOTHING",
                             created.id, created.user_id, created.role_type, created.wallet_address,
                             created.blockchain_id, created.note, created.status, to_millis(created.created_at),
-                            to_millis(created.updated_at)) == 1)
+                            to_millis(created.updated_at)) == 1) {
+                    wrote_event = write_role_request_event<Db>(c, EventType::role_request_created, created.id);
                     return;
+                }
                 const auto twin = query_one(
                     c,
                     "SELECT id FROM role_requests WHERE wallet_address = ? AND role_type = ? AND blockchain_id = ? "
@@ -73,6 +79,7 @@ public:
             }
             throw Error(ErrorKind::unavailable, "role requests for this wallet and role keep changing: file it again");
         });
+        if (wrote_event) events_written();
         return created;
     }
 
@@ -94,9 +101,12 @@ public:
     bool transition(const std::string& id, RoleRequestStatus from, RoleRequestStatus to,
                     const std::string& actor) override {
         // One UPDATE guarded by the expected status: writers are serialised,
-        // so of two concurrent approvers exactly one sees a changed row.
-        return db_.run({}, [&](auto& c) {
-            return execute(c,
+        // so of two concurrent approvers exactly one sees a changed row, and
+        // writes the role_request.approved (or .rejected) with it.
+        bool wrote_event = false;
+        const bool changed = db_.transaction({}, [&](auto& c) {
+            wrote_event = false;
+            const bool changed = execute(c,
                            "UPDATE role_requests SET status = ?3, updated_at = ?5, "
                            "approved_by = CASE WHEN ?3 = 'approved' THEN ?4 ELSE approved_by END, "
                            "approved_at = CASE WHEN ?3 = 'approved' THEN ?5 ELSE approved_at END, "
@@ -104,7 +114,14 @@ public:
                            "attempt = CASE WHEN ?2 = 'failed' AND ?3 = 'approved' THEN attempt + 1 ELSE attempt END "
                            "WHERE id = ?1 AND status = ?2",
                            id, from, to, actor, to_millis(now_millis())) == 1;
+            if (changed && to == RoleRequestStatus::approved)
+                wrote_event = write_role_request_event<Db>(c, EventType::role_request_approved, id);
+            else if (changed && to == RoleRequestStatus::rejected)
+                wrote_event = write_role_request_event<Db>(c, EventType::role_request_rejected, id);
+            return changed;
         });
+        if (wrote_event) events_written();
+        return changed;
     }
 
     bool fail(const std::string& id, const std::string& reason) override {

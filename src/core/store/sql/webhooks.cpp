@@ -209,7 +209,7 @@ public:
                 [](const auto& row) { return row.text("id"); }, static_cast<std::int64_t>(limit));
             return lease_each<Db>(c, "webhook_outbox", "", due, owner, lease, [&](const std::string& id) {
                 return query_one(c, "SELECT id, body FROM webhook_outbox WHERE id = ?", [](const auto& row) {
-                    return OutboxEvent{.id = row.text("id"), .event = MintEvent::parse(row.text("body"))};
+                    return OutboxEvent{.id = row.text("id"), .event = parse_stored_event(row.text("body"))};
                 }, id);
             });
         });
