@@ -19,15 +19,13 @@
 
 namespace abci::service {
 
-namespace {
-
-// What one query found: the store's counts, and the chains whose lane this server owned then.
-struct Reading {
+// What one query found: the store's counts, and the chains whose lane this
+// server owned then. Not in the anonymous namespace: Shared, which has
+// external linkage, holds one.
+struct BacklogReading {
     store::Backlog backlog;
     std::vector<std::string> owned;
 };
-
-}  // namespace
 
 struct BacklogMetrics::Shared {
     std::mutex mutex;
@@ -35,7 +33,7 @@ struct BacklogMetrics::Shared {
     bool stopping = false;
     std::uint64_t asked = 0;     // scrapes that asked for a reading
     std::uint64_t answered = 0;  // the last `asked` a finished query covers
-    std::optional<Reading> last;  // none when that query failed
+    std::optional<BacklogReading> last;  // none when that query failed
 };
 
 namespace {
@@ -100,9 +98,9 @@ BacklogMetrics::BacklogMetrics(store::Store& store, const Registry& networks, me
             if (s.stopping) return;
             const auto asked = s.asked;
             lock.unlock();
-            std::optional<Reading> reading;
+            std::optional<BacklogReading> reading;
             try {
-                Reading r{.backlog = store.backlog().count(), .owned = {}};
+                BacklogReading r{.backlog = store.backlog().count(), .owned = {}};
                 for (const auto& network : networks.networks())
                     if (network->has_signer() && network->current_term()) r.owned.push_back(network->config().id);
                 reading = std::move(r);
