@@ -18,11 +18,18 @@ std::string someone_asks() {
            Db::json_array_values("s.events") + "))";
 }
 
-template <class Connection>
-void insert_event(Connection& c, EventType type, const std::string& ordering_key, const std::string& body,
-                  TimePoint at) {
+// Reads the event's subject with `select` (its id bound as ?1) only when an
+// enabled subscription asks for `type`, completes the event and writes it,
+// ordered by the subject. True when it wrote one.
+template <class Db, class Connection, class Read>
+bool write_event(Connection& c, EventType type, const std::string& subject, const std::string& select, Read read) {
+    auto event = query_one(c, select + someone_asks<Db>(), read, subject, to_string(type));
+    if (!event) return false;
+    event->type = type;
+    event->at = now_millis();
     execute(c, "INSERT INTO webhook_outbox (id, event_type, ordering_key, body, created_at) VALUES (?, ?, ?, ?, ?)",
-            new_event_id(), to_string(type), ordering_key, body, to_millis(at));
+            new_event_id(), to_string(type), subject, event->serialize(), to_millis(event->at));
+    return true;
 }
 
 /// Writes `type` for mint `mint_id` to the outbox when an enabled
@@ -33,42 +40,29 @@ void insert_event(Connection& c, EventType type, const std::string& ordering_key
 template <class Db, class Connection>
 bool write_mint_event(Connection& c, EventType type, const std::string& mint_id,
                       const std::string& transaction_hash = {}) {
-    auto event = query_one(
-        c, "SELECT blockchain_id, idempotency_key, answer FROM mint_requests WHERE id = ?1" + someone_asks<Db>(),
-        [](const auto& row) {
-            return MintEvent{.blockchain_id = row.text("blockchain_id"),
-                             .idempotency_key = row.text("idempotency_key"),
-                             .answer = row.text("answer")};
-        },
-        mint_id, to_string(type));
-    if (!event) return false;
-    event->type = type;
-    event->mint_id = mint_id;
-    event->transaction_hash = transaction_hash;
-    event->at = now_millis();
-    insert_event(c, type, mint_id, event->serialize(), event->at);
-    return true;
+    return write_event<Db>(c, type, mint_id,
+                           "SELECT blockchain_id, idempotency_key, answer FROM mint_requests WHERE id = ?1",
+                           [&](const auto& row) {
+                               return MintEvent{.mint_id = mint_id,
+                                                .blockchain_id = row.text("blockchain_id"),
+                                                .idempotency_key = row.text("idempotency_key"),
+                                                .transaction_hash = transaction_hash,
+                                                .answer = row.text("answer")};
+                           });
 }
 
 /// The same for role request `id` as it now stands, ordered by the request.
 template <class Db, class Connection>
 bool write_role_request_event(Connection& c, EventType type, const std::string& id) {
-    auto event = query_one(
-        c, "SELECT wallet_address, role_type, blockchain_id, status FROM role_requests WHERE id = ?1" +
-               someone_asks<Db>(),
-        [](const auto& row) {
-            return RoleRequestEvent{.wallet_address = row.text("wallet_address"),
-                                    .role_type = row.text("role_type"),
-                                    .blockchain_id = row.text("blockchain_id"),
-                                    .status = row.text("status")};
-        },
-        id, to_string(type));
-    if (!event) return false;
-    event->type = type;
-    event->id = id;
-    event->at = now_millis();
-    insert_event(c, type, id, event->serialize(), event->at);
-    return true;
+    return write_event<Db>(c, type, id,
+                           "SELECT wallet_address, role_type, blockchain_id, status FROM role_requests WHERE id = ?1",
+                           [&](const auto& row) {
+                               return RoleRequestEvent{.id = id,
+                                                       .wallet_address = row.text("wallet_address"),
+                                                       .role_type = row.text("role_type"),
+                                                       .blockchain_id = row.text("blockchain_id"),
+                                                       .status = row.text("status")};
+                           });
 }
 
 }  // namespace abci::store::sql
