@@ -23,6 +23,7 @@ import { Agent } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Interface, Wallet, keccak256 } from 'ethers';
 import * as lib from '../lib.mjs';
 import { progress } from './common.mjs';
@@ -171,14 +172,21 @@ export default async function sustained(ctx) {
     const firstNonce = Number(await lib.rpc(anvil.url, 'eth_getTransactionCount', [lib.devAddresses[0], 'latest']));
     const send = (offset) => async (i) => {
       const r = await post(agent, serve.url, '/abci/contracts/mint-entity-token', jwt, body(recipients[offset + i], offset + i));
-      return { status: r.status, ok: r.status === 200, retryAfter: r.headers?.['retry-after'] };
+      return { status: r.status, ok: r.status === 200, retryAfter: r.headers?.['retry-after'], error: r.status ? undefined : r.text };
     };
     await lib.nextBlock(anvil.url);
     const rssStart = rssMiB(serve.pid);
     say(`abcictl serve: ${n} keyed entity mints at ${shape.rate}/s`);
     const steady = await openLoop(shape.rate, n, send(0));
     say(`abcictl serve: ${over} at ${2 * shape.ceiling}/s (2× the ceiling)`);
+    // A 408 or a reset can be the load generator's own doing: a request
+    // written seconds after its connection was accepted. Its event loop's
+    // delay during the overload says whether it kept up.
+    const lag = monitorEventLoopDelay({ resolution: 20 });
+    lag.enable();
     const overload = await openLoop(2 * shape.ceiling, over, send(n));
+    lag.disable();
+    const loopDelay = { p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 };
     const rssEnd = rssMiB(serve.pid);
     agent.destroy();
     // Answers are in; anything still unsettled in the server would show as a
@@ -187,7 +195,7 @@ export default async function sustained(ctx) {
     await lib.nextBlock(anvil.url);
     const minted = await holders(anvil.url, contract, recipients, shape.id);
     const mined = Number(await lib.rpc(anvil.url, 'eth_getTransactionCount', [lib.devAddresses[0], 'latest'])) - firstNonce;
-    ours = { steady, overload, rssStart, rssEnd, minted, mined };
+    ours = { steady, overload, rssStart, rssEnd, minted, mined, loopDelay };
   } finally {
     await serve.stop();
     await anvil.stop();
@@ -250,10 +258,14 @@ export default async function sustained(ctx) {
   const other = overAnswers.length - overOk - refused.length;
   const statuses = {};
   for (const r of overAnswers) statuses[r.status] = (statuses[r.status] || 0) + 1;
+  // What the connections without an answer met (reset, hang-up, timeout).
+  const errors = {};
+  for (const r of overAnswers) if (r.error) errors[r.error] = (errors[r.error] || 0) + 1;
   const answered200 = accepted + overOk;
   const lost = ours.minted !== answered200 || ours.mined !== answered200;
   const overW = windows(overAnswers); // none with ABCICTL_BENCH_OVERLOAD_SECONDS=0
   for (const line of windowLines('abcictl overload', overW)) say(line);
+  say(`overload: no answer ${JSON.stringify(errors)}; the load generator's event loop delay p99 ${ours.loopDelay.p99.toFixed(0)} ms, max ${ours.loopDelay.max.toFixed(0)} ms`);
   say(`overload statuses ${JSON.stringify(statuses)}; 200 answers ${answered200}, tokens on chain ${ours.minted}, transactions mined ${ours.mined}; RSS ${ours.rssStart.toFixed(0)} → ${ours.rssEnd.toFixed(0)} MiB`);
 
   const rate = shape.rate;
@@ -281,7 +293,7 @@ export default async function sustained(ctx) {
       peer: `p99 per window ${p99s(overW)} s`,
       ratio: ours.minted / answered200, target: '= 1×, every refusal a 503 with Retry-After',
       met: !lost && other === 0 && refusedRight === refused.length,
-      raw: { statuses, overload: overW, rssStart: ours.rssStart, rssEnd: ours.rssEnd, minted: ours.minted, mined: ours.mined },
+      raw: { statuses, errors, loopDelay: ours.loopDelay, overload: overW, rssStart: ours.rssStart, rssEnd: ours.rssEnd, minted: ours.minted, mined: ours.mined },
     },
   ];
 }
