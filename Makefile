@@ -51,14 +51,19 @@ test: test-fast test-asan
 # replicas on PostgreSQL behind haproxy under 1,000 mints while the lane owner
 # is killed 8 times, frozen once and the database restarted (replicas_test.cpp),
 # on the release build; prints the table of figures and the failover times.
-# Then the kill -9, JSON-RPC fault and anvil restart scenarios again at full
-# size with the server signing through a SoftHSM2 token (ABCI_TEST_SIGNER).
-# ABCI_CHAOS_SEED replays a run.
+# Webhooks: 300 async mints whose mint.confirmed must reach a receiver
+# failing every third first attempt and hanging one for 30 s
+# (webhooks_test.cpp). Then the kill -9, JSON-RPC fault and anvil restart
+# scenarios again at full size with the server signing through a SoftHSM2
+# token (ABCI_TEST_SIGNER); and three replicas on PostgreSQL sharing the
+# webhook deliveries, the one holding delivery leases killed (over a minute:
+# its leases must run out). ABCI_CHAOS_SEED replays a run.
 chaos: setup
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS) --target abcictl chaos_tests
 	@ABCI_CHAOS_SCALE=full $(BUILD)/tests/chaos_tests
 	@ABCI_TEST_SIGNER=pkcs11 ABCI_CHAOS_SCALE=full $(BUILD)/tests/chaos_tests "[kill],[rpc],[anvil]"
+	@ABCI_CHAOS_SCALE=full $(BUILD)/tests/chaos_tests "[webhook-failover]"
 
 # 10,000 signatures of a SoftHSM2 token, each low-s and recovering the key's
 # address (the test command signs 500); about 2 minutes.

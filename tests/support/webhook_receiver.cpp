@@ -53,6 +53,10 @@ void WebhookReceiver::answer(const nlohmann::json& answers) const {
     (void)control("http://127.0.0.1:" + std::to_string(port_), "/_control/answers", &body);
 }
 
+void WebhookReceiver::policy(const nlohmann::json& policy) const {
+    (void)control("http://127.0.0.1:" + std::to_string(port_), "/_control/policy", &policy);
+}
+
 nlohmann::json WebhookReceiver::received() const {
     return control("http://127.0.0.1:" + std::to_string(port_), "/_control/received", nullptr);
 }

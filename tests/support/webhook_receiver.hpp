@@ -28,8 +28,11 @@ public:
     [[nodiscard]] std::string url() const;
     /// The secrets each delivery is verified with (newest first, say).
     void verify_with(const std::vector<std::string>& secrets) const;
-    /// Statuses for the next deliveries, in order, then 200 ("hang": no answer).
+    /// Statuses for the next deliveries, in order, then the policy's ("hang": no answer).
     void answer(const nlohmann::json& answers) const;
+    /// How deliveries nobody scripted are answered (webhook_receiver.mjs says
+    /// the fields): e.g. {"failFirstEvery": 3, "hangFirst": 5, "hangMs": 30000}.
+    void policy(const nlohmann::json& policy) const;
     /// Every delivery so far (webhook_receiver.mjs says the fields).
     [[nodiscard]] nlohmann::json received() const;
 
