@@ -122,7 +122,13 @@ async function startup(ctx) {
   return { version, library: Math.max(0, withLib - without), withLib, without };
 }
 
-const median = (runs, mode, key) => lib.median(runs.filter((r) => r.mode === mode).map((r) => r[key]));
+// Of an even count, the mean of the two middle values: lib.median takes the lower one, which moves a
+// 6-round median by a whole round's noise.
+function median(runs, mode, key) {
+  const values = runs.filter((r) => r.mode === mode).map((r) => r[key]).sort((a, b) => a - b);
+  const half = values.length >> 1;
+  return values.length % 2 ? values[half] : (values[half - 1] + values[half]) / 2;
+}
 const list = (runs, mode, key) => runs.filter((r) => r.mode === mode).map((r) => num(r[key])).join(', ');
 
 export default async function metrics(ctx) {
