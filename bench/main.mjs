@@ -18,7 +18,7 @@ import { cpus, loadavg, release } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import * as lib from './lib.mjs';
 
-const kSections = ['mint', 'sustained', 'one_mint', 'startup', 'read', 'crypto', 'replicas', 'metrics', 'cost', 'signer'];
+const kSections = ['mint', 'sustained', 'one_mint', 'startup', 'read', 'crypto', 'replicas', 'metrics', 'cost', 'signer', 'async'];
 // Sections written alongside this driver that may not exist yet in a checkout.
 const kOptional = new Set(['mint']);
 

@@ -147,13 +147,14 @@ export async function ethersPeer(lib, N) {
 }
 
 // A POST as real callers send a mint: with an Idempotency-Key of its own (the
-// CLI always sends one), which the server records with the mint.
-export function post(agent, url, path, token, body) {
+// CLI always sends one), which the server records with the mint; `extra`
+// headers added (Prefer: respond-async).
+export function post(agent, url, path, token, body, extra = {}) {
   return new Promise((resolve) => {
     const payload = JSON.stringify(body);
     const headers = {
       'content-type': 'application/json', authorization: `Bearer ${token}`, 'content-length': Buffer.byteLength(payload),
-      'idempotency-key': randomUUID(),
+      'idempotency-key': randomUUID(), ...extra,
     };
     const req = httpRequest(
       `${url}${path}`,
