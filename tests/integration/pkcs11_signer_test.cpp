@@ -26,6 +26,7 @@
 #include "support/error_kind.hpp"
 #include "support/eventually.hpp"
 #include "support/random.hpp"
+#include "support/readiness.hpp"
 #include "support/softhsm.hpp"
 #include "support/tools.hpp"
 
@@ -292,6 +293,30 @@ TEST_CASE("pkcs11 signer: the token going away in a burst of concurrent mints fa
     CHECK(minted < 20);
     CHECK(m.reports_held() == std::to_string(minted));
     CHECK(m.nonce() == std::to_string(minted));
+}
+
+TEST_CASE("pkcs11 signer: /readyz is false while the token is away, naming it, and true again once it is back, "
+          "without a restart",
+          "[pkcs11][anvil]") {
+    TokenMinting m;
+    REQUIRE(test::readyz_turns(*m.server, true));
+    const std::string away = m.hsm.token_dir() + ".away";
+    std::filesystem::rename(m.hsm.token_dir(), away);
+    REQUIRE(test::readyz_turns(*m.server, false));
+    CHECK_THAT(test::readyz_message(*m.server, "signer:" + std::string(test::ChainServer::blockchain_id)),
+               Catch::Contains("PKCS#11 token 'abci'"));
+    const auto refused = m.mint("away");
+    INFO(refused.body);
+    CHECK(refused.status == 503);
+
+    std::filesystem::rename(away, m.hsm.token_dir());
+    REQUIRE(test::readyz_turns(*m.server, true));
+    const auto r = m.mint("back");
+    INFO(r.body);
+    REQUIRE(r.status == 200);
+    // The chain is the oracle: the mint refused while the token was away sent nothing.
+    CHECK(m.nonce() == "1");
+    CHECK(m.reports_held() == "1");
 }
 
 TEST_CASE("pkcs11 signer: serve with a wrong PIN refuses to start, naming the token", "[pkcs11]") {

@@ -16,6 +16,7 @@
 #include "support/chain_server.hpp"
 #include "support/cli_runner.hpp"
 #include "support/mint_burst.hpp"
+#include "support/readiness.hpp"
 #include "support/remote_signer_standin.hpp"
 #include "support/serve.hpp"
 #include "support/tools.hpp"
@@ -50,8 +51,10 @@ struct RemoteMinting {
     std::unique_ptr<test::Server> server;
     test::Session admin;
 
-    explicit RemoteMinting(const std::string& more = "") : contract(test::deploy_token(anvil)) {
+    /// `signer_up` false: the server starts while the signer cannot be reached.
+    explicit RemoteMinting(const std::string& more = "", bool signer_up = true) : contract(test::deploy_token(anvil)) {
         grant_minter(anvil, contract, remote_account().address);
+        if (!signer_up) signer.stop();
         server = std::make_unique<test::Server>(test::Server::Options{
             .config = remote_config(signer.url(), more) + "[rate_limit]\nabci = \"0\"\n" +
                       test::chain_entry(test::ChainServer::blockchain_id, test::ChainServer::blockchain_name,
@@ -156,8 +159,36 @@ TEST_CASE("remote signer: going down in a burst of concurrent mints fails the mi
     CHECK(m.nonce() == std::to_string(minted + 1));
 }
 
-TEST_CASE("remote signer: serve refuses to start when the signer cannot be reached or does not hold remoteAddress, "
-          "naming it, and abcictl signer address prints the address it holds",
+TEST_CASE("remote signer: serve starts unready while the signer cannot be reached, its mints answered 503 naming it; "
+          "ready once the signer is up, unready while it is down again, and ready after, without a restart",
+          "[remote][anvil]") {
+    RemoteMinting m("", false);
+    const std::string check = "signer:" + std::string(test::ChainServer::blockchain_id);
+    const std::string unreachable = "the remote signer at " + m.signer.url() + " cannot be reached";
+    CHECK(m.server->http().get("/readyz").status == 503);
+    CHECK_THAT(test::readyz_message(*m.server, check), Catch::Contains(unreachable));
+    const auto refused = m.mint("down");
+    INFO(refused.body);
+    CHECK(refused.status == 503);
+    CHECK_THAT(refused.body, Catch::Contains(unreachable));
+
+    m.signer.start();
+    REQUIRE(test::readyz_turns(*m.server, true));
+    REQUIRE(m.mint("up").status == 200);
+
+    m.signer.stop();
+    REQUIRE(test::readyz_turns(*m.server, false));
+    CHECK_THAT(test::readyz_message(*m.server, check), Catch::Contains(unreachable));
+    m.signer.start();
+    REQUIRE(test::readyz_turns(*m.server, true));
+    REQUIRE(m.mint("again").status == 200);
+    // The chain is the oracle: the two mints signed, the one refused sent nothing.
+    CHECK(m.nonce() == "2");
+    CHECK(m.reports_held() == "2");
+}
+
+TEST_CASE("remote signer: serve refuses to start when the signer answers without remoteAddress, naming it, and "
+          "abcictl signer address prints the address it holds",
           "[remote][anvil]") {
     test::Anvil anvil;
     test::TempDir dir;
@@ -169,13 +200,6 @@ TEST_CASE("remote signer: serve refuses to start when the signer cannot be reach
         return test::run_abcictl(args, {}, {{"ABCI_DATA_DIR", dir / "data"}});
     };
     const std::vector<std::string> serve{"serve", "--listen", "127.0.0.1:0"};
-    test::RemoteSignerStandIn gone(anvil.url(), remote_account().private_key);
-    const std::string gone_url = gone.url();
-    gone.stop();
-    const auto unreachable = run_with(gone_url, remote_account().address, serve);
-    CHECK(unreachable.exit_code != 0);
-    CHECK_THAT(unreachable.err, Catch::Contains("the remote signer at " + gone_url + " cannot be reached"));
-
     const std::string stranger = "0x000000000000000000000000000000000000bEEF";
     const auto not_held = run_with(anvil.url(), stranger, serve);
     CHECK(not_held.exit_code != 0);

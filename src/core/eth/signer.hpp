@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -63,6 +64,11 @@ public:
     /// (the backend is gone, or answered with anything else); nothing was
     /// signed for the caller then.
     [[nodiscard]] virtual SignedTransaction sign_transaction(const Transaction& tx) const = 0;
+    /// Why the signer cannot sign now (/readyz says it), or nothing when it
+    /// can. Never blocks on the backend: a token or a remote signer is asked
+    /// by a check of its own every few seconds, and this is what that check
+    /// last found. A key in this process can always sign.
+    [[nodiscard]] virtual std::optional<std::string> unavailable() const { return std::nullopt; }
 
 protected:
     TransactionSigner() = default;

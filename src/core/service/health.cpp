@@ -61,6 +61,11 @@ HealthCheck signer_check(Network& network, store::Store& store) {
         check.message = std::to_string(check.stuck.size()) +
                         " transaction(s) unmined at the fee cap (maxFeePerGasGwei): raise the cap or see "
                         "`abcictl admin journal list`";
+    // Said above all else: while the key cannot sign, every mint fails.
+    if (auto why = network.signer_unavailable()) {
+        check.healthy = false;
+        check.message = std::move(*why);
+    }
     return check;
 }
 

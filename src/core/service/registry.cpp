@@ -197,6 +197,10 @@ const eth::Address& Network::signer_address() const {
     return signer_->address();
 }
 
+std::optional<std::string> Network::signer_unavailable() const {
+    return signer_ ? signer_->unavailable() : std::nullopt;
+}
+
 std::string Network::lane() const { return config_.id + "/" + signer_address().lower(); }
 
 std::shared_ptr<Network::Term> Network::term() const {

@@ -84,6 +84,9 @@ public:
     [[nodiscard]] bool has_signer() const noexcept { return signer_ != nullptr; }
     /// The signer's address. Error(unavailable) when the server has no signer.
     [[nodiscard]] const eth::Address& signer_address() const;
+    /// Why the signer cannot sign now (eth::TransactionSigner::unavailable):
+    /// nothing when it can, or when there is none.
+    [[nodiscard]] std::optional<std::string> signer_unavailable() const;
     /// "<blockchain id>/<signer address>": the lane of this network's mints.
     [[nodiscard]] std::string lane() const;
     /// The term this server sends under. Error(unavailable) when it has no

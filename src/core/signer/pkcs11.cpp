@@ -9,12 +9,14 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <utility>
 #include <vector>
 
 #include "core/error.hpp"
 #include "core/eth/bytes.hpp"
 #include "core/eth/wipe.hpp"
+#include "core/signer/watch.hpp"
 
 namespace abci::signer {
 namespace {
@@ -80,6 +82,25 @@ public:
     [[nodiscard]] CK_FUNCTION_LIST& f() const noexcept { return *functions_; }
     [[nodiscard]] const std::string& path() const noexcept { return path_; }
 
+    /// Held by every sequence of calls that uses the module's handles, so that
+    /// restart() never runs under one.
+    [[nodiscard]] std::shared_lock<std::shared_mutex> use() const { return std::shared_lock(lifecycle_); }
+    /// How many times restart() ran; read with use() held. Handles from
+    /// under another count are void: never use, nor close, them.
+    [[nodiscard]] unsigned epoch() const noexcept { return epoch_; }
+    /// Finalises and initialises the module again, unless someone did since
+    /// `seen`. SoftHSM2 (like the client library of a network HSM that lost
+    /// its connection) never sees a token again once it went away, until it
+    /// is initialised anew; every session of the process ends.
+    void restart(unsigned seen) {
+        std::unique_lock lock(lifecycle_);
+        if (epoch_ != seen) return;
+        ++epoch_;
+        (void)functions_->C_Finalize(nullptr);
+        // A failure leaves every call answering CKR_CRYPTOKI_NOT_INITIALIZED: the next restart tries again.
+        (void)initialize();
+    }
+
 private:
     explicit Module(std::string path) : path_(std::move(path)) {
         handle_ = dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -92,11 +113,7 @@ private:
         }
         auto* get = reinterpret_cast<CK_C_GetFunctionList>(dlsym(handle_, "C_GetFunctionList"));
         CK_RV rv = get ? get(&functions_) : CKR_GENERAL_ERROR;
-        if (rv == CKR_OK) {
-            CK_C_INITIALIZE_ARGS args{};
-            args.flags = CKF_OS_LOCKING_OK;  // we sign from many threads
-            rv = functions_->C_Initialize(&args);
-        }
+        if (rv == CKR_OK) rv = initialize();
         if (rv != CKR_OK) {
             dlclose(handle_);
             throw Error(ErrorKind::not_found, path_ + " is not a usable PKCS#11 module (C_GetFunctionList or "
@@ -104,9 +121,17 @@ private:
         }
     }
 
+    CK_RV initialize() {
+        CK_C_INITIALIZE_ARGS args{};
+        args.flags = CKF_OS_LOCKING_OK;  // we sign from many threads
+        return functions_->C_Initialize(&args);
+    }
+
     std::string path_;
     void* handle_ = nullptr;
     CK_FUNCTION_LIST* functions_ = nullptr;
+    mutable std::shared_mutex lifecycle_;
+    unsigned epoch_ = 0;  // guarded by lifecycle_
 };
 
 std::string trimmed_label(const unsigned char* label, std::size_t size) {
@@ -285,19 +310,79 @@ FoundKey find_key(const Module& module, CK_SESSION_HANDLE session, const Pkcs11C
 class Pkcs11Signer final : public eth::Signer {
 public:
     explicit Pkcs11Signer(const Pkcs11Config& config) : config_(config), module_(Module::load(config_.module)) {
-        std::lock_guard lock(mutex_);
-        connect();
+        {
+            const auto use = module_->use();
+            std::lock_guard lock(mutex_);
+            connect();
+        }
+        watch_ = std::make_unique<Watch>("PKCS#11 token '" + config_.token + "'", std::nullopt, [this] { return check(); });
     }
     ~Pkcs11Signer() override {
-        for (CK_SESSION_HANDLE s : idle_) (void)module_->f().C_CloseSession(s);
+        watch_.reset();  // its check uses all below
+        const auto use = module_->use();
+        if (module_epoch_ == module_->epoch())
+            for (CK_SESSION_HANDLE s : idle_) (void)module_->f().C_CloseSession(s);
     }
     Pkcs11Signer(const Pkcs11Signer&) = delete;
     Pkcs11Signer& operator=(const Pkcs11Signer&) = delete;
 
     [[nodiscard]] const eth::Address& address() const override { return address_; }
+    [[nodiscard]] std::optional<std::string> unavailable() const override { return watch_->last(); }
 
 private:
+    // The watch's: the token still answers for the pool's session and login,
+    // or one reconnection makes it so; failing that, the module restarted
+    // (which is what makes SoftHSM2 find a token put back) and one more.
+    [[nodiscard]] std::optional<std::string> check() const {
+        unsigned seen = 0;
+        const auto failure = try_connected(seen);
+        if (!failure) return std::nullopt;
+        {
+            std::lock_guard lock(mutex_);
+            if (pin_refused_) return failure;  // restarting would only end the sessions of the rest of the process
+        }
+        module_->restart(seen);
+        return try_connected(seen);
+    }
+
+    // Nothing when the pool answers, after reconnecting if needed; else why
+    // not. `seen`: the module's epoch it found.
+    [[nodiscard]] std::optional<std::string> try_connected(unsigned& seen) const {
+        const auto use = module_->use();
+        std::lock_guard lock(mutex_);
+        seen = module_->epoch();
+        try {
+            if (pin_refused_) throw pin_refused_error();
+            if (module_epoch_ != seen)
+                idle_.clear();  // the module restarted: these handles are void
+            else if (answers())
+                return std::nullopt;
+            reconnect();
+            return std::nullopt;
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+    }
+
+    // With mutex_ held: the token is there, and an idle session of the pool is
+    // still logged in (none idle: all are signing, which says as much).
+    [[nodiscard]] bool answers() const {
+        CK_TOKEN_INFO token{};
+        if (module_->f().C_GetTokenInfo(slot_, &token) != CKR_OK) return false;
+        if (idle_.empty()) return true;
+        CK_SESSION_INFO session{};
+        return module_->f().C_GetSessionInfo(idle_.back(), &session) == CKR_OK &&
+               session.state == CKS_RO_USER_FUNCTIONS;
+    }
+
+    [[nodiscard]] Error pin_refused_error() const {
+        return Error(ErrorKind::unauthenticated, "the PKCS#11 token '" + config_.token +
+                                                     "' refused the PIN when logging in again: restart with the "
+                                                     "right one (not retried: the token would lock)");
+    }
+
     [[nodiscard]] eth::RawSignature sign_digest(const eth::Hash32& digest) const override {
+        const auto use = module_->use();
         for (int attempt = 0;; ++attempt) {
             const Lease lease = take();
             std::array<std::uint8_t, 64> rs{};
@@ -344,10 +429,11 @@ private:
     // A session of the pool, a new one when none is idle.
     Lease take() const {
         std::lock_guard lock(mutex_);
-        if (pin_refused_)
-            throw Error(ErrorKind::unauthenticated, "the PKCS#11 token '" + config_.token +
-                                                        "' refused the PIN when logging in again: restart with the "
-                                                        "right one (not retried: the token would lock)");
+        if (pin_refused_) throw pin_refused_error();
+        if (module_epoch_ != module_->epoch()) {
+            idle_.clear();  // the module restarted: these handles are void
+            reconnect();
+        }
         if (idle_.empty()) {
             Session session(*module_, slot_, false);
             // The slot may have gone (a token removed and put back): one fresh start.
@@ -373,19 +459,21 @@ private:
         try {
             connect();
         } catch (const Error& e) {
-            if (e.kind() == ErrorKind::unauthenticated) pin_refused_ = true;
-            // The token, or the key, is gone: for a mint, the signer is unavailable.
-            if (e.kind() == ErrorKind::not_found)
-                throw Error(ErrorKind::unavailable, "the PKCS#11 token '" + config_.token + "' cannot sign for " +
-                                                        address_.checksummed() + " now: " + e.what(),
-                            e.details());
-            throw;
+            if (e.kind() == ErrorKind::unauthenticated) {
+                pin_refused_ = true;
+                throw;
+            }
+            // The token, the key or the module is gone: for a mint (and /readyz), this signer is unavailable.
+            throw Error(ErrorKind::unavailable, "the PKCS#11 token '" + config_.token + "' cannot sign for " +
+                                                    address_.checksummed() + " now: " + e.what(),
+                        e.details());
         }
     }
 
-    // With mutex_ held (or constructing): one session, logged in, kept idle so
-    // the login lasts (closing a token's last session logs its user out).
+    // With use() and mutex_ held: one session, logged in, kept idle so the
+    // login lasts (closing a token's last session logs its user out).
     void connect() const {
+        module_epoch_ = module_->epoch();
         slot_ = find_slot(*module_, config_.token);
         Session session(*module_, slot_, false);
         if (!session.open())
@@ -413,6 +501,8 @@ private:
     mutable unsigned generation_ = 0;  // how many times connected: a failure reconnects only the connection it saw
     mutable std::vector<CK_SESSION_HANDLE> idle_;
     mutable bool pin_refused_ = false;
+    mutable unsigned module_epoch_ = 0;  // the module's epoch when idle_ and key_ were had
+    std::unique_ptr<Watch> watch_;       // last: its thread checks all above
 };
 
 }  // namespace
@@ -425,6 +515,7 @@ eth::Address generate_pkcs11_key(const Pkcs11Config& config) {
     std::string pin = config.pin;  // C_Login takes it non-const
     const eth::WipeOnExit wipe_pin(pin);
     const auto module = Module::load(config.module);
+    const auto use = module->use();
     const CK_SLOT_ID slot = find_slot(*module, config.token);
     Session session(*module, slot, true);
     if (!session.open())

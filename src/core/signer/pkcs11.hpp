@@ -29,7 +29,10 @@ struct Pkcs11Config {
 /// once: a token locks after a few wrong PINs); Error(invalid_input) for a key
 /// not on secp256k1 or without the sign permission; Error(unavailable) for a
 /// token that fails otherwise. The signer is safe to use from many threads: each
-/// signature takes a session from a small pool.
+/// signature takes a session from a small pool. Every few seconds, off any
+/// request, it checks that the token still answers (signer/watch.hpp): a token
+/// gone makes it unavailable(), and one put back is logged in to again,
+/// restarting the module when that is what finds it.
 [[nodiscard]] std::shared_ptr<const eth::Signer> open_pkcs11_signer(const Pkcs11Config& config);
 
 /// Generates a secp256k1 key pair on the token labelled `config.key` (private

@@ -15,6 +15,7 @@
 #include "core/rpc/http_transport.hpp"
 #include "core/rpc/quantity.hpp"
 #include "core/rpc/url.hpp"
+#include "core/signer/watch.hpp"
 
 namespace abci::signer {
 
@@ -76,19 +77,43 @@ std::optional<std::string> difference(const eth::Transaction& asked, const eth::
     return std::nullopt;
 }
 
+// The signer cannot be reached, or its front answers that it is not up: the
+// one failure at start that is not a configuration error, so the server starts
+// unready and its watch sees the signer come up.
+class Unreachable : public Error {
+public:
+    using Error::Error;
+};
+
 class RemoteSigner final : public eth::TransactionSigner {
 public:
     explicit RemoteSigner(const RemoteConfig& config)
         : url_(rpc::parse_url(config.url)), name_(rpc::mask_url(config.url)), address_(config.address),
           token_(config.token) {}
 
-    ~RemoteSigner() override { eth::secure_wipe(token_.data(), token_.size()); }
+    ~RemoteSigner() override {
+        watch_.reset();  // its check calls the signer
+        eth::secure_wipe(token_.data(), token_.size());
+    }
     RemoteSigner(const RemoteSigner&) = delete;
     RemoteSigner& operator=(const RemoteSigner&) = delete;
 
     [[nodiscard]] const eth::Address& address() const override { return address_; }
+    [[nodiscard]] std::optional<std::string> unavailable() const override { return watch_->last(); }
 
-    // The one check of the start: the signer answers and holds the key.
+    // From now on eth_accounts is asked every few seconds; `first` is what the start found.
+    void watch(std::optional<std::string> first) {
+        watch_ = std::make_unique<Watch>("the remote signer at " + name_, std::move(first), [this] {
+            try {
+                check_holds_address();
+                return std::optional<std::string>();
+            } catch (const Error& e) {
+                return std::optional<std::string>(e.what());
+            }
+        });
+    }
+
+    // The check of the start and of the watch: the signer answers and holds the key.
     void check_holds_address() const {
         const json accounts = call("eth_accounts", json::array());
         if (!accounts.is_array()) throw refused("answered eth_accounts with something that is not a list");
@@ -148,10 +173,14 @@ private:
         auto client = take_client();
         auto result = rpc::exchange(*client, request, kTimeouts.io);
         if (const auto* failure = std::get_if<rpc::TransportFailure>(&result))
-            throw Error(failure->kind, "the remote signer at " + name_ + " cannot be reached: " + failure->reason +
-                                           "; nothing was signed");
+            throw Unreachable(failure->kind, "the remote signer at " + name_ + " cannot be reached: " +
+                                                 failure->reason + "; nothing was signed");
         const auto& response = std::get<httplib::Response>(result);
         give_back(std::move(client));
+        // What a proxy in front of a signer that is down answers.
+        if (response.status == 502 || response.status == 503 || response.status == 504)
+            throw Unreachable(ErrorKind::unavailable, "the remote signer at " + name_ + " cannot be reached: HTTP " +
+                                                          std::to_string(response.status) + "; nothing was signed");
         // Unavailable, not unauthenticated: the credentials are the server's,
         // and a mint's caller must not read them as its own.
         if (response.status == 401 || response.status == 403)
@@ -196,13 +225,20 @@ private:
     mutable std::atomic<std::uint64_t> next_id_{1};
     mutable std::mutex mutex_;
     mutable std::vector<std::unique_ptr<httplib::Client>> idle_;
+    std::unique_ptr<Watch> watch_;  // last: its thread calls the signer
 };
 
 }  // namespace
 
 std::shared_ptr<const eth::TransactionSigner> open_remote_signer(const RemoteConfig& config) {
     auto signer = std::make_shared<RemoteSigner>(config);
-    signer->check_holds_address();
+    std::optional<std::string> down;
+    try {
+        signer->check_holds_address();
+    } catch (const Unreachable& e) {
+        down = e.what();  // unready until it answers; anything else it says is a configuration error
+    }
+    signer->watch(std::move(down));
     return signer;
 }
 

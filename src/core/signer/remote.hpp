@@ -26,10 +26,13 @@ struct RemoteConfig {
 
 /// Asks the signer for its accounts (eth_accounts) and returns a signer for
 /// `config.address`. Throws, naming the signer by its masked URL:
-/// Error(invalid_input) for a malformed URL; Error(unavailable|timeout) when it
-/// cannot be reached, refuses the credentials or answers with something that
-/// is not JSON-RPC; Error(not_found) when it does not hold the address. Safe
-/// to use from many threads; a signature that cannot be had throws
+/// Error(invalid_input) for a malformed URL; Error(unavailable) when it
+/// refuses the credentials or answers with something that is not JSON-RPC;
+/// Error(not_found) when it does not hold the address. A signer that cannot
+/// be reached (or whose proxy answers 502, 503, 504) is no error: the signer
+/// returned is unavailable() until it answers. eth_accounts is asked again
+/// every few seconds, off any request (signer/watch.hpp). Safe to use from
+/// many threads; a signature that cannot be had throws
 /// Error(unavailable|timeout), and nothing was signed for the caller then.
 [[nodiscard]] std::shared_ptr<const eth::TransactionSigner> open_remote_signer(const RemoteConfig& config);
 
