@@ -53,16 +53,17 @@ test: test-fast test-asan
 # on the release build; prints the table of figures and the failover times.
 # Webhooks: 300 async mints whose mint.confirmed must reach a receiver
 # failing every third first attempt and hanging one for 30 s
-# (webhooks_test.cpp). Then the kill -9, JSON-RPC fault and anvil restart
-# scenarios again at full size with the server signing through a SoftHSM2
-# token (ABCI_TEST_SIGNER); and three replicas on PostgreSQL sharing the
+# (webhooks_test.cpp). Then the kill -9, JSON-RPC fault, anvil restart and
+# replicas scenarios again at full size with the server signing through a
+# SoftHSM2 token (ABCI_TEST_SIGNER; each replica logs in to the one token, as
+# replicas sharing an HSM do); and three replicas on PostgreSQL sharing the
 # webhook deliveries, the one holding delivery leases killed (over a minute:
 # its leases must run out). ABCI_CHAOS_SEED replays a run.
 chaos: setup
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS) --target abcictl chaos_tests
 	@ABCI_CHAOS_SCALE=full $(BUILD)/tests/chaos_tests
-	@ABCI_TEST_SIGNER=pkcs11 ABCI_CHAOS_SCALE=full $(BUILD)/tests/chaos_tests "[kill],[rpc],[anvil]"
+	@ABCI_TEST_SIGNER=pkcs11 ABCI_CHAOS_SCALE=full $(BUILD)/tests/chaos_tests "[kill],[rpc],[anvil],[replicas]"
 	@ABCI_CHAOS_SCALE=full $(BUILD)/tests/chaos_tests "[webhook-failover]"
 
 # 10,000 signatures of a SoftHSM2 token, each low-s and recovering the key's

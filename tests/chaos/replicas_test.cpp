@@ -176,8 +176,9 @@ TEST_CASE("three replicas on PostgreSQL behind haproxy, the lane owner killed, f
     options.anvil.block_time = 1000ms;
     options.env = store_env;
     ChainServer chain(options);
-    Server b({.config = chain.config(), .env = store_env});
-    Server c({.config = chain.config(), .env = store_env});
+    // Under ABCI_TEST_SIGNER=pkcs11 each replica logs in to the one token, as replicas share a real HSM.
+    Server b({.config = chain.config(), .env = chain.signer_env(store_env)});
+    Server c({.config = chain.config(), .env = chain.signer_env(store_env)});
     const std::vector<Server*> replicas{&chain.server(), &b, &c};
     std::vector<std::uint16_t> replica_ports;
     for (const auto* replica : replicas) replica_ports.push_back(replica->port());

@@ -99,6 +99,8 @@ ChainServer::ChainServer(Options options)
       config_(server_config(options, anvil_, proxy_ ? proxy_->url() : anvil_.url(), contract_, hsm_.get())),
       server_(Server::Options{config_, 0, with_signer_env(options.env, hsm_.get())}) {}
 
+Env ChainServer::signer_env(Env env) const { return with_signer_env(std::move(env), hsm_.get()); }
+
 void ChainServer::restart_server(const std::string& more_config) { server_.restart(config_ + more_config); }
 
 FaultProxy& ChainServer::proxy() {

@@ -72,6 +72,10 @@ public:
     /// The server's config file as first given ("{port}" not yet filled):
     /// another server with the same chain and signer starts from it.
     [[nodiscard]] const std::string& config() const noexcept { return config_; }
+    /// `env` and what the signer needs in the environment (the token's
+    /// SOFTHSM2_CONF under ABCI_TEST_SIGNER=pkcs11): another server started
+    /// from config() needs it, as the replicas do (one token, a session each).
+    [[nodiscard]] Env signer_env(Env env = {}) const;
     /// The server's SQLite database in its data directory.
     [[nodiscard]] std::string database() const;
 
