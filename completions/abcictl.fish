@@ -630,7 +630,7 @@ complete -c abcictl -n '__abcictl_under \'abcictl role-requests reject\'' -s h -
 complete -c abcictl -n '__abcictl_at \'abcictl webhooks\'' -a add -d 'Subscribe a URL to events; prints its signing secret, once (-q: the secret)'
 complete -c abcictl -n '__abcictl_at \'abcictl webhooks\'' -a list -d 'The subscriptions, oldest first, never their secrets (-q: their ids)'
 complete -c abcictl -n '__abcictl_at \'abcictl webhooks\'' -a show -d 'One subscription (-q: whether it is enabled)'
-complete -c abcictl -n '__abcictl_at \'abcictl webhooks\'' -a remove -d 'Remove a subscription with its deliveries (-q: its id)'
+complete -c abcictl -n '__abcictl_at \'abcictl webhooks\'' -a remove -d 'Remove a subscription with its deliveries (asks first unless -y; -q: its id)'
 complete -c abcictl -n '__abcictl_at \'abcictl webhooks\'' -a rotate-secret -d 'A new signing secret; the old one signs beside it for 24 h (-q: the new secret)'
 complete -c abcictl -n '__abcictl_at \'abcictl webhooks\'' -a test -d 'Queue a webhook.test event for it (-q: the delivery\'s id)'
 complete -c abcictl -n '__abcictl_at \'abcictl webhooks\'' -a update -d 'Change a subscription\'s URL, events or description, or enable or disable it'

@@ -53,7 +53,23 @@ TEST_CASE("client webhooks: add prints the secret once, test delivers, deliverie
     CHECK(unknown.err.find("mint.confirmed") != std::string::npos);
     CHECK(admin.run({"webhooks", "show", "wh_none"}).exit_code != 0);
 
-    (void)admin.ok({"webhooks", "remove", id});
+    // remove asks first: on a terminal y/N, without one it refuses unless -y.
+    const auto refused = admin.run({"webhooks", "remove", id});
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.err.find("Pass -y to confirm (there is no terminal to ask on)") != std::string::npos);
+    const std::vector<std::string> remove{"webhooks", "remove", id};
+    const auto declined = run_abcictl_on_terminal(remove, {"n"}, admin.env());
+    INFO(declined.transcript);
+    CHECK(declined.transcript.find("Remove webhook subscription " + id + " (" + receiver.url() +
+                                   ") with its deliveries? Nothing is sent to it any more. [y/N]: n") !=
+          std::string::npos);
+    CHECK(declined.exit_code == 1);
+    CHECK(admin.ok({"-q", "webhooks", "show", id}) == "false\n");  // still there
+    const auto removed = run_abcictl_on_terminal(remove, {"y"}, admin.env());
+    CHECK(removed.exit_code == 0);
+    CHECK(admin.run({"webhooks", "show", id}).exit_code == 2);  // 404: gone
+    const auto other = json::parse(admin.ok({"--json", "webhooks", "add", "--url", receiver.url(), "--event", "webhook.test"}));
+    (void)admin.ok({"--yes", "webhooks", "remove", other["data"]["id"].get<std::string>()});
     CHECK(admin.ok({"webhooks", "list"}).find("no webhook subscriptions") != std::string::npos);
 }
 

@@ -10,6 +10,7 @@
 
 #include "cli/api_call.hpp"
 #include "cli/commands/commands.hpp"
+#include "cli/confirm.hpp"
 #include "cli/context.hpp"
 #include "cli/examples.hpp"
 #include "cli/lazy_command.hpp"
@@ -146,7 +147,7 @@ void add_webhooks_command(CLI::App& app, Context& ctx) {
 
         for (const auto& [name, description] :
              {std::pair<std::string, std::string>{"show", "One subscription (-q: whether it is enabled)"},
-              {"remove", "Remove a subscription with its deliveries (-q: its id)"},
+              {"remove", "Remove a subscription with its deliveries (asks first unless -y; -q: its id)"},
               {"rotate-secret", "A new signing secret; the old one signs beside it for 24 h (-q: the new secret)"},
               {"test", "Queue a webhook.test event for it (-q: the delivery's id)"}}) {
             auto id = std::make_shared<std::string>();
@@ -160,6 +161,11 @@ void add_webhooks_command(CLI::App& app, Context& ctx) {
                     ctx.print(subscription_record(answer.at("data"), cell(answer["data"]["enabled"])),
                               data_and_metadata(answer));
                 } else if (name == "remove") {
+                    // Nothing to ask about a subscription that is not there; the URL tells which one it is.
+                    const auto found = api_call(ctx, "GET", path_of(*id));
+                    if (!confirm(ctx.options, "Remove webhook subscription " + *id + " (" + cell(found["data"]["url"]) +
+                                                  ") with its deliveries? Nothing is sent to it any more."))
+                        throw Error(ErrorKind::conflict, "nothing removed");
                     const auto answer = api_call(ctx, "DELETE", path_of(*id));
                     ctx.print({{{"id", *id}, {"removed", "yes"}}, *id}, data_and_metadata(answer));
                 } else if (name == "rotate-secret") {
