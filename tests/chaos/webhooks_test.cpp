@@ -123,7 +123,8 @@ struct Delivered {
     std::size_t out_of_order = 0;  // a mint.submitted attempted after its mint's mint.confirmed
     std::size_t overlapping = 0;   // an id in flight twice at once
     std::size_t acknowledged_twice = 0;
-    std::size_t missing = 0;       // mints without an acknowledged mint.confirmed
+    std::size_t unacknowledged = 0;  // events (webhook-ids) never answered 2xx
+    std::size_t missing = 0;         // mints without an acknowledged mint.confirmed
 };
 
 Delivered check_deliveries(const std::vector<Attempt>& seen, const std::vector<std::string>& mint_ids,
@@ -169,6 +170,7 @@ Delivered check_deliveries(const std::vector<Attempt>& seen, const std::vector<s
         }
         // A replica killed after the receiver answered and before it recorded the attempt sends it again: at least once.
         if (!replicas && acknowledged[id] > 1) ++out.acknowledged_twice;
+        if (acknowledged[id] == 0) ++out.unacknowledged;
     }
     for (const auto& mint_id : mint_ids) {
         const auto it = ids_of.find({mint_id, "mint.confirmed"});
@@ -199,20 +201,21 @@ std::vector<Settled> told(const std::vector<Attempt>& seen, const std::vector<st
 void require_delivered(const Delivered& d, std::size_t mints) {
     std::cout << fmt::format("chaos webhooks: {} mints, {} delivery attempts, {} first attempts failed ({} given up "
                              "on while hanging); {} unverified, {} unstable ids, {} out of order, {} in flight twice, "
-                             "{} acknowledged twice, {} mint.confirmed missing\n",
+                             "{} acknowledged twice, {} events never acknowledged, {} mint.confirmed missing\n",
                              mints, d.attempts, d.failed_first, d.hung, d.unverified, d.unstable, d.out_of_order,
-                             d.overlapping, d.acknowledged_twice, d.missing);
+                             d.overlapping, d.acknowledged_twice, d.unacknowledged, d.missing);
     CHECK(d.unverified == 0);
     CHECK(d.unstable == 0);
     CHECK(d.out_of_order == 0);
     CHECK(d.overlapping == 0);
     CHECK(d.acknowledged_twice == 0);
+    CHECK(d.unacknowledged == 0);
     CHECK(d.missing == 0);
 }
 
 }  // namespace
 
-TEST_CASE("webhooks under load: keyed async mints, the receiver failing every third first attempt and hanging one; "
+TEST_CASE("webhooks under load: keyed async mints, the receiver failing every third first attempt and hanging one: "
           "each mint's mint.confirmed verified once under one webhook-id, after its mint.submitted, the chain "
           "holding each once",
           "[chaos][webhooks]") {
@@ -263,7 +266,7 @@ int pid_of(const std::string& owner) {
 // Not in the test command (its hidden tag): the dead replica's leases run out
 // 3 × the 15 s timeout + 10 s after they were taken (core/webhooks/delivery.cpp),
 // so a run lasts over a minute; `make chaos` runs it at full size.
-TEST_CASE("webhooks on three replicas on PostgreSQL: the replica holding delivery leases killed with SIGKILL; "
+TEST_CASE("webhooks on three replicas on PostgreSQL, the replica holding delivery leases killed with SIGKILL: "
           "every mint.confirmed delivered and verified, no event in flight from two replicas at once, the chain "
           "holding each mint once",
           "[.][webhook-failover][chaos][webhooks][postgres]") {
