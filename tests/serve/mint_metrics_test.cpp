@@ -52,6 +52,16 @@ std::string stage_count(const std::string& stage) {
     return R"(abcictl_mint_stage_duration_seconds_count{chain="devnet",stage=")" + stage + "\"}";
 }
 
+// The cumulative count of `stage`'s devnet histogram bucket whose upper bound is `le`.
+std::optional<double> bucket(const std::string& scrape, const std::string& stage, double le) {
+    const auto prefix = R"(abcictl_mint_stage_duration_seconds_bucket{chain="devnet",stage=")" + stage + R"(",le=")";
+    std::istringstream lines(scrape);
+    for (std::string line; std::getline(lines, line);)
+        if (line.rfind(prefix, 0) == 0 && line[prefix.size()] != '+' && std::stod(line.substr(prefix.size())) == le)
+            return std::stod(line.substr(line.rfind(' ') + 1));
+    return std::nullopt;
+}
+
 constexpr const char* kOwnerOnly[] = {"abcictl_lane_owner_epoch", "abcictl_lane_pending_transactions",
                                       "abcictl_lane_oldest_pending_age_seconds", "abcictl_lane_next_nonce",
                                       "abcictl_mint_jobs_queued"};
@@ -262,6 +272,71 @@ TEST_CASE("metrics: two replicas on one PostgreSQL: only the lane's owner export
     INFO(other);
     CHECK(sample(other, R"(abcictl_lane_owner_epoch{chain="devnet"})") == 2.0);
     for (const auto* family : kOwnerOnly) CHECK(exports(other, family));
+}
+
+TEST_CASE("metrics: with 3 confirmations on 1 s blocks, mined_to_confirmed is observed once per mint and spans the "
+          "blocks on top of the mint's",
+          "[serve][metrics][anvil]") {
+    ChainServer chain({.anvil = {.block_time = 1000ms}, .devnet_keys = "confirmations = 3\n", .env = metrics_env()});
+    const Http metrics(metrics_url(chain.server()));
+    const auto admin = chain.server().login_admin();
+    const auto holder = Anvil::dev_accounts()[4].address;
+    constexpr int kMints = 2;
+    std::vector<std::future<HttpResponse>> mints;
+    for (int i = 0; i < kMints; ++i)
+        mints.push_back(std::async(std::launch::async, [&, i] {
+            return chain.http().post("/abci/contracts/mint-entity-token",
+                                     entity_mint_body(holder, "report", "C-" + std::to_string(i)), admin.token);
+        }));
+    for (auto& mint : mints) {
+        const auto r = mint.get();
+        INFO(r.body);
+        REQUIRE(r.status == 200);
+    }
+    // Two more blocks: a mint counted twice would be counted by now.
+    std::this_thread::sleep_for(2s);
+    const auto body = metrics.get("/metrics").body;
+    INFO(body);
+    CHECK(sample(body, stage_count("mined_to_confirmed")) == kMints);
+    CHECK(sample(body, stage_count("sent_to_mined")) == kMints);
+    // Each waited for two blocks on top of its own, a second apart: none
+    // took a second or less (the mint's own block is not its confirmation).
+    CHECK(bucket(body, "mined_to_confirmed", 1.0) == 0.0);
+    CHECK(bucket(body, "mined_to_confirmed", 600.0) == kMints);
+    const auto sum = sample(body, R"(abcictl_mint_stage_duration_seconds_sum{chain="devnet",stage="mined_to_confirmed"})");
+    REQUIRE(sum);
+    CHECK(*sum / kMints > 1.0);
+}
+
+TEST_CASE("metrics: a mint queued while the node answers slowly is a non-zero abcictl_mint_jobs_queued until it is "
+          "journaled, then 0 again",
+          "[serve][metrics][anvil][faults]") {
+    ChainServer chain({.env = metrics_env(), .fault_proxy = FaultProxy::Options{.slow_by = 3'000ms}});
+    const Http metrics(metrics_url(chain.server()));
+    const auto admin = chain.server().login_admin();
+    const auto holder = Anvil::dev_accounts()[4].address;
+    const auto scrape = [&] { return metrics.get("/metrics").body; };
+    const auto queued = [&](const std::string& body) { return sample(body, R"(abcictl_mint_jobs_queued{chain="devnet"})"); };
+    // A first mint at full speed: what the server reads once is read.
+    REQUIRE(chain.http().post("/abci/contracts/mint-entity-token", entity_mint_body(holder, "report", "Q-0"), admin.token)
+                .status == 200);
+    CHECK(queued(scrape()) == 0.0);
+
+    // Every call to the node now takes 3 s: the mint that does not wait is a
+    // job in the database until the lane signs and journals it.
+    chain.proxy().set_rate(Fault::slow, 1.0);
+    const auto accepted = chain.http().post("/abci/contracts/mint-entity-token", entity_mint_body(holder, "report", "Q-1"),
+                                            admin.token, Headers{{"Prefer", "respond-async"}});
+    INFO(accepted.body);
+    REQUIRE(accepted.status == 202);
+    std::string body;
+    CHECK(eventually([&] { return queued(body = scrape()) == 1.0; }, 10s));
+    INFO(body);
+    chain.proxy().set_rate(Fault::slow, 0.0);
+    CHECK(eventually([&] {
+        body = scrape();
+        return queued(body) == 0.0 && sample(body, kConfirmed) == 2.0;
+    }, 30s));
 }
 
 }  // namespace abci::test::mint_metrics_tests
