@@ -10,6 +10,7 @@
 
 #include "core/rpc/quantity.hpp"
 #include "core/service/service.hpp"
+#include "core/wire/requests.hpp"
 #include "support/chain_node.hpp"
 #include "support/chain_server.hpp"
 #include "support/eventually.hpp"
@@ -37,7 +38,7 @@ service::MintOptions keyed(std::optional<std::string> key) {
 service::MintOptions unkeyed() { return keyed(std::nullopt); }
 
 service::MintEntityRequest report(const eth::Address& to, const std::string& entity_id, std::uint64_t amount = 1) {
-    return service::parse_mint_entity(test::entity_mint_body(to.checksummed(), "report", entity_id, amount));
+    return wire::parse_mint_entity(test::entity_mint_body(to.checksummed(), "report", entity_id, amount));
 }
 
 ChainNode::Options with_network(std::function<void(service::NetworkConfig&)> change) {

@@ -52,7 +52,8 @@ struct RemoteMinting {
     test::Session admin;
 
     /// `signer_up` false: the server starts while the signer cannot be reached.
-    explicit RemoteMinting(const std::string& more = "", bool signer_up = true) : contract(test::deploy_token(anvil)) {
+    explicit RemoteMinting(const std::string& more = "", bool signer_up = true, test::Anvil::Options node = {})
+        : anvil(std::move(node)), contract(test::deploy_token(anvil)) {
         grant_minter(anvil, contract, remote_account().address);
         if (!signer_up) signer.stop();
         server = std::make_unique<test::Server>(test::Server::Options{
@@ -132,6 +133,43 @@ TEST_CASE("remote signer: every answer that is not the transaction asked for, si
     // The nonce each refusal held was given back: the next honest answer is mined with it.
     m.signer.answer(Answer::honest);
     REQUIRE(m.mint("honest-2").status == 200);
+    CHECK(m.nonce() == "2");
+    CHECK(m.reports_held() == "2");
+}
+
+TEST_CASE("remote signer: on a chain without a base fee the signer signs legacy transactions with the gas price "
+          "asked, and every answer that differs is refused as strictly",
+          "[remote][anvil]") {
+    // A base fee of 0 stays 0 under light load: the sender sends legacy
+    // transactions (chain/fees.hpp), as on a chain before London, which the
+    // token's bytecode (PUSH0) cannot be deployed on.
+    RemoteMinting m("", true, {.extra_args = {"--base-fee", "0"}});
+    const auto first = m.mint("legacy-1");
+    INFO(first.body);
+    REQUIRE(first.status == 200);
+    const auto hash = first.json["data"]["transactionHash"].get<std::string>();
+    const auto sent = nlohmann::json::parse(test::cast({"tx", hash, "--json", "--rpc-url", m.anvil.url()}));
+    CHECK(sent["type"] == "0x0");
+    CHECK(sent.contains("gasPrice"));
+    CHECK_FALSE(sent.contains("maxFeePerGas"));
+
+    const std::vector<std::pair<Answer, std::string>> hostile{
+        {Answer::other_nonce, "whose nonce is 2, not the 1 asked for"},
+        {Answer::other_chain_id, "whose chain id is 31338, not the 31337 asked for"},
+        {Answer::other_fee_cap, "whose gasPrice is "},
+        {Answer::other_key, ", not by " + remote_account().address},
+    };
+    int n = 0;
+    for (const auto& [answer, says] : hostile) {
+        m.signer.answer(answer);
+        const auto r = m.mint("legacy-hostile-" + std::to_string(++n));
+        INFO(says << "\n" << r.body);
+        CHECK(r.status == 503);
+        CHECK_THAT(r.body, Catch::Contains(says) && Catch::Contains("nothing was sent"));
+        CHECK(m.nonce() == "1");
+    }
+    m.signer.answer(Answer::honest);
+    REQUIRE(m.mint("legacy-2").status == 200);
     CHECK(m.nonce() == "2");
     CHECK(m.reports_held() == "2");
 }

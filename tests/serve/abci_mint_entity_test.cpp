@@ -6,6 +6,8 @@
 #include <algorithm>
 
 #include "core/content/cid.hpp"
+#include "core/crypto/encoding.hpp"
+#include "core/eth/address.hpp"
 #include "core/eth/bytes.hpp"
 #include "serve/expect.hpp"
 #include "support/chain_server.hpp"
@@ -223,6 +225,51 @@ TEST_CASE("abci mint-entity-token: an Idempotency-Key replays the first answer, 
     // A key outside 1–255 printable ASCII characters is refused before anything runs.
     require_invalid_request(http.post(kRoute, body, admin.token, {{"Idempotency-Key", std::string(256, 'k')}}));
     CHECK(chain.chain_balance(to, 1100) == "6");
+}
+
+TEST_CASE("abci mint-entity-token: an Idempotency-Key's fingerprint is the request's, not its spelling, and a key the "
+          "previous release stored (the body's hash) still answers its body",
+          "[serve][abci][fingerprint]") {
+    ChainServer chain;
+    auto& server = chain.server();
+    const auto http = chain.http();
+    const auto admin = server.login_admin();
+    Random random(47);
+    const auto to = random.address().checksummed();
+    const Headers key{{"Idempotency-Key", "fp-1"}};
+    const auto body = entity_mint_body(to, "report", "R-9", 2);
+    const auto first = http.post(kRoute, body, admin.token, key);
+    (void)require_entity_minted(first, body);
+
+    // The address in lower case is the same request: its first answer, nothing minted.
+    auto respelled = body;
+    respelled["userAddress"] = eth::Address::parse(to).lower();
+    const auto again = http.post(kRoute, respelled, admin.token, key);
+    INFO(again.status << " " << again.body);
+    CHECK(again.json == first.json);
+    CHECK(chain.chain_balance(to, 1000) == "2");
+
+    // A key as the previous release claimed it: the fingerprint the SHA-256 of the body as nlohmann printed it.
+    const auto store = server.open_store();
+    const auto location = first.header("Content-Location");
+    const auto minted = store->mints().find(location.substr(location.rfind('/') + 1));
+    REQUIRE(minted);
+    auto before = *minted;
+    before.id = crypto::random_uuid();
+    before.idempotency_key = "fp-before";
+    before.fingerprint = crypto::sha256_hex(body.dump());
+    before.state = store::MintState::pending;
+    before.answer.clear();
+    REQUIRE_FALSE(store->mints().begin(before));
+    REQUIRE(store->mints().finish(before.id, store::MintState::done, minted->answer));
+    const Headers before_key{{"Idempotency-Key", "fp-before"}};
+    const auto repeated = http.post(kRoute, body, admin.token, before_key);
+    INFO(repeated.status << " " << repeated.body);
+    CHECK(repeated.json == first.json);
+    auto other = body;
+    other["amount"] = 3;
+    require_error(http.post(kRoute, other, admin.token, before_key), 422, "unprocessable");
+    CHECK(chain.chain_balance(to, 1000) == "2");
 }
 
 }  // namespace abci::test::abci_entity_tests

@@ -11,8 +11,10 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include "core/content/cid.hpp"
+#include "core/crypto/encoding.hpp"
 #include "core/eth/address.hpp"
 #include "core/eth/bytes.hpp"
+#include "core/util/time.hpp"
 #include "serve/expect.hpp"
 #include "support/chain_server.hpp"
 
@@ -464,6 +466,49 @@ TEST_CASE("workflow role approval: a mint that fails leaves the request approved
     CHECK(chain.chain_balance(wallet, kVerifierToken) == "1");
     CHECK(chain.nonce(ChainServer::signer()) == nonce + 1);
     CHECK(platform_role(http, users.farmer) == "verifier");
+}
+
+TEST_CASE("workflow role approval begun by the previous release: the mint it claimed (the body's hash) is the retry's",
+          "[serve][workflow][fingerprint]") {
+    ChainServer chain;
+    const auto http = chain.http();
+    const auto wallet = eth::Address::parse(Anvil::dev_accounts()[6].address).checksummed();
+    const auto users = add_users(chain.server(), wallet);
+    const auto id = request_verifier_role(http, users.farmer, wallet)["id"].get<std::string>();
+
+    // What the previous release left: the request approved and its mint
+    // claimed under the approval's key, the fingerprint the SHA-256 of the
+    // body it built (and parsed back) as nlohmann printed it.
+    const auto store = chain.server().open_store();
+    REQUIRE(store->role_requests().transition(id, store::RoleRequestStatus::pending, store::RoleRequestStatus::approved,
+                                              users.admin.id()));
+    const auto request = *store->role_requests().find(id);
+    REQUIRE(request.approved_at);
+    const nlohmann::json body = {{"userAddress", wallet},
+                                 {"roleType", "verifier"},
+                                 {"blockchainId", ChainServer::blockchain_id},
+                                 {"metadata",
+                                  {{"approvalId", id},
+                                   {"approvedBy", request.approved_by},
+                                   {"approvedAt", util::format_iso8601_utc(*request.approved_at)},
+                                   {"notes", request.note}}}};
+    store::MintRequest claimed;
+    claimed.id = crypto::random_uuid();
+    claimed.actor = "workflow:role-request";
+    claimed.kind = store::MintKind::role;
+    claimed.blockchain_id = ChainServer::blockchain_id;
+    claimed.idempotency_key = id;
+    claimed.fingerprint = crypto::sha256_hex(body.dump());
+    REQUIRE_FALSE(store->mints().begin(claimed));
+
+    // The retry is the same request, still in progress as far as it can
+    // tell: 409, the request still approved. Taken for another request, it
+    // would be 422 and the request failed.
+    const auto retried = approve(http, id, users.admin.token);
+    INFO(retried.status << " " << retried.body);
+    CHECK(retried.status == 409);
+    CHECK(store->role_requests().find(id)->status == store::RoleRequestStatus::approved);
+    CHECK(chain.chain_balance(wallet, kVerifierToken) == "0");
 }
 
 TEST_CASE("workflow certificates: certifier role required, the certificate token, its metadata, who may read it",

@@ -51,7 +51,13 @@ std::string alter(const std::string& raw, RemoteSignerStandIn::Answer answer, co
     case Answer::other_chain_id: tx.chain_id += 1; break;
     case Answer::other_value: tx.value = tx.value + eth::U256(1); break;
     case Answer::other_data: tx.data.push_back(0); break;
-    case Answer::other_fee_cap: tx.max_fee_per_gas = tx.max_fee_per_gas + eth::U256(1); break;
+    case Answer::other_fee_cap:
+        // A legacy transaction's one fee is its gas price.
+        if (tx.type == eth::TxType::legacy)
+            tx.gas_price = tx.gas_price + eth::U256(1);
+        else
+            tx.max_fee_per_gas = tx.max_fee_per_gas + eth::U256(1);
+        break;
     case Answer::other_gas: tx.gas_limit += 1; break;
     case Answer::high_s: {
         eth::Signature high = signed_tx.signature;

@@ -4,7 +4,7 @@
 // every call is forwarded, and the answer to eth_signTransaction is, as the
 // test sets it, left alone or turned into what a hostile or broken signer
 // could send: the transaction with another nonce, recipient, chain id, value,
-// data, fee cap or gas (signed again by the account's own key, so that only
+// data, fee cap (a legacy transaction's gas price) or gas (signed again by the account's own key, so that only
 // that field is wrong), the same transaction with its s in the upper half of
 // the curve order, a signature of another key, or garbage. It can be stopped
 // and started again on the same port while a server uses it.

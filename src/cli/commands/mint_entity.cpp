@@ -17,7 +17,7 @@
 #include "cli/mint_call.hpp"
 #include "cli/mint_output.hpp"
 #include "cli/validators.hpp"
-#include "core/service/requests.hpp"
+#include "core/wire/requests.hpp"
 
 namespace abci::cli {
 namespace {
@@ -98,7 +98,7 @@ void mint_entity(Context& ctx, const MintEntitySettings& s) {
                            {"blockchainId", s.chain},
                            {"amount", s.amount},
                            {"metadata", merged_metadata(s)}};
-    (void)service::parse_mint_entity(body);
+    (void)wire::parse_mint_entity(body);
     print_mint(ctx, send_mint(ctx, "/abci/contracts/mint-entity-token", body, s.call,
                               "minting " + std::to_string(s.amount) + " " + s.type + " token(s) on " + s.chain),
                s.chain);

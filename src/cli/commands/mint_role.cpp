@@ -9,7 +9,7 @@
 #include "cli/mint_call.hpp"
 #include "cli/mint_output.hpp"
 #include "cli/validators.hpp"
-#include "core/service/requests.hpp"
+#include "core/wire/requests.hpp"
 
 namespace abci::cli {
 namespace {
@@ -29,7 +29,7 @@ void mint_role(Context& ctx, const MintRoleSettings& s) {
     if (!s.approval_id.empty()) metadata["approvalId"] = s.approval_id;
     if (!s.note.empty()) metadata["notes"] = s.note;
     if (!metadata.empty()) body["metadata"] = metadata;
-    (void)service::parse_mint_role(body);
+    (void)wire::parse_mint_role(body);
     print_mint(ctx,
                send_mint(ctx, "/abci/contracts/mint-role-token", body, s.call,
                          "minting the " + s.role + " role token on " + s.chain),

@@ -37,7 +37,7 @@ constexpr std::chrono::seconds kQueueAllowance{15};
 }  // namespace
 
 
-AbciService::Enqueued AbciService::enqueue(const Mint& m, const MintOptions& options, const std::string& fingerprint) {
+AbciService::Enqueued AbciService::enqueue(const Mint& m, const MintOptions& options, const Fingerprint& fingerprint) {
     // A repeat is answered before the pre-flight checks, which a first mint
     // that went through would fail (a role held).
     if (options.idempotency_key)
@@ -56,13 +56,13 @@ AbciService::Enqueued AbciService::enqueue(const Mint& m, const MintOptions& opt
     return {.mint_id = request.id, .existing = store_.mints().begin(request, job)};
 }
 
-MintResult AbciService::forward(const Mint& m, const MintOptions& options, const std::string& fingerprint) {
+MintResult AbciService::forward(const Mint& m, const MintOptions& options, const Fingerprint& fingerprint) {
     const auto queued = enqueue(m, options, fingerprint);
     if (queued.existing) return repeat(*queued.existing, fingerprint, options.wait);
     return await_forwarded(*m.network, queued.mint_id);
 }
 
-MintResult AbciService::accept(const Mint& m, const MintOptions& options, const std::string& fingerprint) {
+MintResult AbciService::accept(const Mint& m, const MintOptions& options, const Fingerprint& fingerprint) {
     const auto queued = enqueue(m, options, fingerprint);
     if (queued.existing) return repeat(*queued.existing, fingerprint, options.wait);
     forwarding_->queued_here(queued.mint_id);

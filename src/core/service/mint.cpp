@@ -20,8 +20,6 @@
 
 namespace abci::service {
 
-using nlohmann::json;
-
 namespace {
 
 std::string lower_address(const eth::Address& a) { return a.lower(); }
@@ -43,10 +41,9 @@ MintResult AbciService::mint_role(const MintRoleRequest& request, const MintOpti
     m.mint_kind = store::MintKind::role;
     m.to = request.user_address;
     m.kind = request.kind;
-    m.details = {{"attributes", request.attributes},
-                 {"description", "Soulbound " + std::string(request.kind.category) + " role of the ESG workflow platform"}};
+    m.metadata = role_metadata(request.kind, request.attributes());
     m.network = &registry_.find(request.blockchain_id);
-    return mint(std::move(m), options, request.fingerprint);
+    return mint(std::move(m), options, request.fingerprint());
 }
 
 MintResult AbciService::mint_entity(const MintEntityRequest& request, const MintOptions& options) {
@@ -57,12 +54,13 @@ MintResult AbciService::mint_entity(const MintEntityRequest& request, const Mint
     m.amount = request.amount;
     m.entity_type = std::string(request.kind.category);
     m.entity_id = request.entity_id;
-    m.details = request.details;
+    m.metadata = request.metadata;
+    m.metadata.attributes.push_back({"entityId", request.entity_id, std::nullopt});
     m.network = &registry_.find(request.blockchain_id);
-    return mint(std::move(m), options, request.fingerprint);
+    return mint(std::move(m), options, request.fingerprint());
 }
 
-MintResult AbciService::mint(Mint m, const MintOptions& options, const std::string& fingerprint) {
+MintResult AbciService::mint(Mint m, const MintOptions& options, const Fingerprint& fingerprint) {
     if (options.idempotency_key) validate_idempotency_key(*options.idempotency_key);
     // Without a signer here the mint is refused below, as for a caller that waits.
     if (options.wait == MintWait::no && forwarding_ && m.network->has_signer()) return accept(m, options, fingerprint);
@@ -100,19 +98,19 @@ void AbciService::refuse_if_halted(Network& network) {
                     "no server sends for blockchain " + network.config().id + ": its lane is halted: " + lane->halted);
 }
 
-store::MintRequest AbciService::new_request(const Mint& m, const MintOptions& options, const std::string& fingerprint) {
+store::MintRequest AbciService::new_request(const Mint& m, const MintOptions& options, const Fingerprint& fingerprint) {
     store::MintRequest request;
     request.id = crypto::random_uuid();
     request.actor = options.actor;
     request.kind = m.mint_kind;
     request.blockchain_id = m.network->config().id;
     request.idempotency_key = options.idempotency_key.value_or("");
-    request.fingerprint = fingerprint;
+    request.fingerprint = fingerprint.current;
     return request;
 }
 
-MintResult AbciService::repeat(const store::MintRequest& mint, const std::string& fingerprint, MintWait wait) {
-    if (mint.fingerprint != fingerprint)
+MintResult AbciService::repeat(const store::MintRequest& mint, const Fingerprint& fingerprint, MintWait wait) {
+    if (!fingerprint.matches(mint.fingerprint))
         throw Error(ErrorKind::unprocessable, "this Idempotency-Key was used for a different request");
     if (wait == MintWait::no && mint.state == store::MintState::pending) return MintResult::accepted(mint.id);
     return replay(mint, "a request with this Idempotency-Key is still in progress");
@@ -273,7 +271,7 @@ AbciService::PreparedMint AbciService::prepare(Network& network, const Mint& m, 
     if (m.kind.family == TokenFamily::role) (void)network.contract_version();
 
     PreparedMint prepared;
-    prepared.metadata = metadata_record(m.kind, m.details, issuer, m.to, now_iso()).dump();
+    prepared.metadata = metadata_record(m.kind, m.metadata, issuer, m.to, now_iso()).dump();
     const auto cid = content_.put(eth::as_bytes(prepared.metadata));
     MintRecord& record = prepared.record;
     record.mint_id = mint_id;

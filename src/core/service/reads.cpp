@@ -205,11 +205,9 @@ TokenMetadata AbciService::token_metadata(const TokenMetadataQuery& query) {
         const auto issued = held && held->minted_at ? *held->minted_at
                                                     : std::chrono::system_clock::time_point(std::chrono::seconds(
                                                           network.probe_contract().deployed_at()));
-        nlohmann::json details = {
-            {"description", "Soulbound " + std::string(kind.category) + " role of the ESG workflow platform"},
-            {"attributes", nlohmann::json::array({{{"trait_type", "role"}, {"value", kind.category}}})}};
+        const auto metadata = role_metadata(kind, {{"role", std::string(kind.category), std::nullopt}});
         const eth::Address issuer = network.signer_address();
-        record = metadata_record(kind, details, issuer, query.user.value_or(eth::Address{}), util::format_iso8601_utc(issued))
+        record = metadata_record(kind, metadata, issuer, query.user.value_or(eth::Address{}), util::format_iso8601_utc(issued))
                      .dump();
         if (held) updated = held->last_updated;
     }

@@ -1,112 +1,123 @@
 #include "core/service/requests.hpp"
 
-#include <algorithm>
-#include <array>
+#include <charconv>
 
 #include "core/crypto/encoding.hpp"
 #include "core/error.hpp"
-#include "core/util/time.hpp"
 
 namespace abci::service {
 
-using nlohmann::json;
-
 namespace {
 
-bool is_url(const std::string& text) {
-    return text.starts_with("https://") || text.starts_with("http://") || text.starts_with("ipfs://");
+constexpr std::string_view kFingerprintVersion = "2:";
+
+// One field of canonical(): its length, 4 bytes big-endian, then its bytes.
+void field(std::string& out, std::string_view bytes) {
+    const auto n = static_cast<std::uint32_t>(bytes.size());
+    for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((n >> shift) & 0xff));
+    out.append(bytes);
 }
 
-// Spec 4.2's metadata: name, description, image, attributes, external_url.
-json entity_details(util::Fields& fields, const json& body) {
-    const auto it = body.find("metadata");
-    if (it == body.end() || !it->is_object()) {
-        fields.check(false, "metadata is required: an object with at least a name");
-        return json::object();
-    }
-    const json& m = *it;
-    util::Fields inner(m);
-    json details = json::object();
-    for (const auto& [key, value] : m.items()) {
-        static const std::array<std::string, 5> known{"name", "description", "image", "attributes", "external_url"};
-        fields.check(std::find(known.begin(), known.end(), key) != known.end(), "metadata." + key + " is not a known field");
-    }
-    auto text = [&](const std::string& key, bool required, std::size_t max) {
-        const auto v = m.find(key);
-        if (v == m.end() || v->is_null()) {
-            fields.check(!required, "metadata." + key + " is required");
-            return;
-        }
-        if (!v->is_string()) return fields.check(false, "metadata." + key + " must be a string");
-        const auto& s = v->get_ref<const std::string&>();
-        fields.check(s.size() <= max, "metadata." + key + " must be at most " + std::to_string(max) + " bytes");
-        if (key == "image" || key == "external_url")
-            fields.check(s.empty() || is_url(s), "metadata." + key + " must be an http(s):// or ipfs:// URL");
-        details[key] = s;
-    };
-    text("name", true, 256);
-    text("description", false, 4096);
-    text("image", false, 2048);
-    text("external_url", false, 2048);
-    if (const auto a = m.find("attributes"); a != m.end() && !a->is_null()) {
-        if (!a->is_array() || a->size() > 64) {
-            fields.check(false, "metadata.attributes must be an array of at most 64 {trait_type, value} objects");
-        } else {
-            for (std::size_t i = 0; i < a->size(); ++i) {
-                const json& attr = (*a)[i];
-                const std::string at = "metadata.attributes[" + std::to_string(i) + "]";
-                const bool ok = attr.is_object() && attr.contains("trait_type") && attr["trait_type"].is_string() &&
-                                attr["trait_type"].get_ref<const std::string&>().size() <= 128 &&
-                                attr.contains("value") &&
-                                (attr["value"].is_number() ||
-                                 (attr["value"].is_string() && attr["value"].get_ref<const std::string&>().size() <= 1024)) &&
-                                (!attr.contains("display_type") ||
-                                 (attr["display_type"].is_string() &&
-                                  attr["display_type"].get_ref<const std::string&>().size() <= 32)) &&
-                                attr.size() == 2 + (attr.contains("display_type") ? 1 : 0);
-                fields.check(ok, at + " must be {trait_type: string, value: string or number, display_type?: string}");
-            }
-            details["attributes"] = *a;
-        }
-    }
-    return details;
+std::string number(const Attribute::Value& value) {
+    if (const auto* i = std::get_if<std::int64_t>(&value)) return std::to_string(*i);
+    if (const auto* u = std::get_if<std::uint64_t>(&value)) return std::to_string(*u);
+    // The shortest text that reads back as the same double, which the
+    // standard fixes (unlike a library's printer); ".0" keeps 4.0 apart from 4.
+    char buffer[32];
+    const auto end = std::to_chars(buffer, buffer + sizeof buffer, std::get<double>(value)).ptr;
+    std::string text(buffer, end);
+    if (text.find_first_of(".e") == std::string::npos) text += ".0";
+    return text;
 }
 
-// Spec 4.1's optional metadata: approvalId, approvedBy, approvedAt, notes.
-json role_attributes(util::Fields& fields, const json& body, const std::string& role) {
-    json attributes = json::array({{{"trait_type", "role"}, {"value", role}}});
-    const auto it = body.find("metadata");
-    if (it == body.end() || it->is_null()) return attributes;
-    if (!it->is_object()) {
-        fields.check(false, "metadata must be an object");
-        return attributes;
-    }
-    for (const auto& [key, value] : it->items()) {
-        const bool known = key == "approvalId" || key == "approvedBy" || key == "approvedAt" || key == "notes";
-        fields.check(known, "metadata." + key + " is not a known field");
-        if (!known) continue;
-        if (!value.is_string() || value.get_ref<const std::string&>().size() > 2000) {
-            fields.check(false, "metadata." + key + " must be a string of at most 2000 bytes");
-            continue;
-        }
-        const auto& text = value.get_ref<const std::string&>();
-        if (key == "approvedAt") {
-            try {
-                const auto t = util::parse_rfc3339(text);
-                attributes.push_back({{"trait_type", key},
-                                      {"value", std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count()},
-                                      {"display_type", "date"}});
-            } catch (const Error&) {
-                fields.check(false, "metadata.approvedAt must be an ISO 8601 timestamp");
-            }
-            continue;
-        }
-        attributes.push_back({{"trait_type", key}, {"value", text}});
-    }
-    return attributes;
+Fingerprint fingerprint_of(const std::string& canonical_bytes, const std::string& legacy) {
+    return {std::string(kFingerprintVersion) + crypto::sha256_hex(canonical_bytes), legacy};
 }
 
 }  // namespace
+
+bool Fingerprint::matches(const std::string& stored) const {
+    if (stored.starts_with(kFingerprintVersion)) return stored == current;
+    return !legacy.empty() && stored == legacy;
+}
+
+std::string json_string(std::string_view text) {
+    std::string out = "\"";
+    for (const char c : text) {
+        switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\b': out += "\\b"; break;
+        case '\f': out += "\\f"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        default:
+            if (static_cast<unsigned char>(c) < 0x20) {
+                static constexpr char kHex[] = "0123456789abcdef";
+                out += "\\u00";
+                out += kHex[(c >> 4) & 0xf];
+                out += kHex[c & 0xf];
+            } else {
+                out += c;
+            }
+        }
+    }
+    return out + "\"";
+}
+
+std::string canonical_json(const Attributes& attributes) {
+    std::string out = "[";
+    for (const auto& a : attributes) {
+        if (out.size() > 1) out += ',';
+        out += '{';
+        if (a.display_type) out += "\"display_type\":" + json_string(*a.display_type) + ',';
+        out += "\"trait_type\":" + json_string(a.trait_type) + ",\"value\":";
+        const auto* text = std::get_if<std::string>(&a.value);
+        out += text ? json_string(*text) : number(a.value);
+        out += '}';
+    }
+    return out + "]";
+}
+
+Attributes MintRoleRequest::attributes() const {
+    Attributes attributes{{"role", std::string(kind.category), std::nullopt}};
+    // In the order the previous release wrote them: the metadata's keys sorted.
+    if (approval.approval_id) attributes.push_back({"approvalId", *approval.approval_id, std::nullopt});
+    if (approval.approved_at) attributes.push_back({"approvedAt", *approval.approved_at, "date"});
+    if (approval.approved_by) attributes.push_back({"approvedBy", *approval.approved_by, std::nullopt});
+    if (approval.notes) attributes.push_back({"notes", *approval.notes, std::nullopt});
+    return attributes;
+}
+
+std::string canonical(const MintRoleRequest& request) {
+    std::string out;
+    field(out, "mint-role/2");
+    field(out, request.user_address.lower());
+    field(out, request.kind.category);
+    field(out, request.blockchain_id);
+    field(out, canonical_json(request.attributes()));
+    return out;
+}
+
+std::string canonical(const MintEntityRequest& request) {
+    std::string out;
+    field(out, "mint-entity/2");
+    field(out, request.user_address.lower());
+    field(out, request.kind.category);
+    field(out, request.entity_id);
+    field(out, request.blockchain_id);
+    field(out, std::to_string(request.amount));
+    field(out, request.metadata.name);
+    field(out, request.metadata.description);
+    field(out, request.metadata.image);
+    field(out, request.metadata.external_url);
+    field(out, canonical_json(request.metadata.attributes));
+    return out;
+}
+
+Fingerprint MintRoleRequest::fingerprint() const { return fingerprint_of(canonical(*this), legacy_fingerprint); }
+Fingerprint MintEntityRequest::fingerprint() const { return fingerprint_of(canonical(*this), legacy_fingerprint); }
 
 std::optional<eth::Address> parse_address_field(util::Fields& fields, const std::string& key, const std::string& value) {
     if (value.empty()) return std::nullopt;
@@ -132,48 +143,6 @@ std::optional<eth::Address> parse_recipient_field(util::Fields& fields, const st
     return address;
 }
 
-MintRoleRequest parse_mint_role(const json& body) {
-    util::Fields fields(body);
-    const auto address_text = fields.required_string("userAddress", 64);
-    const auto role = fields.required_string("roleType", 32);
-    auto blockchain_id = fields.required_string("blockchainId", 64);
-    const auto to = parse_recipient_field(fields, "userAddress", address_text);
-    const auto kind = role_token(role);
-    fields.check(role.empty() || kind.has_value(), "roleType must be one of producer, verifier, valuator, certifier");
-    json attributes = role_attributes(fields, body, role);
-    fields.done();
-    return {*to, *kind, std::move(blockchain_id), std::move(attributes), crypto::sha256_hex(body.dump())};
-}
-
-MintEntityRequest parse_mint_entity(const json& body) {
-    util::Fields fields(body);
-    const auto address_text = fields.required_string("userAddress", 64);
-    const auto entity_type = fields.required_string("entityType", 32);
-    auto entity_id = fields.required_string("entityId", 256);
-    auto blockchain_id = fields.required_string("blockchainId", 64);
-    const auto to = parse_recipient_field(fields, "userAddress", address_text);
-    const auto kind = entity_token(entity_type);
-    fields.check(entity_type.empty() || kind.has_value(),
-                 "entityType must be one of report, verification, valuation, certificate");
-    std::uint64_t amount = 0;
-    const auto a = body.find("amount");
-    if (a == body.end() || a->is_null()) {
-        fields.check(false, "amount is required");
-    } else if (a->is_number_integer() && (a->is_number_unsigned() || a->get<std::int64_t>() >= 1) &&
-               a->get<std::uint64_t>() >= 1 && a->get<std::uint64_t>() <= kMaxMintAmount) {
-        // Parsed JSON holds a positive integer as unsigned; one built in code may be signed.
-        amount = a->get<std::uint64_t>();
-    } else {
-        fields.check(false, "amount must be an integer from 1 to " + std::to_string(kMaxMintAmount));
-    }
-    json details = entity_details(fields, body);
-    fields.done();
-    if (!details.contains("attributes")) details["attributes"] = json::array();
-    details["attributes"].push_back({{"trait_type", "entityId"}, {"value", entity_id}});
-    return {*to, *kind, std::move(entity_id), std::move(blockchain_id), amount, std::move(details),
-            crypto::sha256_hex(body.dump())};
-}
-
 std::optional<eth::Address> address_field(util::Fields& fields, const std::string& name, const std::string& text) {
     if (text.empty()) return std::nullopt;
     try {
@@ -182,20 +151,6 @@ std::optional<eth::Address> address_field(util::Fields& fields, const std::strin
         fields.check(false, name + ": " + e.what());
     }
     return std::nullopt;
-}
-
-store::NewRoleRequest parse_role_request(const json& body, const std::string& user_id) {
-    util::Fields fields(body);
-    auto role_type = fields.required_string("roleType", 32);
-    const auto wallet = fields.required_string("walletAddress", 42);
-    auto blockchain_id = fields.required_string("blockchainId", 64);
-    auto note = fields.optional_string("note", 2000).value_or("");
-    fields.check(role_type.empty() || role_token(role_type).has_value(),
-                 "roleType must be one of producer, verifier, valuator, certifier");
-    const auto address = address_field(fields, "walletAddress", wallet);
-    fields.done();
-    return {user_id, std::move(role_type), address ? address->lower() : std::string(), std::move(blockchain_id),
-            std::move(note)};
 }
 
 }  // namespace abci::service

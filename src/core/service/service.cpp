@@ -16,17 +16,24 @@ using nlohmann::json;
 
 std::string now_iso() { return util::format_iso8601_utc(std::chrono::system_clock::now()); }
 
-json metadata_record(const TokenKind& kind, const json& details, const eth::Address& issuer,
+json metadata_record(const TokenKind& kind, const EntityMetadata& metadata, const eth::Address& issuer,
                      const eth::Address& beneficiary, const std::string& issued_at) {
+    json attributes = json::array();
+    for (const auto& a : metadata.attributes) {
+        json attribute = {{"trait_type", a.trait_type}};
+        std::visit([&](const auto& value) { attribute["value"] = value; }, a.value);
+        if (a.display_type) attribute["display_type"] = *a.display_type;
+        attributes.push_back(std::move(attribute));
+    }
     return {
         {"tokenId", kind.id},
         {"tokenType", to_string(kind.family)},
         {"category", kind.category},
-        {"name", details.value("name", std::string(kind.name))},
-        {"description", details.value("description", std::string())},
-        {"image", details.value("image", std::string())},
-        {"external_url", details.value("external_url", std::string())},
-        {"attributes", details.value("attributes", json::array())},
+        {"name", metadata.name},
+        {"description", metadata.description},
+        {"image", metadata.image},
+        {"external_url", metadata.external_url},
+        {"attributes", std::move(attributes)},
         {"properties",
          {{"issuer", issuer.checksummed()},
           {"beneficiary", beneficiary.checksummed()},
@@ -35,6 +42,11 @@ json metadata_record(const TokenKind& kind, const json& details, const eth::Addr
           {"transferable", !is_soulbound(kind.family)},
           {"revocable", false}}},
     };
+}
+
+EntityMetadata role_metadata(const TokenKind& kind, Attributes attributes) {
+    return {std::string(kind.name), "Soulbound " + std::string(kind.category) + " role of the ESG workflow platform", "",
+            "", std::move(attributes)};
 }
 
 void validate_idempotency_key(const std::string& key) {

@@ -21,7 +21,6 @@
 #include <string>
 #include <thread>
 
-#include <nlohmann/json.hpp>
 
 #include "core/service/balance_sync.hpp"
 #include "core/service/health.hpp"
@@ -87,12 +86,13 @@ public:
     /// empty names none.
     AbciService(store::Store& store, Registry& registry, content::ContentStore& content, std::string admin_store);
 
-    /// POST /abci/contracts/mint-role-token (spec 4.1), its body parsed by
-    /// parse_mint_role(): the pre-flight checks run, then the mint waits for
-    /// its receipt and the balance record is stored. With an idempotency key,
-    /// a repeat gets the first result (Error(conflict) while the first is
-    /// still running; Error(unprocessable) when the key was used for another
-    /// body: the request's fingerprint differs). With MintWait::no, a mint
+    /// POST /abci/contracts/mint-role-token (spec 4.1), its body read by
+    /// wire::parse_mint_role() (or the request built by a workflow): the
+    /// pre-flight checks run, then the mint waits for its receipt and the
+    /// balance record is stored. With an idempotency key, a repeat gets the
+    /// first result (Error(conflict) while the first is still running;
+    /// Error(unprocessable) when the key was used for another request: the
+    /// request's fingerprint differs). With MintWait::no, a mint
     /// not final yet (a new one, or a repeat of a pending one) returns
     /// MintResult::pending; a repeat of a final one its answer or error.
     [[nodiscard]] MintResult mint_role(const MintRoleRequest& request, const MintOptions& options);
@@ -167,15 +167,15 @@ private:
         MintRecord record;
         std::string metadata;
     };
-    [[nodiscard]] MintResult mint(Mint mint, const MintOptions& options, const std::string& fingerprint);
+    [[nodiscard]] MintResult mint(Mint mint, const MintOptions& options, const Fingerprint& fingerprint);
     // Error(unavailable) naming the halt when the network's lane is halted (store/lanes.hpp).
     void refuse_if_halted(Network& network);
     [[nodiscard]] static store::MintRequest new_request(const Mint& mint, const MintOptions& options,
-                                                        const std::string& fingerprint);
+                                                        const Fingerprint& fingerprint);
     // A claim that found its key taken: the first mint's answer (replay()),
     // MintResult::accepted() for a caller that does not wait while it is
     // pending, or Error(unprocessable) when the key was used for another request.
-    [[nodiscard]] MintResult repeat(const store::MintRequest& mint, const std::string& fingerprint, MintWait wait);
+    [[nodiscard]] MintResult repeat(const store::MintRequest& mint, const Fingerprint& fingerprint, MintWait wait);
     // A repeat of an Idempotency-Key: the first answer, or its error, or
     // MintUnsettled(conflict) while the first is still running.
     [[nodiscard]] MintResult replay(const store::MintRequest& mint, const std::string& pending_message);
@@ -198,17 +198,17 @@ private:
     // Forwarding (forwarding.cpp): a mint for a network whose lane another
     // server owns is checked and claimed here, queued for the owner with its
     // claim, and answered once the owner settled it.
-    [[nodiscard]] MintResult forward(const Mint& mint, const MintOptions& options, const std::string& fingerprint);
+    [[nodiscard]] MintResult forward(const Mint& mint, const MintOptions& options, const Fingerprint& fingerprint);
     // A mint whose caller does not wait (MintWait::no): queued as a forwarded
     // one is, for whichever server sends for its chain, and answered pending.
-    [[nodiscard]] MintResult accept(const Mint& mint, const MintOptions& options, const std::string& fingerprint);
+    [[nodiscard]] MintResult accept(const Mint& mint, const MintOptions& options, const Fingerprint& fingerprint);
     // What enqueue() did: queued mint `mint_id`, or found its key's mint `existing`.
     struct Enqueued {
         std::string mint_id;
         std::optional<store::MintRequest> existing;
     };
     // The pre-flight checks, then the mint claimed and queued as a job in one transaction.
-    [[nodiscard]] Enqueued enqueue(const Mint& mint, const MintOptions& options, const std::string& fingerprint);
+    [[nodiscard]] Enqueued enqueue(const Mint& mint, const MintOptions& options, const Fingerprint& fingerprint);
     [[nodiscard]] MintResult await_forwarded(Network& network, const std::string& mint_id);
     // The jobs' thread (the listener's, when other servers share the store):
     // wakes the requests waiting for a settled mint and takes the jobs

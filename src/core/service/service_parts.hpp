@@ -16,6 +16,7 @@
 
 #include "core/service/mint_failure.hpp"
 #include "core/service/network_config.hpp"
+#include "core/service/requests.hpp"
 #include "core/service/service.hpp"
 #include "core/service/tokens.hpp"
 #include "core/error.hpp"
@@ -34,7 +35,7 @@ struct AbciService::Mint {
     std::uint64_t amount = 1;
     std::string entity_type;
     std::string entity_id;
-    nlohmann::json details;  // metadata given by the caller (entity) or built (role attributes)
+    EntityMetadata metadata;  // given by the caller (entity) or built (role)
 };
 
 /// What forwarding.cpp keeps: the listener, the requests of this server
@@ -114,10 +115,13 @@ public:
 };
 
 [[nodiscard]] std::string now_iso();
-/// The ERC-1155 metadata record of spec 2.4 for one mint.
-[[nodiscard]] nlohmann::json metadata_record(const TokenKind& kind, const nlohmann::json& details,
+/// The ERC-1155 metadata record of spec 2.4 for one mint: the document stored as content.
+[[nodiscard]] nlohmann::json metadata_record(const TokenKind& kind, const EntityMetadata& metadata,
                                              const eth::Address& issuer, const eth::Address& beneficiary,
                                              const std::string& issued_at);
+
+/// A role token's metadata: its name, the description every role token has, and `attributes`.
+[[nodiscard]] EntityMetadata role_metadata(const TokenKind& kind, Attributes attributes);
 
 /// The signer's balance and about what one mint costs at the current fee.
 struct SignerFunds {

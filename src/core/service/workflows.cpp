@@ -3,18 +3,15 @@
 #include "core/service/certificate_token.hpp"
 #include "core/service/requests.hpp"
 #include "core/service/tokens.hpp"
+#include "core/crypto/encoding.hpp"
 #include "core/error.hpp"
 #include "core/eth/address.hpp"
-#include "core/util/fields.hpp"
 #include "core/util/next_steps.hpp"
 #include "core/util/time.hpp"
 
 namespace abci::service {
 
-using nlohmann::json;
-
 namespace {
-
 
 // The platform role that goes with an on-chain role, where one exists
 // (spec 5.4): a verifier token makes a farmer a verifier; nothing is ever
@@ -78,10 +75,33 @@ std::string mint_key(const store::RoleRequest& request) {
     return request.attempt == 0 ? request.id : request.id + "/attempt-" + std::to_string(request.attempt);
 }
 
+// The mint an approval of `request` makes.
+MintRoleRequest approval_mint(const store::RoleRequest& request) {
+    const auto approved_at = request.approved_at.value_or(std::chrono::system_clock::now());
+    MintRoleRequest mint{eth::Address::parse(request.wallet_address), *role_token(request.role_type),
+                         request.blockchain_id, {}, {}};
+    mint.approval.approval_id = request.id;
+    mint.approval.approved_by = request.approved_by;
+    mint.approval.approved_at = std::chrono::duration_cast<std::chrono::seconds>(approved_at.time_since_epoch()).count();
+    if (!request.note.empty()) mint.approval.notes = request.note;
+    // The fingerprint of the body the previous release built for this mint
+    // and parsed back (its keys sorted, as nlohmann printed them), so that an
+    // approval it began and this release retries is the same request.
+    std::string legacy = "{\"blockchainId\":" + json_string(request.blockchain_id) +
+                         ",\"metadata\":{\"approvalId\":" + json_string(request.id) +
+                         ",\"approvedAt\":" + json_string(util::format_iso8601_utc(approved_at)) +
+                         ",\"approvedBy\":" + json_string(request.approved_by);
+    if (mint.approval.notes) legacy += ",\"notes\":" + json_string(*mint.approval.notes);
+    legacy += "},\"roleType\":" + json_string(request.role_type) +
+              ",\"userAddress\":" + json_string(mint.user_address.checksummed()) + "}";
+    mint.legacy_fingerprint = crypto::sha256_hex(legacy);
+    return mint;
+}
+
 }  // namespace
 
-store::RoleRequest Workflows::file_role_request(const std::string& user_id, const json& body) {
-    auto request = parse_role_request(body, user_id);
+store::RoleRequest Workflows::file_role_request(store::NewRoleRequest request) {
+    const auto user_id = request.user_id;
     (void)registry_.find(request.blockchain_id);  // an unknown chain is 404 now, not when an admin approves
     // One message whether the wallet is someone else's or nobody's: a
     // requester learns nothing about other users' wallets.
@@ -114,20 +134,12 @@ RoleApproval Workflows::approve_role_request(const std::string& id, const std::s
     }
     std::optional<MintResult> mint;
     if (request.status == store::RoleRequestStatus::approved) {
-        json body = {{"userAddress", eth::Address::parse(request.wallet_address).checksummed()},
-                     {"roleType", request.role_type},
-                     {"blockchainId", request.blockchain_id},
-                     {"metadata", {{"approvalId", request.id},
-                                   {"approvedBy", request.approved_by},
-                                   {"approvedAt", request.approved_at ? util::format_iso8601_utc(*request.approved_at)
-                                                                      : util::format_iso8601_utc(std::chrono::system_clock::now())}}}};
-        if (!request.note.empty()) body["metadata"]["notes"] = request.note;
         MintOptions options;
         options.actor = "workflow:role-request";
         options.idempotency_key = mint_key(request);
         options.role_request_id = request.id;
         try {
-            mint = abci_.mint_role(parse_mint_role(body), options);
+            mint = abci_.mint_role(approval_mint(request), options);
         } catch (const MintUnsettled&) {
             throw;  // signed, and perhaps mined yet: still approved
         } catch (const Error& e) {
@@ -153,15 +165,8 @@ store::RoleRequest Workflows::reject_role_request(const std::string& id, const s
     return load(store_, id);
 }
 
-store::Certificate Workflows::issue_certificate(const std::string& user_id, const json& body) {
-    util::Fields fields(body);
-    const auto title = fields.required_string("title", 256);
-    const auto description = fields.optional_string("description", 4096).value_or("");
-    const auto recipient_text = fields.required_string("recipientAddress", 64);
-    const auto blockchain_id = fields.required_string("blockchainId", 64);
-    const auto recipient = address_field(fields, "recipientAddress", recipient_text);
-    fields.done();
-
+store::Certificate Workflows::issue_certificate(const std::string& user_id, const CertificateRequest& request) {
+    const auto& blockchain_id = request.blockchain_id;
     // The caller's wallet that holds the certifier role token, as the chain says.
     const auto certifier_role = role_token("certifier");
     std::string certifier;
@@ -173,21 +178,21 @@ store::Certificate Workflows::issue_certificate(const std::string& user_id, cons
     }
     if (certifier.empty()) throw no_certifier_wallet(store_, user_id, blockchain_id);
 
-    store::NewCertificate fresh{user_id, blockchain_id, certifier, recipient->lower(), title, description, ""};
+    store::NewCertificate fresh{user_id, blockchain_id, certifier, request.recipient.lower(), request.title,
+                                request.description, ""};
     const auto certificate = store_.certificates().create(fresh);
-    json metadata = {{"name", title}, {"description", description}};
-    for (const char* key : {"image", "external_url", "attributes"})
-        if (body.contains(key)) metadata[key] = body[key];
-    json mint_body = {{"userAddress", recipient->checksummed()},
-                      {"entityType", "certificate"},
-                      {"entityId", certificate.id},
-                      {"blockchainId", blockchain_id},
-                      {"amount", 1},
-                      {"metadata", metadata}};
+    const MintEntityRequest mint{request.recipient,
+                                 *entity_token("certificate"),
+                                 certificate.id,
+                                 blockchain_id,
+                                 1,
+                                 {request.title, request.description, request.image, request.external_url,
+                                  request.attributes},
+                                 {}};
     MintOptions options;
     options.actor = user_id;
     options.idempotency_key = "certificate:" + certificate.id;
-    const auto minted = abci_.mint_entity(parse_mint_entity(mint_body), options);
+    const auto minted = abci_.mint_entity(mint, options);
     store_.certificates().set_minted(certificate.id, minted.token_id, minted.transaction_hash, minted.block_number,
                                      CertificateToken::of(minted).serialize());
     return *store_.certificates().find(certificate.id);

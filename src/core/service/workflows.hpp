@@ -10,9 +10,8 @@
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "core/auth/auth_service.hpp"
+#include "core/service/requests.hpp"
 #include "core/service/service.hpp"
 #include "core/store/store.hpp"
 
@@ -30,15 +29,15 @@ public:
     Workflows(store::Store& store, Registry& registry, AbciService& abci)
         : store_(store), registry_(registry), abci_(abci) {}
 
-    /// Files a role request of user `user_id` (spec §1). `body`: roleType,
-    /// walletAddress, blockchainId (strings), optional note. The chain must
+    /// Files `request`, a role request of its user (spec §1; read by
+    /// wire::parse_role_request()). The chain must
     /// be configured (Error(not_found), as the mint's pre-flight says). The
     /// wallet must be linked to the requester: the token goes to the wallet
     /// and the platform role to the user, so they must be one person
     /// (Error(unprocessable) otherwise, whoever the wallet belongs to).
     /// Error(conflict) naming the request when the same wallet, role and
     /// chain have one pending already.
-    [[nodiscard]] store::RoleRequest file_role_request(const std::string& user_id, const nlohmann::json& body);
+    [[nodiscard]] store::RoleRequest file_role_request(store::NewRoleRequest request);
 
     /// Approves role request `id` (pending, or failed: a retry) on behalf of
     /// admin `admin_id` and carries it through to minted. Returns the
@@ -60,12 +59,11 @@ public:
     /// approved or minted already.
     [[nodiscard]] store::RoleRequest reject_role_request(const std::string& id, const std::string& admin_id);
 
-    /// Issues a certificate from the certifier `user_id` (spec §1). `body`:
-    /// title, description (strings), recipientAddress, blockchainId, optional
-    /// image, external_url, attributes. Requires that one of the user's linked
+    /// Issues `request`, a certificate from the certifier `user_id` (spec §1;
+    /// read by wire::parse_certificate()). Requires that one of the user's linked
     /// wallets holds the certifier role token on that chain (Error(forbidden)).
     /// Returns the certificate with its token details.
-    [[nodiscard]] store::Certificate issue_certificate(const std::string& user_id, const nlohmann::json& body);
+    [[nodiscard]] store::Certificate issue_certificate(const std::string& user_id, const CertificateRequest& request);
 
     /// Certificate `id` as `caller` may read it: their own, or any for an
     /// admin. Someone else's is as absent as a missing one: Error(not_found).

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/service/service.hpp"
+#include "core/wire/requests.hpp"
 #include "serve/log.hpp"
 #include "serve/prefer.hpp"
 #include "serve/router.hpp"
@@ -64,13 +65,13 @@ Reply mint_answer(RequestContext& ctx, const service::MintOptions& options,
 
 Reply mint_role_token(RequestContext& ctx) {
     return mint_answer(ctx, mint_options(ctx), [&](const service::MintOptions& options) {
-        return ctx.services.abci.mint_role(service::parse_mint_role(ctx.json_body()), options);
+        return ctx.services.abci.mint_role(wire::parse_mint_role(ctx.json_body()), options);
     });
 }
 
 Reply mint_entity_token(RequestContext& ctx) {
     return mint_answer(ctx, mint_options(ctx), [&](const service::MintOptions& options) {
-        return ctx.services.abci.mint_entity(service::parse_mint_entity(ctx.json_body()), options);
+        return ctx.services.abci.mint_entity(wire::parse_mint_entity(ctx.json_body()), options);
     });
 }
 

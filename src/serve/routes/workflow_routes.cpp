@@ -3,6 +3,7 @@
 // entity token). The workflows themselves are service::Workflows.
 
 #include "core/service/workflows.hpp"
+#include "core/wire/requests.hpp"
 #include "serve/router.hpp"
 #include "serve/routes/abci_views.hpp"
 #include "serve/routes/routes.hpp"
@@ -14,7 +15,7 @@ namespace {
 
 Reply create_role_request(RequestContext& ctx) {
     service::Workflows workflows(ctx.services.store, ctx.services.registry, ctx.services.abci);
-    const auto request = workflows.file_role_request(ctx.caller().id, ctx.json_body());
+    const auto request = workflows.file_role_request(wire::parse_role_request(ctx.json_body(), ctx.caller().id));
     return Reply::data(201, role_request_view(request));
 }
 
@@ -33,7 +34,7 @@ Reply reject_role_request(RequestContext& ctx) {
 
 Reply issue_certificate(RequestContext& ctx) {
     service::Workflows workflows(ctx.services.store, ctx.services.registry, ctx.services.abci);
-    const auto certificate = workflows.issue_certificate(ctx.caller().id, ctx.json_body());
+    const auto certificate = workflows.issue_certificate(ctx.caller().id, wire::parse_certificate(ctx.json_body()));
     return Reply::data(201, certificate_view(certificate));
 }
 
