@@ -39,7 +39,7 @@ struct MintRequest {
     MintKind kind = MintKind::role;
     std::string blockchain_id;
     std::string idempotency_key;  // the header's value; "" without one
-    std::string fingerprint;      // SHA-256 hex of the request body
+    std::string fingerprint;      // service::Fingerprint::current ("2:…"), or an earlier release's body hash
     MintState state = MintState::pending;
     std::string answer;  // done: the answer's body; failed: {"kind", "message"} of the error
     TimePoint created_at;
