@@ -52,22 +52,22 @@ struct HttpMetrics::Families {
           duration(registry.histogram("abcictl_http_request_duration_seconds",
                                       "Time from the request's arrival to its answer, by route pattern and method.",
                                       metrics::latency_buckets())),
-          in_flight(registry.gauge("abcictl_http_requests_in_flight", "Requests a route is answering now.").Add({})),
+          in_flight(registry.gauge("abcictl_http_requests_in_flight", "Requests a route is answering now.").add({})),
           refused_family(registry.counter("abcictl_http_connections_refused_total",
                                           "Connections refused or closed by the connection limits, by reason.")),
           rate_family(registry.counter("abcictl_http_rate_limited_total", "Requests refused by a rate limit, by limit.")) {
-        for (std::size_t i = 0; i < kRefusals.size(); ++i) refused[i] = &refused_family.Add({{"reason", std::string(kRefusals[i])}});
+        for (std::size_t i = 0; i < kRefusals.size(); ++i) refused[i] = &refused_family.add({{"reason", std::string(kRefusals[i])}});
         for (std::size_t i = 0; i < kRateLimits.size(); ++i)
-            rate_limited[i] = &rate_family.Add({{"limit", std::string(kRateLimits[i])}});
+            rate_limited[i] = &rate_family.add({{"limit", std::string(kRateLimits[i])}});
     }
 
-    prometheus::Family<prometheus::Counter>& requests;
-    metrics::HistogramFamily duration;
-    prometheus::Gauge& in_flight;
-    prometheus::Family<prometheus::Counter>& refused_family;
-    prometheus::Family<prometheus::Counter>& rate_family;
-    std::array<prometheus::Counter*, kRefusals.size()> refused{};
-    std::array<prometheus::Counter*, kRateLimits.size()> rate_limited{};
+    metrics::Family<metrics::Counter>& requests;
+    metrics::HistogramFamily& duration;
+    metrics::Gauge& in_flight;
+    metrics::Family<metrics::Counter>& refused_family;
+    metrics::Family<metrics::Counter>& rate_family;
+    std::array<metrics::Counter*, kRefusals.size()> refused{};
+    std::array<metrics::Counter*, kRateLimits.size()> rate_limited{};
 
     std::mutex mutex;  // routes only, taken while the server registers its routes
     std::map<std::pair<std::string, std::string>, RouteSeries*> by_route;
@@ -78,14 +78,14 @@ struct HttpMetrics::Families {
 HttpMetrics::RouteSeries::RouteSeries(HttpMetrics& metrics, const std::string& route, const std::string& method) {
     auto& families = *metrics.families_;
     for (std::size_t i = 0; i < kStatusClasses.size(); ++i)
-        by_class_[i] = &families.requests.Add(
+        by_class_[i] = &families.requests.add(
             {{"route", route}, {"method", method}, {"status_class", std::string(kStatusClasses[i])}});
     duration_ = &families.duration.add({{"route", route}, {"method", method}});
 }
 
 void HttpMetrics::RouteSeries::observe(int status, Clock::duration took) noexcept {
-    by_class_[status_class(status)]->Increment();
-    duration_->Observe(seconds(took));
+    by_class_[status_class(status)]->increment();
+    duration_->observe(seconds(took));
 }
 
 HttpMetrics::HttpMetrics(metrics::Registry& registry) : families_(std::make_unique<Families>(registry)) {
@@ -102,8 +102,8 @@ HttpMetrics::RouteSeries& HttpMetrics::route(const std::string& pattern, const s
     return *found;
 }
 
-void HttpMetrics::enter() noexcept { families_->in_flight.Increment(); }
-void HttpMetrics::leave() noexcept { families_->in_flight.Decrement(); }
+void HttpMetrics::enter() noexcept { families_->in_flight.increment(); }
+void HttpMetrics::leave() noexcept { families_->in_flight.decrement(); }
 
 void HttpMetrics::start() noexcept {
     request_start = Clock::now();
@@ -122,11 +122,11 @@ void HttpMetrics::finish(std::string_view method, int status) noexcept {
     request_start = {};
 }
 
-void HttpMetrics::refused(std::string_view reason) noexcept { families_->refused[index_of(kRefusals, reason)]->Increment(); }
+void HttpMetrics::refused(std::string_view reason) noexcept { families_->refused[index_of(kRefusals, reason)]->increment(); }
 
 void HttpMetrics::rate_limited(std::string_view setting) noexcept {
     for (std::size_t i = 0; i < kRateLimitSettings.size(); ++i)
-        if (kRateLimitSettings[i] == setting) families_->rate_limited[i]->Increment();
+        if (kRateLimitSettings[i] == setting) families_->rate_limited[i]->increment();
 }
 
 std::string route_label(const std::string& pattern) {

@@ -26,8 +26,8 @@ public:
         void observe(int status, std::chrono::steady_clock::duration took) noexcept;
 
     private:
-        std::array<prometheus::Counter*, 4> by_class_{};  // 2xx, 3xx, 4xx, 5xx
-        prometheus::Histogram* duration_ = nullptr;
+        std::array<metrics::Counter*, 4> by_class_{};  // 2xx, 3xx, 4xx, 5xx
+        metrics::Histogram* duration_ = nullptr;
     };
 
     explicit HttpMetrics(metrics::Registry& registry);

@@ -48,6 +48,8 @@ bool authorized(const httplib::Request& request, const std::string& token) {
 }  // namespace
 
 struct MetricsListener::State {
+    // First: a server whose metrics cannot be written refuses to start, before it binds anything.
+    metrics::Exposer exposer;
     std::unique_ptr<httplib::Server> http = make_limited_server(listener_limits());
     std::string token;
     int listen_socket = -1;
@@ -70,14 +72,15 @@ MetricsListener::MetricsListener(const MetricsSettings& settings, const metrics:
         ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
         listen_socket = sock;
     });
-    http.Get("/metrics", [&registry, &token = s.token](const httplib::Request& request, httplib::Response& response) {
+    http.Get("/metrics", [&registry, &exposer = s.exposer, &token = s.token](const httplib::Request& request,
+                                                                             httplib::Response& response) {
         if (!authorized(request, token)) {
             response.status = 401;
             response.set_header("WWW-Authenticate", "Bearer realm=\"metrics\"");
             response.set_content("a bearer token is required (metrics.tokenFile)\n", "text/plain; charset=utf-8");
             return;
         }
-        auto exposition = metrics::expose(registry.collect(), request.get_header_value("Accept"));
+        auto exposition = exposer.expose(registry.collect(), request.get_header_value("Accept"));
         response.set_content(std::move(exposition.body), exposition.content_type);
     });
     s.port = settings.listen_port == 0 ? http.bind_to_any_port(settings.listen_host)

@@ -18,9 +18,11 @@ namespace abci::serve {
 
 class MetricsListener {
 public:
-    /// Binds settings.listen_host:listen_port (port 0: a free one) and reads
-    /// the token file, if any. Error(unavailable) naming the address when it
-    /// cannot be bound; what os::read_password_file throws for the token.
+    /// Loads the exposition library (metrics::Exposer), binds
+    /// settings.listen_host:listen_port (port 0: a free one) and reads the
+    /// token file, if any. Error(unavailable) naming the library when it
+    /// cannot be loaded, or the address when it cannot be bound; what
+    /// os::read_password_file throws for the token.
     MetricsListener(const MetricsSettings& settings, const metrics::Registry& registry);
     /// Stops serving and waits for its thread.
     ~MetricsListener();

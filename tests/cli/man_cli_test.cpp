@@ -119,6 +119,10 @@ TEST_CASE("cmake --install puts the binary, man page and completions in their pl
         INFO(where);
         CHECK(test::read_text(prefix / where) == test::read_text(test::source_path(source)));
     }
+    // The metrics exposition, where the installed binary looks for it (core/metrics/exposition.hpp): not executable.
+    const auto exposition = std::filesystem::status(prefix / "lib/abcictl/libabcictl-prometheus.so");
+    CHECK(std::filesystem::is_regular_file(exposition));
+    CHECK((exposition.permissions() & std::filesystem::perms::owner_exec) == std::filesystem::perms::none);
     const auto version = os::run_command({prefix / "bin/abcictl", "version", "-q"});
     CHECK(version.exit_code == 0);
     CHECK(version.out == ABCI_VERSION "\n");

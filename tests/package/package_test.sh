@@ -122,9 +122,10 @@ awk -v s="$score" 'BEGIN { exit !(s != "" && s <= 2.0) }' || fail "exposure ${sc
 
 # What systemd does at start, done by hand: the state directory, then serve
 # as the service user with the packaged configuration and the unit's
-# environment; it answers on its port.
+# environment; it answers on its port, and on its metrics listener, written
+# by the library the package puts in /usr/lib/abcictl.
 install -d -m 0700 -o abcictl -g abcictl /var/lib/abcictl
-ABCI_DATA_DIR=/var/lib/abcictl setpriv --reuid=abcictl --regid=abcictl --init-groups /usr/bin/abcictl serve --config /etc/abcictl/abcictl.toml \
+ABCI_DATA_DIR=/var/lib/abcictl ABCI_METRICS_LISTEN=127.0.0.1:0 setpriv --reuid=abcictl --regid=abcictl --init-groups /usr/bin/abcictl serve --config /etc/abcictl/abcictl.toml \
   --listen 127.0.0.1:0 >"$work/serve.log" 2>&1 &
 serve=$!
 port=""
@@ -134,6 +135,9 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 curl -fsS "http://127.0.0.1:$port/livez" >/dev/null || { cat "$work/serve.log" >&2; fail "serve as abcictl did not answer"; }
+metrics_port=$(sed -n 's/.*"listen":"127.0.0.1:\([0-9]*\)".*"msg":"serving metrics".*/\1/p' "$work/serve.log")
+{ curl -fsS "http://127.0.0.1:$metrics_port/metrics" >"$work/metrics" && grep -q '^abcictl_build_info{' "$work/metrics"; } ||
+  { cat "$work/serve.log" >&2; fail "serve's metrics listener did not answer"; }
 kill -TERM "$serve"
 wait "$serve" || { cat "$work/serve.log" >&2; fail "serve did not stop cleanly"; }
 [ -n "$(find /var/lib/abcictl -user abcictl -type f)" ] || fail "serve wrote no state in /var/lib/abcictl"

@@ -21,13 +21,10 @@ std::optional<double> value_of(const metrics::Registry& registry, const std::str
                                const metrics::Labels& labels) {
     for (const auto& family : registry.collect()) {
         if (family.name != name) continue;
-        for (const auto& metric : family.metric) {
-            metrics::Labels got;
-            for (const auto& label : metric.label) got.emplace(label.name, label.value);
-            if (got != labels) continue;
-            if (family.type == prometheus::MetricType::Histogram)
-                return static_cast<double>(metric.histogram.sample_count);
-            return family.type == prometheus::MetricType::Counter ? metric.counter.value : metric.gauge.value;
+        for (const auto& sample : family.samples) {
+            if (sample.labels != labels) continue;
+            if (family.type == metrics::MetricType::histogram) return static_cast<double>(sample.histogram.count);
+            return sample.value;
         }
     }
     return std::nullopt;

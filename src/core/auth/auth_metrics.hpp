@@ -36,8 +36,8 @@ public:
     void locked(LockoutScope scope) noexcept;
 
 private:
-    std::array<prometheus::Counter*, 6> failures_{};
-    std::array<prometheus::Counter*, 2> lockouts_{};
+    std::array<metrics::Counter*, 6> failures_{};
+    std::array<metrics::Counter*, 2> lockouts_{};
 };
 
 }  // namespace abci::auth

@@ -18,15 +18,15 @@ constexpr const char* kPendingStates[] = {"queued", "signed", "sent", "stuck"};
 constexpr const char* kNonceSources[] = {"journal", "chain_latest", "chain_pending"};
 
 // `slot`'s series set to `value` (added when missing), or removed when there is no value.
-void put(prometheus::Family<prometheus::Gauge>& family, prometheus::Gauge*& slot, const metrics::Labels& labels,
+void put(metrics::Family<metrics::Gauge>& family, metrics::Gauge*& slot, const metrics::Labels& labels,
          std::optional<double> value) {
     if (!value) {
-        if (slot) family.Remove(slot);
+        if (slot) family.remove(slot);
         slot = nullptr;
         return;
     }
-    if (!slot) slot = &family.Add(labels);
-    slot->Set(*value);
+    if (!slot) slot = &family.add(labels);
+    slot->set(*value);
 }
 
 double wei_to_ether(const eth::U256& wei) {
@@ -42,17 +42,17 @@ LaneMetrics::LaneMetrics(metrics::Registry& registry, std::string chain)
       fee_bumps_(registry.counter("abcictl_lane_fee_bumps_total",
                                   "Transactions the lane's sender signed again with higher fees (unmined too long, or "
                                   "priced below the chain's base fee)")
-                     .Add({{"chain", chain_}})),
+                     .add({{"chain", chain_}})),
       replacements_(registry.counter("abcictl_lane_replacements_total",
                                      "Nonces whose transaction the sender replaced by a 0-value transfer to itself (the "
                                      "node refused it, or the chain was reset)")
-                        .Add({{"chain", chain_}})),
+                        .add({{"chain", chain_}})),
       reorg_rebroadcasts_(registry.counter("abcictl_lane_reorg_rebroadcasts_total",
                                            "Mined transactions a reorg deeper than the confirmations took out of "
                                            "their block, sent again")
-                              .Add({{"chain", chain_}})),
+                              .add({{"chain", chain_}})),
       owner_(registry.gauge("abcictl_lane_owner", "1 when this server sends for the chain's lane, else 0")
-                 .Add({{"chain", chain_}})),
+                 .add({{"chain", chain_}})),
       epoch_family_(registry.gauge("abcictl_lane_owner_epoch", "The lane owner's term (exported by the owner only)")),
       pending_family_(registry.gauge("abcictl_lane_pending_transactions",
                                      "The lane's transactions not yet settled, by state (exported by the owner only)")),
@@ -68,15 +68,15 @@ LaneMetrics::LaneMetrics(metrics::Registry& registry, std::string chain)
       affordable_family_(registry.gauge("abcictl_signer_mints_affordable",
                                         "About how many mints the signer's balance pays for at the current fees "
                                         "(exported by the lane's owner only)")) {
-    auto stages = registry.histogram("abcictl_mint_stage_duration_seconds",
-                                     "How long each stage of a mint took, from its request to its confirmations",
-                                     stage_buckets());
+    auto& stages = registry.histogram("abcictl_mint_stage_duration_seconds",
+                                      "How long each stage of a mint took, from its request to its confirmations",
+                                      stage_buckets());
     for (std::size_t i = 0; i < std::size(kStageNames); ++i)
         stages_[i] = &stages.add({{"chain", chain_}, {"stage", kStageNames[i]}});
 }
 
 void LaneMetrics::observe(MintStage stage, std::chrono::duration<double> elapsed) {
-    stages_[static_cast<std::size_t>(stage)]->Observe(std::max(elapsed.count(), 0.0));
+    stages_[static_cast<std::size_t>(stage)]->observe(std::max(elapsed.count(), 0.0));
 }
 
 void LaneMetrics::publish(const std::optional<Owned>& owned) {
@@ -101,7 +101,7 @@ void LaneMetrics::signer_funds(const eth::U256& balance_wei, const eth::U256& we
 }
 
 void LaneMetrics::set_owned() {
-    owner_.Set(owned_ ? 1 : 0);
+    owner_.set(owned_ ? 1 : 0);
     const auto known = [&](auto value) { return owned_ ? std::optional<double>(static_cast<double>(value)) : std::nullopt; };
     const metrics::Labels chain{{"chain", chain_}};
     put(epoch_family_, epoch_, chain, owned_ ? known(owned_->epoch) : std::nullopt);

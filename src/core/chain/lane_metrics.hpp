@@ -40,9 +40,9 @@ public:
     LaneMetrics(const LaneMetrics&) = delete;
     LaneMetrics& operator=(const LaneMetrics&) = delete;
 
-    void fee_bump() { fee_bumps_.Increment(); }
-    void replacement() { replacements_.Increment(); }
-    void reorg_rebroadcast() { reorg_rebroadcasts_.Increment(); }
+    void fee_bump() { fee_bumps_.increment(); }
+    void replacement() { replacements_.increment(); }
+    void reorg_rebroadcast() { reorg_rebroadcasts_.increment(); }
     void observe(MintStage stage, std::chrono::duration<double> elapsed);
 
     /// The lane as its owner sees it.
@@ -66,30 +66,30 @@ private:
     void set_owned();
 
     std::string chain_;
-    prometheus::Counter& fee_bumps_;
-    prometheus::Counter& replacements_;
-    prometheus::Counter& reorg_rebroadcasts_;
-    prometheus::Gauge& owner_;
-    prometheus::Family<prometheus::Gauge>& epoch_family_;
-    prometheus::Family<prometheus::Gauge>& pending_family_;
-    prometheus::Family<prometheus::Gauge>& oldest_family_;
-    prometheus::Family<prometheus::Gauge>& nonce_family_;
-    prometheus::Family<prometheus::Gauge>& balance_family_;
-    prometheus::Family<prometheus::Gauge>& affordable_family_;
-    prometheus::Histogram* stages_[5];
+    metrics::Counter& fee_bumps_;
+    metrics::Counter& replacements_;
+    metrics::Counter& reorg_rebroadcasts_;
+    metrics::Gauge& owner_;
+    metrics::Family<metrics::Gauge>& epoch_family_;
+    metrics::Family<metrics::Gauge>& pending_family_;
+    metrics::Family<metrics::Gauge>& oldest_family_;
+    metrics::Family<metrics::Gauge>& nonce_family_;
+    metrics::Family<metrics::Gauge>& balance_family_;
+    metrics::Family<metrics::Gauge>& affordable_family_;
+    metrics::Histogram* stages_[5];
 
     std::mutex mutex_;  // what follows
     std::optional<Owned> owned_;
     std::optional<std::array<std::uint64_t, 3>> nonces_read_;  // journal, chain_latest, chain_pending
     std::optional<double> balance_ether_;
     std::optional<double> affordable_;
-    // The owner-only series while they exist (a Family's Remove() frees them).
-    prometheus::Gauge* epoch_ = nullptr;
-    prometheus::Gauge* pending_[4] = {};  // by pending state
-    prometheus::Gauge* oldest_ = nullptr;
-    prometheus::Gauge* nonces_[3] = {};  // journal, chain_latest, chain_pending
-    prometheus::Gauge* balance_ = nullptr;
-    prometheus::Gauge* affordable_gauge_ = nullptr;
+    // The owner-only series while they exist (a Family's remove() frees them).
+    metrics::Gauge* epoch_ = nullptr;
+    metrics::Gauge* pending_[4] = {};  // by pending state
+    metrics::Gauge* oldest_ = nullptr;
+    metrics::Gauge* nonces_[3] = {};  // journal, chain_latest, chain_pending
+    metrics::Gauge* balance_ = nullptr;
+    metrics::Gauge* affordable_gauge_ = nullptr;
 };
 
 }  // namespace abci::chain

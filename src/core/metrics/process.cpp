@@ -13,13 +13,8 @@ namespace abci::metrics {
 
 namespace {
 
-prometheus::MetricFamily family(std::string name, std::string help, prometheus::MetricType type, double value) {
-    prometheus::ClientMetric metric;
-    if (type == prometheus::MetricType::Counter)
-        metric.counter.value = value;
-    else
-        metric.gauge.value = value;
-    return {std::move(name), std::move(help), type, {metric}};
+MetricFamily family(std::string name, std::string help, MetricType type, double value) {
+    return {std::move(name), std::move(help), type, {Sample{{}, value, {}}}};
 }
 
 /// The fields of /proc/self/stat after the command name (which may hold spaces): [0] is field 3, the state.
@@ -50,34 +45,34 @@ double boot_time() {
 }
 
 /// Reads the process's figures at each scrape, as client_golang's process collector names them.
-class ProcessCollector : public prometheus::Collectable {
+class ProcessCollector : public Collectable {
 public:
-    std::vector<prometheus::MetricFamily> Collect() const override {
-        std::vector<prometheus::MetricFamily> out;
+    std::vector<MetricFamily> collect() const override {
+        std::vector<MetricFamily> out;
         const auto fields = stat_fields();
         // proc(5): utime, stime are fields 14, 15; starttime 22; vsize 23; rss 24 (fields[n - 3]).
         if (fields.size() >= 22) {
             const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
             const double page = static_cast<double>(::sysconf(_SC_PAGESIZE));
             out.push_back(family("process_cpu_seconds_total", "User and system CPU time spent, in seconds.",
-                                 prometheus::MetricType::Counter,
+                                 MetricType::counter,
                                  (std::stod(fields[11]) + std::stod(fields[12])) / ticks));
             out.push_back(family("process_start_time_seconds", "Start time of the process since the Unix epoch, in seconds.",
-                                 prometheus::MetricType::Gauge, start_time_));
+                                 MetricType::gauge, start_time_));
             out.push_back(family("process_virtual_memory_bytes", "Virtual memory size in bytes.",
-                                 prometheus::MetricType::Gauge, std::stod(fields[20])));
+                                 MetricType::gauge, std::stod(fields[20])));
             out.push_back(family("process_resident_memory_bytes", "Resident memory size in bytes.",
-                                 prometheus::MetricType::Gauge, std::stod(fields[21]) * page));
+                                 MetricType::gauge, std::stod(fields[21]) * page));
         }
         std::error_code error;
         double open = 0;
         for (std::filesystem::directory_iterator it("/proc/self/fd", error), end; !error && it != end; it.increment(error))
             ++open;
-        out.push_back(family("process_open_fds", "Open file descriptors.", prometheus::MetricType::Gauge, open));
+        out.push_back(family("process_open_fds", "Open file descriptors.", MetricType::gauge, open));
         rlimit limit{};
         if (::getrlimit(RLIMIT_NOFILE, &limit) == 0)
             out.push_back(family("process_max_fds", "The most file descriptors the process may open.",
-                                 prometheus::MetricType::Gauge, static_cast<double>(limit.rlim_cur)));
+                                 MetricType::gauge, static_cast<double>(limit.rlim_cur)));
         return out;
     }
 
@@ -93,8 +88,8 @@ private:
 
 void add_process_metrics(Registry& registry, const std::string& version, const std::string& revision) {
     registry.gauge("abcictl_build_info", "The running build: always 1, its labels name it.")
-        .Add({{"version", version}, {"revision", revision}})
-        .Set(1);
+        .add({{"version", version}, {"revision", revision}})
+        .set(1);
     registry.add_collectable(std::make_shared<ProcessCollector>());
 }
 

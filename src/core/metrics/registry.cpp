@@ -1,33 +1,127 @@
 #include "core/metrics/registry.hpp"
 
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+
+#include "core/error.hpp"
+
 namespace abci::metrics {
 
-Registry::Registry() : registry_(std::make_shared<prometheus::Registry>()) {}
+Histogram::Histogram(const Buckets& bounds)
+    : bounds_(bounds), counts_(std::make_unique<std::atomic<std::uint64_t>[]>(bounds.size() + 1)) {}
+
+void Histogram::observe(double value) noexcept {
+    // A bucket counts what is at most its bound (Prometheus' le).
+    const auto bucket = std::lower_bound(bounds_.begin(), bounds_.end(), value) - bounds_.begin();
+    counts_[static_cast<std::size_t>(bucket)].fetch_add(1, std::memory_order_relaxed);
+    sum_.fetch_add(value, std::memory_order_relaxed);
+}
+
+HistogramValue Histogram::value() const {
+    HistogramValue out;
+    out.buckets.reserve(bounds_.size() + 1);
+    for (std::size_t i = 0; i <= bounds_.size(); ++i) {
+        out.count += counts_[i].load(std::memory_order_relaxed);
+        out.buckets.push_back(
+            {i < bounds_.size() ? bounds_[i] : std::numeric_limits<double>::infinity(), out.count});
+    }
+    out.sum = sum_.load(std::memory_order_relaxed);
+    return out;
+}
+
+template <typename T>
+T& Family<T>::add(const Labels& labels) {
+    const std::lock_guard lock(mutex_);
+    auto& child = children_[labels];
+    if (!child) {
+        if constexpr (std::is_same_v<T, Histogram>)
+            child = std::make_unique<T>(buckets_);
+        else
+            child = std::make_unique<T>();
+    }
+    return *child;
+}
+
+template <typename T>
+void Family<T>::remove(const T* child) {
+    const std::lock_guard lock(mutex_);
+    std::erase_if(children_, [child](const auto& entry) { return entry.second.get() == child; });
+}
+
+template <typename T>
+MetricFamily Family<T>::collect() const {
+    MetricFamily out{name_, help_, MetricType::gauge, {}};
+    if constexpr (std::is_same_v<T, Counter>) out.type = MetricType::counter;
+    if constexpr (std::is_same_v<T, Histogram>) out.type = MetricType::histogram;
+    const std::lock_guard lock(mutex_);
+    out.samples.reserve(children_.size());
+    for (const auto& [labels, child] : children_) {
+        Sample sample{labels, 0, {}};
+        if constexpr (std::is_same_v<T, Histogram>)
+            sample.histogram = child->value();
+        else
+            sample.value = child->value();
+        out.samples.push_back(std::move(sample));
+    }
+    return out;
+}
+
+template class Family<Counter>;
+template class Family<Gauge>;
+template class Family<Histogram>;
+
+Registry::Registry() = default;
 
 Registry::~Registry() = default;
 
-prometheus::Family<prometheus::Counter>& Registry::counter(const std::string& name, const std::string& help) {
-    return prometheus::BuildCounter().Name(name).Help(help).Register(*registry_);
+template <typename T>
+Family<T>& Registry::declare(std::vector<std::unique_ptr<Family<T>>>& families, const std::string& name,
+                             const std::string& help, Buckets buckets) {
+    const std::lock_guard lock(mutex_);
+    const auto named = [&name](const auto& family) { return family->name() == name; };
+    if (const auto it = std::find_if(families.begin(), families.end(), named); it != families.end()) return **it;
+    if (std::any_of(counters_.begin(), counters_.end(), named) || std::any_of(gauges_.begin(), gauges_.end(), named) ||
+        std::any_of(histograms_.begin(), histograms_.end(), named))
+        throw Error(ErrorKind::internal, "metric family " + name + " is declared twice, as two types");
+    return *families.emplace_back(std::make_unique<Family<T>>(name, help, std::move(buckets)));
 }
 
-prometheus::Family<prometheus::Gauge>& Registry::gauge(const std::string& name, const std::string& help) {
-    return prometheus::BuildGauge().Name(name).Help(help).Register(*registry_);
+Family<Counter>& Registry::counter(const std::string& name, const std::string& help) {
+    return declare(counters_, name, help, {});
 }
 
-HistogramFamily Registry::histogram(const std::string& name, const std::string& help, Buckets buckets) {
-    return {prometheus::BuildHistogram().Name(name).Help(help).Register(*registry_), std::move(buckets)};
+Family<Gauge>& Registry::gauge(const std::string& name, const std::string& help) {
+    return declare(gauges_, name, help, {});
 }
 
-void Registry::add_collectable(std::shared_ptr<prometheus::Collectable> collectable) {
+HistogramFamily& Registry::histogram(const std::string& name, const std::string& help, Buckets buckets) {
+    return declare(histograms_, name, help, std::move(buckets));
+}
+
+void Registry::add_collectable(std::shared_ptr<Collectable> collectable) {
     const std::lock_guard lock(mutex_);
     collectables_.push_back(std::move(collectable));
 }
 
-std::vector<prometheus::MetricFamily> Registry::collect() const {
-    auto families = registry_->Collect();
-    const std::lock_guard lock(mutex_);
-    for (const auto& collectable : collectables_) {
-        auto more = collectable->Collect();
+std::vector<MetricFamily> Registry::collect() const {
+    std::vector<MetricFamily> families;
+    std::vector<std::shared_ptr<Collectable>> collectables;
+    {
+        const std::lock_guard lock(mutex_);
+        const auto add = [&families](const auto& declared) {
+            for (const auto& family : declared)
+                if (auto collected = family->collect(); !collected.samples.empty())
+                    families.push_back(std::move(collected));
+        };
+        add(counters_);
+        add(gauges_);
+        add(histograms_);
+        collectables = collectables_;
+    }
+    // Outside the lock: a collectable may wait for the database (service/backlog_metrics.cpp).
+    for (const auto& collectable : collectables) {
+        auto more = collectable->collect();
         families.insert(families.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
     }
     return families;

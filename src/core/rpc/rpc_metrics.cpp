@@ -44,7 +44,7 @@ RpcMetrics::RpcMetrics(metrics::Registry& registry, std::string chain)
       failovers_(registry
                      .counter("abcictl_rpc_failovers_total",
                               "Failed exchanges after which new calls go to the chain's next rpcUrls endpoint")
-                     .Add({{"chain", chain}})),
+                     .add({{"chain", chain}})),
       chain_(std::move(chain)),
       known_(std::make_unique<Series[]>(std::size(kKnownMethods))) {}
 
@@ -64,11 +64,11 @@ void RpcMetrics::count(std::string_view method, CallResult result, std::size_t r
         std::lock_guard lock(mutex_);
         counter = slot.load(std::memory_order_relaxed);
         if (!counter) {
-            counter = &requests_.Add({{"chain", chain_}, {"method", std::string(method)}, {"result", to_string(result)}});
+            counter = &requests_.add({{"chain", chain_}, {"method", std::string(method)}, {"result", to_string(result)}});
             slot.store(counter, std::memory_order_release);
         }
     }
-    counter->Increment(static_cast<double>(requests));
+    counter->increment(static_cast<double>(requests));
 }
 
 void RpcMetrics::observe(std::string_view method, std::chrono::duration<double> latency) {
@@ -82,7 +82,7 @@ void RpcMetrics::observe(std::string_view method, std::chrono::duration<double> 
             slot.store(histogram, std::memory_order_release);
         }
     }
-    histogram->Observe(latency.count());
+    histogram->observe(latency.count());
 }
 
 }  // namespace abci::rpc

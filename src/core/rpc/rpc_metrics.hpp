@@ -38,23 +38,23 @@ public:
     /// How long one exchange carrying `method` took (a batch: once per method it carries).
     void observe(std::string_view method, std::chrono::duration<double> latency);
     /// A failed exchange moved new calls on to another endpoint URL.
-    void failover() { failovers_.Increment(); }
+    void failover() { failovers_.increment(); }
 
 private:
     static constexpr std::size_t kResults = 6;  // CallResult's values
     // One method's children, each made at its first use (a scrape shows only
     // what was called, as before) and read without a lock after that.
     struct Series {
-        std::atomic<prometheus::Counter*> counters[kResults] = {};
-        std::atomic<prometheus::Histogram*> histogram = nullptr;
+        std::atomic<metrics::Counter*> counters[kResults] = {};
+        std::atomic<metrics::Histogram*> histogram = nullptr;
     };
     // The methods this code calls, in a table made at start; any other (a
     // method added without a row here) is still counted, found under mutex_.
     [[nodiscard]] Series& series(std::string_view method);
 
-    prometheus::Family<prometheus::Counter>& requests_;
-    metrics::HistogramFamily durations_;
-    prometheus::Counter& failovers_;
+    metrics::Family<metrics::Counter>& requests_;
+    metrics::HistogramFamily& durations_;
+    metrics::Counter& failovers_;
     std::string chain_;
     std::unique_ptr<Series[]> known_;       // by the index of its method in kKnownMethods (rpc_metrics.cpp)
     std::mutex mutex_;                      // making a child; other_

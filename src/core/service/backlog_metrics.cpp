@@ -8,9 +8,6 @@
 #include <utility>
 #include <vector>
 
-#include <prometheus/collectable.h>
-#include <prometheus/metric_family.h>
-
 #include "core/error.hpp"
 #include "core/metrics/registry.hpp"
 #include "core/service/registry.hpp"
@@ -38,19 +35,16 @@ struct BacklogMetrics::Shared {
 
 namespace {
 
-prometheus::ClientMetric gauge(std::string label, std::string value, double figure) {
-    prometheus::ClientMetric metric;
-    metric.label.push_back({std::move(label), std::move(value)});
-    metric.gauge.value = figure;
-    return metric;
+metrics::Sample gauge(std::string label, std::string value, double figure) {
+    return {{{std::move(label), std::move(value)}}, figure, {}};
 }
 
-class BacklogCollector : public prometheus::Collectable {
+class BacklogCollector : public metrics::Collectable {
 public:
     BacklogCollector(std::shared_ptr<BacklogMetrics::Shared> shared, std::chrono::milliseconds timeout)
         : shared_(std::move(shared)), timeout_(timeout) {}
 
-    std::vector<prometheus::MetricFamily> Collect() const override {
+    std::vector<metrics::MetricFamily> collect() const override {
         auto& s = *shared_;
         std::unique_lock lock(s.mutex);
         if (s.stopping) return {};
@@ -59,24 +53,24 @@ public:
         if (!s.cv.wait_for(lock, timeout_, [&] { return s.stopping || s.answered >= asked; }) || s.stopping || !s.last)
             return {};
         const auto& [backlog, owned] = *s.last;
-        prometheus::MetricFamily jobs{"abcictl_mint_jobs_queued",
-                                      "Mints queued for the chain's lane owner and not yet journaled (exported by the "
-                                      "owner only)",
-                                      prometheus::MetricType::Gauge,
-                                      {}};
+        metrics::MetricFamily jobs{"abcictl_mint_jobs_queued",
+                                   "Mints queued for the chain's lane owner and not yet journaled (exported by the "
+                                   "owner only)",
+                                   metrics::MetricType::gauge,
+                                   {}};
         for (const auto& chain : owned) {
             const auto it = backlog.mint_jobs.find(chain);
-            jobs.metric.push_back(gauge("chain", chain, it == backlog.mint_jobs.end() ? 0 : static_cast<double>(it->second)));
+            jobs.samples.push_back(gauge("chain", chain, it == backlog.mint_jobs.end() ? 0 : static_cast<double>(it->second)));
         }
-        prometheus::MetricFamily deliveries{
+        metrics::MetricFamily deliveries{
             "abcictl_webhook_deliveries",
             "Webhook deliveries in the database by state: pending (to send, now or at a later attempt) and failed "
             "(given up); every replica exports the same figure",
-            prometheus::MetricType::Gauge,
+            metrics::MetricType::gauge,
             {gauge("state", "pending", static_cast<double>(backlog.webhooks_pending)),
              gauge("state", "failed", static_cast<double>(backlog.webhooks_failed))}};
-        std::vector<prometheus::MetricFamily> out;
-        if (!jobs.metric.empty()) out.push_back(std::move(jobs));
+        std::vector<metrics::MetricFamily> out;
+        if (!jobs.samples.empty()) out.push_back(std::move(jobs));
         out.push_back(std::move(deliveries));
         return out;
     }

@@ -12,13 +12,13 @@ MintMetrics::MintMetrics(metrics::Registry& registry, const std::string& chain) 
     constexpr const char* outcomes[] = {"confirmed", "failed", "abandoned"};
     for (std::size_t k = 0; k < 2; ++k)
         for (std::size_t o = 0; o < 3; ++o)
-            counters_[k][o] = &family.Add({{"chain", chain}, {"kind", std::string(to_string(kinds[k]))}, {"outcome", outcomes[o]}});
+            counters_[k][o] = &family.add({{"chain", chain}, {"kind", std::string(to_string(kinds[k]))}, {"outcome", outcomes[o]}});
 }
 
 void MintMetrics::count(std::uint64_t token_id, MintOutcome outcome) {
     const auto kind = token_kind(token_id);
     if (!kind) return;
-    counters_[kind->family == TokenFamily::role ? 0 : 1][static_cast<std::size_t>(outcome)]->Increment();
+    counters_[kind->family == TokenFamily::role ? 0 : 1][static_cast<std::size_t>(outcome)]->increment();
 }
 
 }  // namespace abci::service

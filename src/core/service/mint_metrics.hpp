@@ -26,7 +26,7 @@ public:
     void count(std::uint64_t token_id, MintOutcome outcome);
 
 private:
-    prometheus::Counter* counters_[2][3];  // by TokenFamily, then MintOutcome
+    metrics::Counter* counters_[2][3];  // by TokenFamily, then MintOutcome
 };
 
 }  // namespace abci::service

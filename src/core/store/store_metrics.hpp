@@ -25,10 +25,10 @@ public:
     void audit_dropped() noexcept;
 
 private:
-    prometheus::Histogram& duration_;
-    prometheus::Counter& errors_;
-    prometheus::Counter& audit_written_;
-    prometheus::Counter& audit_dropped_;
+    metrics::Histogram& duration_;
+    metrics::Counter& errors_;
+    metrics::Counter& audit_written_;
+    metrics::Counter& audit_dropped_;
 };
 
 /// Times the transaction whose scope it lives in, failed when it is left by an exception.
