@@ -182,19 +182,44 @@ TEST_CASE("webhooks: a confirmed mint whose block a reorg replaced is mint.reorg
     WebhookReceiver receiver;
     subscribe_to(http, admin.token, receiver);
     const auto to = Random(342).address().checksummed();
-    const auto mint_id = accepted_mint(http.post(kEntityRoute, entity_mint_body(to, "report", "W-R"), admin.token,
-                                                 {{"Prefer", "respond-async"}}));
-    REQUIRE(settled_status(http, mint_id, admin.token)["state"] == "mined");
+    const auto body = entity_mint_body(to, "report", "W-R");
+    const auto mint_id =
+        accepted_mint(http.post(kEntityRoute, body, admin.token, {{"Prefer", "respond-async"}, {"Idempotency-Key", "w-r"}}));
+    const auto first = settled_status(http, mint_id, admin.token);
+    REQUIRE(first["state"] == "mined");
     (void)until_acknowledged(receiver, 2);
 
     // The mint's block replaced by an empty one: the sender sends the same bytes again and the chain mines them anew.
     (void)chain.node_rpc("anvil_rollback", {1});
     (void)chain.node_rpc("evm_mine");
     REQUIRE(chain.chain_balance(to, 1000) == "0");
-    const auto received = acknowledged(until_acknowledged(receiver, 4));
+    const auto deliveries = until_acknowledged(receiver, 4);
+    const auto received = acknowledged(deliveries);
     CHECK(received.by_mint.at(mint_id) ==
           std::vector<std::string>{"mint.submitted", "mint.confirmed", "mint.reorged", "mint.confirmed"});
     CHECK(chain.chain_balance(to, 1000) == "1");
+
+    // The chain is the oracle: the second mint.confirmed, the status route and a repeat of the key all name the
+    // block the transaction is in now, not the one that left.
+    const auto hash = first["result"]["data"]["transactionHash"].get<std::string>();
+    const auto receipt = chain.node_rpc("eth_getTransactionReceipt", {hash});
+    INFO(receipt.dump());
+    const auto mined_in = std::stoull(receipt["blockNumber"].get<std::string>(), nullptr, 16);
+    CHECK(first["result"]["data"]["blockNumber"] != mined_in);
+    json confirmed_again;
+    for (const auto& d : deliveries) {
+        const auto event = json::parse(d["body"].get<std::string>());
+        if (d["answered"] == 200 && event["type"] == "mint.confirmed") confirmed_again = event;
+    }
+    INFO(confirmed_again.dump());
+    CHECK(confirmed_again["data"]["result"]["data"]["blockNumber"] == mined_in);
+    CHECK(confirmed_again["data"]["result"]["data"]["transactionHash"] == hash);
+    const auto now = settled_status(http, mint_id, admin.token);
+    CHECK(now["result"] == confirmed_again["data"]["result"]);
+    const auto repeat = http.post(kEntityRoute, body, admin.token, {{"Idempotency-Key", "w-r"}});
+    INFO(repeat.body);
+    REQUIRE(repeat.status == 200);
+    CHECK(repeat.json["data"]["blockNumber"] == mined_in);
 }
 
 TEST_CASE("webhooks: a role request's role_request.created, then .approved or .rejected, arrive verified with the "

@@ -303,7 +303,8 @@ TEST_CASE("a mint's transitions write its events to the outbox in their own tran
     CHECK(std::get<MintEvent>(claimed[1].event).transaction_hash == "0x02");
 }
 
-TEST_CASE("a confirmed mint whose transaction a reorg removed is confirmed again when it is mined again",
+TEST_CASE("a confirmed mint whose transaction a reorg removed is answered and confirmed again, with its new block, "
+          "when it is mined again",
           "[store][webhooks]") {
     using namespace webhooks_store_test;
     FreshStore f;
@@ -311,26 +312,44 @@ TEST_CASE("a confirmed mint whose transaction a reorg removed is confirmed again
     auto& mints = f.store->mints();
     auto& journal = f.store->journal();
     (void)subscribe(*f.store, "wh_a", {"mint.confirmed", "mint.reorged"});
+    const std::string first = R"({"version":2,"transactionHash":"0x01","blockNumber":7})";
+    const std::string again = R"({"version":2,"transactionHash":"0x01","blockNumber":9})";
 
     const auto mint = new_mint("k-1");
     REQUIRE_FALSE(mints.begin(mint));
     journal.add({journaled("0x01", 1, mint.id)});
     journal.settle({{"0x01", chain::TxStatus::mined, 7}});
-    REQUIRE(mints.finish(mint.id, MintState::done, R"({"version":2,"transactionHash":"0x01"})"));
+    REQUIRE(mints.finish(mint.id, MintState::done, first));
     journal.reopen("0x01");
+    CHECK(mints.find(mint.id)->answer == first);  // the last known answer while it is sent again
     journal.settle({{"0x01", chain::TxStatus::mined, 9}});
+    // Mined anew: pending until its new answer is written (a crash between the two leaves it to the start's reconcile).
+    CHECK(mints.find(mint.id)->state == MintState::pending);
     journal.settle({{"0x01", chain::TxStatus::mined, 9}});  // settled already: nothing more
+    // Answered again: counted once already, so not "made final".
+    CHECK_FALSE(mints.finish(mint.id, MintState::done, again));
+    CHECK_FALSE(mints.finish(mint.id, MintState::done, first));  // final again: left as it is
+    const auto stored = mints.find(mint.id);
+    CHECK(stored->state == MintState::done);
+    CHECK(stored->answer == again);
+    const auto by_key = mints.find_by_key({.actor = "user-1", .kind = MintKind::role, .key = "k-1"});
+    REQUIRE(by_key);
+    CHECK(by_key->answer == again);
 
     // One mint's events are claimed one at a time, oldest first.
     std::vector<EventType> types;
+    std::vector<std::string> answers;
     for (auto claimed = hooks.claim_events("server-a", 60s, 10); !claimed.empty();
          claimed = hooks.claim_events("server-a", 60s, 10)) {
         REQUIRE(claimed.size() == 1);
-        CHECK(std::get<MintEvent>(claimed[0].event).mint_id == mint.id);
-        types.push_back(std::get<MintEvent>(claimed[0].event).type);
+        const auto& event = std::get<MintEvent>(claimed[0].event);
+        CHECK(event.mint_id == mint.id);
+        types.push_back(event.type);
+        if (event.type == EventType::mint_confirmed) answers.push_back(event.answer);
         CHECK(hooks.fan_out(claimed[0].id, "server-a", "body") == 1u);
     }
     CHECK(types == std::vector<EventType>{EventType::mint_confirmed, EventType::mint_reorged, EventType::mint_confirmed});
+    CHECK(answers == std::vector<std::string>{first, again});
 }
 
 TEST_CASE("a role request's filing, approval and rejection write their events with the change, in order per request",

@@ -1008,6 +1008,7 @@ void TxSender::check_settled() {
         return;
     }
     std::vector<Settlement> moved;
+    std::vector<Unwaited> answered_again;  // the moved ones' mints: their answers named the block that left
     std::set<eth::Hash32> gone;
     std::vector<JournaledTx> again;
     for (std::size_t i = 0; i < watched.size(); ++i) {
@@ -1037,6 +1038,10 @@ void TxSender::check_settled() {
                    {"nowInBlock", now_in->block_number}});
         if (options_.journal) options_.journal->reopen(w.hash);
         moved.push_back({w.hash, now_in->success ? TxStatus::mined : TxStatus::reverted, now_in->block_number});
+        if (w.purpose != Inflight::kFillerPurpose) {
+            now_in->confirm_at(head);
+            answered_again.push_back({w.purpose, moved.back().status, *now_in});
+        }
         std::lock_guard lock(mutex_);
         for (auto& s : settled_)
             if (s.hash == w.hash) {
@@ -1045,6 +1050,7 @@ void TxSender::check_settled() {
             }
     }
     settle(moved);
+    notify(answered_again);
     {
         std::lock_guard lock(mutex_);
         std::erase_if(settled_, [&](const Settled& s) {

@@ -48,7 +48,8 @@ public:
     /// transaction (a block's worth of mined mints costs one commit); a final
     /// entry stays as it is, but for an abandoned one found mined or reverted
     /// after all (core/chain/tx_state.hpp). Error(not_found), and nothing settled, when a
-    /// hash is not journaled.
+    /// hash is not journaled. A done mint whose entry is settled mined again
+    /// (after reopen()) is pending again, to be answered anew (Mints::finish).
     virtual void settle(const std::vector<JournalSettlement>& settlements) = 0;
     /// A mined or reverted entry back to pending (a reorg deeper than the
     /// confirmations); anything else is left as it is.

@@ -59,7 +59,10 @@ public:
                                                            const std::optional<MintJob>& job = std::nullopt) = 0;
     /// Makes a pending mint final (done or failed, with its answer), its job
     /// gone; a final mint is left as it is. True when this call made it
-    /// final. Error(not_found) for an unknown id.
+    /// final. A mint that Journal::settle made pending again (answered, then
+    /// its transaction reorged out and mined anew) gets this answer and its
+    /// event as well, and false: it was made final once already.
+    /// Error(not_found) for an unknown id.
     virtual bool finish(const std::string& id, MintState state, const std::string& answer) = 0;
     /// Makes a pending mint failed and frees its idempotency key, so that a
     /// retry with the key runs again: for a mint of which nothing was

@@ -72,9 +72,7 @@ public:
 
     void settle(const std::vector<JournalSettlement>& settlements) override {
         const std::int64_t now = to_millis(now_millis());
-        bool wrote_events = false;
         db_.transaction({}, [&](auto& c) {
-            wrote_events = false;
             // Only pending leaves pending (core/chain/tx_state.hpp): a final entry stays as it is,
             // but for one the operator gave up that the chain shows landed after all.
             for (const auto& s : settlements) {
@@ -89,19 +87,20 @@ public:
                 }
                 if (s.status != chain::TxStatus::mined) continue;
                 // A mint answered done before its transaction is mined was
-                // reorged out and is mined again: Mints::finish() will not
-                // answer it twice, so its second mint.confirmed is written
-                // here. The first time, the journal is settled before the
-                // mint is finished (TxSender settles, then answers the waiter).
-                for (const auto& mint_id :
-                     query_all(c,
-                               "SELECT t.mint_id FROM mint_transactions t JOIN mint_requests m ON m.id = t.mint_id "
-                               "WHERE t.hash = ? AND m.state = 'done'",
-                               [](const auto& row) { return row.text("mint_id"); }, s.hash))
-                    wrote_events |= write_mint_event<Db>(c, EventType::mint_confirmed, mint_id);
+                // reorged out and is mined again: its answer names the block
+                // that left the chain. Pending again (its old answer kept),
+                // the sender's report answers it anew, and Mints::finish()
+                // writes that answer with its second mint.confirmed; should
+                // the server stop first, the start's reconcile does. The
+                // first time, the journal is settled before the mint is
+                // finished (TxSender settles, then answers the waiter), so
+                // this changes nothing then.
+                execute(c,
+                        "UPDATE mint_requests SET state = 'pending', updated_at = ? WHERE state = 'done' AND id IN "
+                        "(SELECT mint_id FROM mint_transactions WHERE hash = ?)",
+                        now, s.hash);
             }
         });
-        if (wrote_events) events_written();
     }
 
     void reopen(const std::string& hash) override {

@@ -85,21 +85,31 @@ public:
     // a block's worth of mints settling at once must not fail each other.
     bool finish(const std::string& id, MintState state, const std::string& answer) override {
         bool wrote_event = false;
+        bool answered = false;
         const bool made_final = db_.row_transaction({}, [&](auto& c) {
-            const bool made_final =
-                execute(c, "UPDATE mint_requests SET state = ?, answer = ?, updated_at = ? WHERE id = ? AND state = 'pending'",
-                        state, answer, to_millis(now_millis()), id) == 1;
+            wrote_event = false;
+            const auto answer_it = [&](const char* before) {
+                return execute(c,
+                               std::string("UPDATE mint_requests SET state = ?, answer = ?, updated_at = ? WHERE id = ? "
+                                           "AND state = 'pending' AND answer ") +
+                                   before,
+                               state, answer, to_millis(now_millis()), id) == 1;
+            };
+            // A pending mint with an answer was answered before a reorg took
+            // its block (Journal::settle): answered anew, not made final.
+            const bool first = answer_it("= ''");
+            answered = first || answer_it("<> ''");
             // Only an UPDATE that changed nothing asks whether the mint exists: a round trip less per mint.
-            if (made_final) {
+            if (answered) {
                 settled(c, id);
                 wrote_event = write_mint_event<Db>(
                     c, state == MintState::done ? EventType::mint_confirmed : EventType::mint_failed, id);
             } else {
                 require_mint(c, id);
             }
-            return made_final;
+            return first;
         });
-        if (made_final && wrote_event) events_written();
+        if (answered && wrote_event) events_written();
         return made_final;
     }
 
