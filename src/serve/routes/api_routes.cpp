@@ -2,6 +2,7 @@
 // farmer's profile, the practices farmers record, the verifications of a practice.
 
 #include "core/service/practices.hpp"
+#include "core/wire/practices.hpp"
 #include "serve/router.hpp"
 #include "serve/routes/routes.hpp"
 #include "serve/routes/views.hpp"
@@ -21,12 +22,13 @@ Reply farmer_profile(RequestContext& ctx) {
 }
 
 Reply record_practice(RequestContext& ctx) {
-    const auto practice = service::Practices(ctx.services.store).record_practice(ctx.caller(), ctx.json_body());
+    const auto practice = service::Practices(ctx.services.store).record_practice(ctx.caller(), wire::parse_practice(ctx.json_body()));
     return Reply::data(201, practice_view(practice));
 }
 
 Reply record_verification(RequestContext& ctx) {
-    const auto verification = service::Practices(ctx.services.store).record_verification(ctx.caller(), ctx.json_body());
+    const auto verification =
+        service::Practices(ctx.services.store).record_verification(ctx.caller(), wire::parse_verification(ctx.json_body()));
     return Reply::data(201, verification_view(verification));
 }
 
