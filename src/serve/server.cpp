@@ -32,6 +32,7 @@
 #include "serve/router.hpp"
 #include "serve/worker_pool.hpp"
 #include "serve/routes/abci_views.hpp"
+#include "serve/routes/views.hpp"
 #include "serve/routes/routes.hpp"
 
 namespace abci::serve {
@@ -205,11 +206,15 @@ Server::Server(Settings settings, const std::string& revision) : state_(std::mak
     s.abci->start(s.settings.listen_host + ":" + std::to_string(s.settings.listen_port) + " pid " +
                   std::to_string(::getpid()));
     s.backlog_metrics = std::make_unique<service::BacklogMetrics>(*s.store, *s.registry, s.metrics);
-    // A mint.confirmed event's result is the mint's 200 body, rendered as the status route renders it.
+    // A mint.confirmed event's result is the mint's 200 body, rendered as the status route renders it;
+    // a certificate.issued's data is the certificate as its route shows it.
     s.webhook_worker = std::make_unique<webhooks::DeliveryWorker>(
         *s.store, *s.webhook_secrets, s.settings.webhooks,
         s.settings.listen_host + ":" + std::to_string(s.settings.listen_port) + " pid " + std::to_string(::getpid()),
-        [](const std::string& answer) { return mint_result_view(service::MintResult::parse(answer)); });
+        webhooks::EventViews{
+            .mint_result =
+                [](const std::string& answer) { return mint_result_view(service::MintResult::parse(answer)); },
+            .certificate = [](const store::Certificate& certificate) { return certificate_view(certificate); }});
     s.webhooks = std::make_unique<webhooks::Subscriptions>(*s.store, *s.webhook_secrets, s.settings.webhooks.policy,
                                                            [&worker = *s.webhook_worker] { worker.wake(); });
     s.services = std::make_unique<Services>(s.settings, *s.counters, *s.store, *s.auth, *s.content, *s.registry, *s.abci,

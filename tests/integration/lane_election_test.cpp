@@ -46,6 +46,10 @@ TEST_CASE("lanes on PostgreSQL: one owner of two, the other takes over at once w
           "[postgres][lanes]") {
     TwoServers s;
     auto& [pg, url, a_store, b_store, a, b] = s;
+    (void)a_store->webhooks().create_subscription(NewWebhookSubscription{.id = "wh_lanes",
+                                                                         .url = "https://hooks.example.org/in",
+                                                                         .events = {"lane.owner_changed"},
+                                                                         .sealed_secret = "v1.x"});
 
     const auto a_fence = a->hold(kLane);
     REQUIRE(a_fence);
@@ -68,6 +72,19 @@ TEST_CASE("lanes on PostgreSQL: one owner of two, the other takes over at once w
     CHECK_FALSE(a_store->journal().find("0x01"));
     b_store->journal().add({fenced_entry("0x01", 1)}, b_fence);
     CHECK_FALSE(a->hold(kLane));  // and it stays out while b holds the lane
+
+    // Each taking wrote lane.owner_changed in its own transaction, read by either server.
+    std::vector<std::pair<std::string, std::string>> owners;
+    for (auto claimed = a_store->webhooks().claim_events("a", 60s, 10); !claimed.empty();
+         claimed = a_store->webhooks().claim_events("a", 60s, 10))
+        for (const auto& outbox : claimed) {
+            const auto& event = std::get<LaneEvent>(outbox.event);
+            CHECK(event.lane == kLane);
+            CHECK(event.epoch == (event.owner == "a" ? a_fence->epoch : b_fence->epoch));
+            owners.emplace_back(event.previous_owner, event.owner);
+            CHECK(a_store->webhooks().fan_out(outbox.id, "a", "body") == 1u);
+        }
+    CHECK(owners == std::vector<std::pair<std::string, std::string>>{{"", "a"}, {"a", "b"}});
 }
 
 TEST_CASE("lanes on PostgreSQL: a frozen owner is ended once its lease ran out, and a released lane is free at once",

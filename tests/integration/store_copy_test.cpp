@@ -102,7 +102,7 @@ void fill(Store& s) {
 
     const Certificate certificate =
         s.certificates().create(NewCertificate{ann.id, kChain, kWallet, kOtherWallet, "Organic", "Since 2020", "bafy-c"});
-    s.certificates().set_minted(certificate.id, 77, "0x06", 100, R"({"tokenId":"77"})");
+    s.certificates().set_minted(certificate.id, 77, "0x06", 100, R"({"tokenId":"77"})", "mint-77");
     (void)s.certificates().create(NewCertificate{ann.id, kChain, kWallet, kWallet, "Pending", "", "bafy-d"});
 
     const Practice practice = s.practices().create(NewPractice{ann.id, "Cover crops", "Rye over winter"});

@@ -274,6 +274,76 @@ TEST_CASE("webhooks: a role request's role_request.created, then .approved or .r
         CHECK(statuses[id] == std::vector<std::string>{"pending", role == "producer" ? "approved" : "rejected"});
 }
 
+TEST_CASE("webhooks: an issued certificate's certificate.issued arrives verified with the certificate as its route "
+          "shows it and the mint that minted it",
+          "[serve][webhooks][anvil]") {
+    ChainServer chain({.extra_config = local_webhooks()});
+    const auto http = chain.http();
+    const auto admin = chain.server().login_admin();
+    WebhookReceiver receiver;
+    subscribe_to(http, admin.token, receiver, {"certificate.issued"});
+    const auto wallet = Anvil::dev_accounts()[7].address;
+    chain.server().add_user("certifier@example.org", "farmer", "certifier pass 1234");
+    chain.server().link_wallet("certifier@example.org", wallet);
+    const auto certifier = chain.server().login("certifier@example.org", "certifier pass 1234");
+    const auto role = http.post(kRoleRoute, role_mint_body(wallet, "certifier"), admin.token);
+    INFO(role.body);
+    REQUIRE(role.status == 200);
+
+    const auto issued = http.post("/v1/certifiers/certificates",
+                                  {{"title", "Organic practice certificate 2025"},
+                                   {"description", "Cover crops on all fields"},
+                                   {"recipientAddress", Anvil::dev_accounts()[8].address},
+                                   {"blockchainId", ChainServer::blockchain_id}},
+                                  certifier.token);
+    INFO(issued.body);
+    REQUIRE(issued.status == 201);
+    const auto received = until_acknowledged(receiver, 1);
+    REQUIRE(received.size() == 1);
+    CHECK(received[0]["verifiedWith"] == json::array({0}));
+    const auto event = json::parse(received[0]["body"].get<std::string>());
+    CHECK(event["type"] == "certificate.issued");
+    CHECK(is_utc_timestamp(event["timestamp"]));
+    auto data = event["data"];
+    const auto mint_id = data["mintId"].get<std::string>();
+    data.erase("mintId");
+    const auto read = http.get("/v1/certifiers/certificates/" + issued.json["data"]["id"].get<std::string>(),
+                               certifier.token);
+    CHECK(data == read.json["data"]);
+    // The mint it names is the certificate's: same transaction, as the status route says.
+    const auto mint = http.get("/abci/contracts/mints/" + mint_id, admin.token);
+    INFO(mint.body);
+    REQUIRE(mint.status == 200);
+    CHECK(mint.json["data"]["result"]["data"]["transactionHash"] == data["token"]["transactionHash"]);
+}
+
+TEST_CASE("webhooks: a restarted server taking its lane back from its former run sends lane.owner_changed",
+          "[serve][webhooks][anvil]") {
+    ChainServer chain({.extra_config = local_webhooks()});
+    const auto http = chain.http();
+    const auto admin = chain.server().login_admin();
+    WebhookReceiver receiver;
+    subscribe_to(http, admin.token, receiver, {"lane.owner_changed"});
+    chain.kill_server();
+    chain.server().restart();
+
+    const auto received = until_acknowledged(receiver, 1);
+    REQUIRE(received.size() == 1);
+    CHECK(received[0]["verifiedWith"] == json::array({0}));
+    const auto event = json::parse(received[0]["body"].get<std::string>());
+    INFO(event.dump());
+    CHECK(event["type"] == "lane.owner_changed");
+    const auto& data = event["data"];
+    CHECK(data["blockchainId"] == ChainServer::blockchain_id);
+    CHECK(data["signerAddress"] == eth::Address::parse(ChainServer::signer()).lower());
+    CHECK(data["lane"] == ChainServer::blockchain_id + std::string("/") + data["signerAddress"].get<std::string>());
+    CHECK(data["epoch"] == 2);
+    // Owners are named by address and process: the restart changed the process.
+    CHECK(data["previousOwner"].is_string());
+    CHECK(data["owner"].is_string());
+    CHECK(data["previousOwner"] != data["owner"]);
+}
+
 TEST_CASE("webhooks: mint events written before a kill -9 are delivered after the restart, in order, with their "
           "webhook-ids",
           "[serve][webhooks][anvil][async]") {

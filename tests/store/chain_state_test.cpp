@@ -491,18 +491,18 @@ TEST_CASE("certificates are created pending, found, listed and marked minted", "
     CHECK(mine[1].id == c2.id);
     CHECK(f.store->certificates().of_user(other.id).empty());
 
-    f.store->certificates().set_minted(c1.id, 1000001, "0xcafe", 77, R"({"tokenId":"1000001"})");
+    f.store->certificates().set_minted(c1.id, 1000001, "0xcafe", 77, R"({"tokenId":"1000001"})", "mint-1");
     const auto minted = f.store->certificates().find(c1.id);
     CHECK(minted->status == CertificateStatus::minted);
     CHECK(minted->token_id == 1000001);
     CHECK(minted->tx_hash == "0xcafe");
     CHECK(minted->block_number == 77);
     CHECK(minted->token == R"({"tokenId":"1000001"})");
-    f.store->certificates().set_minted(c1.id, 1000001, "0xcafe", 77, R"({"tokenId":"1000001"})");  // idempotent
+    f.store->certificates().set_minted(c1.id, 1000001, "0xcafe", 77, R"({"tokenId":"1000001"})", "mint-1");  // idempotent
     CHECK(f.store->certificates().find(c1.id)->updated_at == minted->updated_at);
     CHECK(f.store->certificates().find(c2.id)->status == CertificateStatus::pending);
 
-    CHECK(test::error_kind([&] { f.store->certificates().set_minted("missing", 1, "0x1", 1, "{}"); }) ==
+    CHECK(test::error_kind([&] { f.store->certificates().set_minted("missing", 1, "0x1", 1, "{}", ""); }) ==
           ErrorKind::not_found);
     CHECK(test::error_kind([&] {
               (void)f.store->certificates().create(

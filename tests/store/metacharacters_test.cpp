@@ -145,7 +145,7 @@ TEST_CASE("SQL metacharacters are stored and found byte for byte, and match noth
         CHECK(s.journal().of_mint(v).at(0).hash == v + "-tx");
 
         const Certificate c = s.certificates().create(NewCertificate{u.id, v, v, v, v, v, v});
-        s.certificates().set_minted(c.id, 1, v, 1, v);
+        s.certificates().set_minted(c.id, 1, v, 1, v, v);
         const auto certificate = s.certificates().find(c.id);
         REQUIRE(certificate);
         CHECK(certificate->wallet_address == v);

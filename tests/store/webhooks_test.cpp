@@ -388,3 +388,84 @@ TEST_CASE("a role request's filing, approval and rejection write their events wi
                                                                  {approved.id, EventType::role_request_approved},
                                                                  {rejected.id, EventType::role_request_rejected}});
 }
+
+TEST_CASE("a certificate's first minting writes certificate.issued with the certificate and its mint, once",
+          "[store][webhooks]") {
+    using namespace webhooks_store_test;
+    FreshStore f;
+    auto& hooks = f.store->webhooks();
+    auto& certificates = f.store->certificates();
+    const User u = add_user(*f.store, "certifier@example.org");
+    const auto unheard =
+        certificates.create(NewCertificate{u.id, kStoreChainId, kStoreWallet, kStoreWallet, "t", "d", "c"});
+    certificates.set_minted(unheard.id, 1000001, "0x01", 7, R"({"tokenId":1000001})", "mint-0");
+    CHECK(hooks.claim_events("server-a", 60s, 10).empty());  // nobody asked
+
+    (void)subscribe(*f.store, "wh_a", {"certificate.issued"});
+    const auto created = certificates.create(
+        NewCertificate{u.id, kStoreChainId, kStoreWallet, "0x2222222222222222222222222222222222222222", "Organic",
+                       "é ' \"; --", "bafyc1"});
+    certificates.set_minted(created.id, 1000002, "0xcafe", 77, R"({"tokenId":1000002})", "mint-1");
+    certificates.set_minted(created.id, 1000002, "0xcafe", 77, R"({"tokenId":1000002})", "mint-1");  // idempotent
+    certificates.set_minted(created.id, 1000002, "0xcafe", 78, R"({"tokenId":1000002})", "mint-1");  // not issued again
+
+    const auto claimed = hooks.claim_events("server-a", 60s, 10);
+    REQUIRE(claimed.size() == 1);
+    const auto& event = std::get<CertificateEvent>(claimed[0].event);
+    CHECK(event.type == EventType::certificate_issued);
+    CHECK(event.mint_id == "mint-1");
+    CHECK(std::chrono::abs(event.at - std::chrono::system_clock::now()) < 5s);
+    const auto& c = event.certificate;
+    CHECK(c.id == created.id);
+    CHECK(c.user_id == u.id);
+    CHECK(c.blockchain_id == kStoreChainId);
+    CHECK(c.wallet_address == kStoreWallet);
+    CHECK(c.recipient == created.recipient);
+    CHECK(c.title == "Organic");
+    CHECK(c.description == "é ' \"; --");
+    CHECK(c.status == CertificateStatus::minted);
+    CHECK(c.cid == "bafyc1");
+    CHECK(c.token_id == 1000002);
+    CHECK(c.tx_hash == "0xcafe");
+    CHECK(c.block_number == 77);
+    CHECK(c.token == R"({"tokenId":1000002})");
+    CHECK(c.created_at == created.created_at);
+    CHECK(hooks.fan_out(claimed[0].id, "server-a", "body") == 1u);
+}
+
+TEST_CASE("a lane taken by another server writes lane.owner_changed with both owners and the epoch; renewals and "
+          "retaking one's own lane do not",
+          "[store][webhooks][lanes]") {
+    using namespace webhooks_store_test;
+    FreshStore f;
+    auto& hooks = f.store->webhooks();
+    const std::string lane = "chain/0xabc";
+    (void)subscribe(*f.store, "wh_a", {"lane.owner_changed"});
+    {
+        const auto a = f.store->open_lane_election("server-a");
+        REQUIRE(a->hold(lane));
+        REQUIRE(a->hold(lane));  // renewed
+        a->release(lane);
+        REQUIRE(a->hold(lane));  // its own lane again
+    }
+    const auto b = f.store->open_lane_election("server-b");
+    REQUIRE(b->hold(lane));
+
+    std::vector<LaneEvent> seen;
+    for (auto claimed = hooks.claim_events("server-a", 60s, 10); !claimed.empty();
+         claimed = hooks.claim_events("server-a", 60s, 10))
+        for (const auto& outbox : claimed) {
+            seen.push_back(std::get<LaneEvent>(outbox.event));
+            CHECK(hooks.fan_out(outbox.id, "server-a", "body") == 1u);
+        }
+    REQUIRE(seen.size() == 2);
+    CHECK(seen[0].type == EventType::lane_owner_changed);
+    CHECK(seen[0].lane == lane);
+    CHECK(seen[0].previous_owner.empty());
+    CHECK(seen[0].owner == "server-a");
+    CHECK(seen[0].epoch == 1);
+    CHECK(seen[1].previous_owner == "server-a");
+    CHECK(seen[1].owner == "server-b");
+    CHECK(seen[1].epoch == 3);
+    CHECK(std::chrono::abs(seen[1].at - std::chrono::system_clock::now()) < 5s);
+}

@@ -194,7 +194,7 @@ store::Certificate Workflows::issue_certificate(const std::string& user_id, cons
     options.idempotency_key = "certificate:" + certificate.id;
     const auto minted = abci_.mint_entity(mint, options);
     store_.certificates().set_minted(certificate.id, minted.token_id, minted.transaction_hash, minted.block_number,
-                                     CertificateToken::of(minted).serialize());
+                                     CertificateToken::of(minted).serialize(), minted.mint_id);
     return *store_.certificates().find(certificate.id);
 }
 

@@ -51,10 +51,12 @@ public:
     [[nodiscard]] virtual std::optional<Certificate> find(const std::string& id) = 0;
     /// The user's certificates, oldest first.
     [[nodiscard]] virtual std::vector<Certificate> of_user(const std::string& user_id) = 0;
-    /// Stores the mined token details and sets it minted; idempotent.
+    /// Stores the mined token details and sets it minted; idempotent. The
+    /// first time, certificate.issued (naming `mint_id`, the mint that minted
+    /// it) goes to the webhook outbox in the same transaction.
     /// Error(not_found) for an unknown id.
     virtual void set_minted(const std::string& id, std::uint64_t token_id, const std::string& tx_hash,
-                            std::uint64_t block_number, const std::string& token) = 0;
+                            std::uint64_t block_number, const std::string& token, const std::string& mint_id) = 0;
 };
 
 }  // namespace abci::store

@@ -2,12 +2,15 @@
 // The events the store writes to the webhook outbox (issue 34 items 3, 5), in
 // the same transaction as the state change that causes each: a mint's first
 // transaction journaled (mint.submitted), its outcome (mint.confirmed,
-// mint.failed), its block leaving the chain (mint.reorged). What is stored is
+// mint.failed), its block leaving the chain (mint.reorged); a role request
+// filed or decided; a certificate minted (certificate.issued); a lane taken
+// by a new owner (lane.owner_changed). What is stored is
 // the event's facts, not the body a receiver gets: the body's `result` is the
 // mint's 200 answer as the API renders it, which the front end knows and the
 // store does not, so the delivery worker renders the body when it fans the
 // event out (core/webhooks/delivery.hpp).
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -16,6 +19,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/store/certificates.hpp"
 #include "core/store/records.hpp"
 
 namespace abci::store {
@@ -71,9 +75,35 @@ struct RoleRequestEvent {
     [[nodiscard]] std::string serialize() const;
 };
 
-/// An outbox event's stored form read back: a mint's or a role request's,
-/// told by its type. Error(internal) when it is neither.
-using StoredEvent = std::variant<MintEvent, RoleRequestEvent>;
+/// certificate.issued: the certificate as it stood once minted, and the mint
+/// that minted it. Its body is the certificate's route view, which the front
+/// end renders, as a mint's result.
+struct CertificateEvent {
+    EventType type = EventType::certificate_issued;
+    Certificate certificate;
+    std::string mint_id;  // "" when the caller did not know it
+    TimePoint at;
+
+    [[nodiscard]] std::string serialize() const;
+};
+
+/// lane.owner_changed: a server took the lane ("<blockchain id>/<signer
+/// address>") under a new epoch, from `previous_owner` ("" when no server
+/// held it before). Owners are named as the lanes' rows name them.
+struct LaneEvent {
+    EventType type = EventType::lane_owner_changed;
+    std::string lane;
+    std::string previous_owner;
+    std::string owner;
+    std::int64_t epoch = 0;
+    TimePoint at;
+
+    [[nodiscard]] std::string serialize() const;
+};
+
+/// An outbox event's stored form read back, told by its type.
+/// Error(internal) when it is none of these.
+using StoredEvent = std::variant<MintEvent, RoleRequestEvent, CertificateEvent, LaneEvent>;
 [[nodiscard]] StoredEvent parse_stored_event(const std::string& stored);
 [[nodiscard]] EventType type_of(const StoredEvent& event) noexcept;
 

@@ -19,6 +19,11 @@ using nlohmann::json;
 using std::chrono::milliseconds;
 using namespace std::chrono_literals;
 
+// Fanning an event out is a render and one transaction, far less than an
+// attempt's lease: an event left leased because it could not be rendered
+// is tried again after this, not after a delivery's 55 s.
+constexpr milliseconds kOutboxLease = 5s;
+
 bool slow_down(int status) { return status == 429 || status == 502 || status == 503 || status == 504; }
 
 std::string host_of(const rpc::Url& url) {
@@ -75,12 +80,12 @@ std::string schedule_text(const std::vector<milliseconds>& schedule) {
 }
 
 DeliveryWorker::DeliveryWorker(store::Store& store, const SecretBox& box, DeliverySettings settings, std::string owner,
-                               MintResultView result_view)
+                               EventViews views)
     : store_(store),
       box_(box),
       settings_(std::move(settings)),
       owner_(std::move(owner)),
-      result_view_(std::move(result_view)),
+      views_(std::move(views)),
       random_(std::random_device{}()),
       thread_([this] { run(); }),
       events_written_(store::on_events_written([this] { wake(); })) {}
@@ -122,7 +127,7 @@ void DeliveryWorker::run() {
             woken_ = false;
         }
         try {
-            if (!fan_out(lease)) return;
+            if (!fan_out(kOutboxLease)) return;
             for (;;) {
                 const auto claimed = store_.webhooks().claim_due(owner_, lease, 1);
                 if (claimed.empty()) break;
@@ -148,7 +153,7 @@ bool DeliveryWorker::fan_out(milliseconds lease) {
         for (const auto& outbox : claimed) {
             std::string body;
             try {
-                body = event_body(outbox.event, result_view_);
+                body = event_body(outbox.event, views_);
             } catch (const Error& e) {
                 // Left leased: the others go on, and it is tried again when its lease runs out.
                 util::log(util::LogLevel::error, "a webhook event could not be rendered",

@@ -46,7 +46,7 @@ class DeliveryWorker {
 public:
     /// Starts the worker's thread; `owner` names this server in the leases.
     DeliveryWorker(store::Store& store, const SecretBox& box, DeliverySettings settings, std::string owner,
-                   MintResultView result_view);
+                   EventViews views);
     /// Stops it: an attempt in flight finishes (at most `timeout`), what is
     /// left is due for whichever server runs next.
     ~DeliveryWorker();
@@ -67,7 +67,7 @@ private:
     const SecretBox& box_;
     const DeliverySettings settings_;
     const std::string owner_;
-    const MintResultView result_view_;
+    const EventViews views_;
     std::mt19937_64 random_;
     std::mutex mutex_;
     std::condition_variable changed_;

@@ -1,5 +1,7 @@
 #include "core/webhooks/events.hpp"
 
+#include <type_traits>
+
 #include "core/error.hpp"
 #include "core/util/time.hpp"
 
@@ -49,14 +51,58 @@ std::string event_body(const store::RoleRequestEvent& event) {
         .dump();
 }
 
-std::string event_body(const store::StoredEvent& event, const MintResultView& result_view) {
-    if (const auto* mint = std::get_if<store::MintEvent>(&event)) return event_body(*mint, result_view);
-    return event_body(std::get<store::RoleRequestEvent>(event));
+std::string event_body(const store::CertificateEvent& event, const CertificateView& view) {
+    json data = view(event.certificate);
+    data["mintId"] = event.mint_id.empty() ? json(nullptr) : json(event.mint_id);
+    json body{{"type", to_string(event.type)}, {"timestamp", util::format_iso8601_utc(event.at)}, {"data", data}};
+    std::string bytes = body.dump();
+    // A description of control characters, escaped six bytes each, is the one field that can outgrow a body.
+    if (bytes.size() >= kMaxEventBody) {
+        body["data"].erase("description");
+        body["data"]["descriptionOmitted"] = true;
+        bytes = body.dump();
+    }
+    return bytes;
+}
+
+std::string event_body(const store::LaneEvent& event) {
+    const auto slash = event.lane.rfind('/');
+    if (slash == std::string::npos) throw Error(ErrorKind::internal, "a lane event names no lane: " + event.lane);
+    return json{{"type", to_string(event.type)},
+                {"timestamp", util::format_iso8601_utc(event.at)},
+                {"data",
+                 {{"lane", event.lane},
+                  {"blockchainId", event.lane.substr(0, slash)},
+                  {"signerAddress", event.lane.substr(slash + 1)},
+                  {"previousOwner", event.previous_owner.empty() ? json(nullptr) : json(event.previous_owner)},
+                  {"owner", event.owner},
+                  {"epoch", event.epoch}}}}
+        .dump();
+}
+
+std::string event_body(const store::StoredEvent& event, const EventViews& views) {
+    return std::visit(
+        [&](const auto& e) {
+            using Event = std::decay_t<decltype(e)>;
+            if constexpr (std::is_same_v<Event, store::MintEvent>) return event_body(e, views.mint_result);
+            else if constexpr (std::is_same_v<Event, store::CertificateEvent>) return event_body(e, views.certificate);
+            else return event_body(e);
+        },
+        event);
 }
 
 json event_subject(const store::StoredEvent& event) {
-    if (const auto* mint = std::get_if<store::MintEvent>(&event)) return json::array({"mintId", mint->mint_id});
-    return json::array({"roleRequestId", std::get<store::RoleRequestEvent>(event).id});
+    return std::visit(
+        [](const auto& e) {
+            using Event = std::decay_t<decltype(e)>;
+            if constexpr (std::is_same_v<Event, store::MintEvent>) return json::array({"mintId", e.mint_id});
+            else if constexpr (std::is_same_v<Event, store::RoleRequestEvent>)
+                return json::array({"roleRequestId", e.id});
+            else if constexpr (std::is_same_v<Event, store::CertificateEvent>)
+                return json::array({"certificateId", e.certificate.id});
+            else return json::array({"lane", e.lane});
+        },
+        event);
 }
 
 }  // namespace abci::webhooks

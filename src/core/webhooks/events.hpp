@@ -4,7 +4,8 @@
 // that a receiver matches it to its request, and what the event tells:
 // data.transactionHash (mint.submitted, mint.reorged), data.result (the
 // mint's 200 answer, mint.confirmed), data.error ({kind,message}, mint.failed);
-// and a role request's, the request as it stood once changed.
+// a role request's, the request as it stood once changed; a certificate's,
+// its route view and mintId; a lane's, its chain, signer, owners and epoch.
 
 #include <cstddef>
 #include <functional>
@@ -24,15 +25,31 @@ inline constexpr std::size_t kMaxEventBody = 20 * 1024;
 /// the front end's rendering, given to the delivery worker by who starts it.
 using MintResultView = std::function<nlohmann::json(const std::string& answer)>;
 
+/// A certificate as its route (GET /v1/certifiers/certificates/{id}) shows it.
+using CertificateView = std::function<nlohmann::json(const store::Certificate& certificate)>;
+
+/// The front end's renderings that bodies embed.
+struct EventViews {
+    MintResultView mint_result;
+    CertificateView certificate;
+};
+
 /// The bytes sent for `event`, its timestamp the time it happened.
 /// Error(internal) when a stored answer is unreadable.
 [[nodiscard]] std::string event_body(const store::MintEvent& event, const MintResultView& result_view);
 /// A role request's event: data is the request's id, walletAddress,
 /// roleType, blockchainId and status, as its route names them.
 [[nodiscard]] std::string event_body(const store::RoleRequestEvent& event);
-/// Either kind, as the outbox holds it.
-[[nodiscard]] std::string event_body(const store::StoredEvent& event, const MintResultView& result_view);
-/// What an event is about, as one log field: ["mintId", id] or ["roleRequestId", id].
+/// certificate.issued: data is the certificate's view with mintId (null
+/// when unknown); a description that would not fit under kMaxEventBody is
+/// left out, and data.descriptionOmitted says to read it from the route.
+[[nodiscard]] std::string event_body(const store::CertificateEvent& event, const CertificateView& view);
+/// lane.owner_changed: data is the lane, blockchainId, signerAddress,
+/// previousOwner (null when no server held it), owner and epoch.
+[[nodiscard]] std::string event_body(const store::LaneEvent& event);
+/// Any kind, as the outbox holds it.
+[[nodiscard]] std::string event_body(const store::StoredEvent& event, const EventViews& views);
+/// What an event is about, as one log field: ["mintId", id], ["roleRequestId", id], ….
 [[nodiscard]] nlohmann::json event_subject(const store::StoredEvent& event);
 
 }  // namespace abci::webhooks

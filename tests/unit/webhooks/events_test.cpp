@@ -66,3 +66,38 @@ TEST_CASE("webhooks: a result that would make the body 20 kB or more is left out
     CHECK(json::parse(webhooks::event_body(mint_event(store::EventType::mint_confirmed, small.dump()), as_is))["data"]
               ["result"] == small);
 }
+
+TEST_CASE("webhooks: certificate.issued is the certificate's view with its mint, its description left out when too "
+          "long; lane.owner_changed names the chain, signer, both owners and the epoch",
+          "[webhooks]") {
+    store::CertificateEvent issued{.certificate = {.id = "c-1", .description = std::string(200, '\x01')},
+                                   .mint_id = "m-1",
+                                   .at = store::TimePoint(std::chrono::milliseconds(1'795'000'000'123))};
+    const webhooks::CertificateView view = [](const store::Certificate& c) {
+        return json{{"id", c.id}, {"description", c.description}};
+    };
+    auto event = json::parse(webhooks::event_body(issued, view));
+    CHECK(event == json{{"type", "certificate.issued"},
+                        {"timestamp", "2026-11-18T11:06:40.123Z"},
+                        {"data", {{"id", "c-1"}, {"description", issued.certificate.description}, {"mintId", "m-1"}}}});
+    // Control characters are escaped six bytes each: 4,096 of them would not fit.
+    issued.certificate.description = std::string(4096, '\x01');
+    issued.mint_id.clear();
+    const auto body = webhooks::event_body(issued, view);
+    CHECK(body.size() < webhooks::kMaxEventBody);
+    event = json::parse(body);
+    CHECK(event["data"] == json{{"id", "c-1"}, {"mintId", nullptr}, {"descriptionOmitted", true}});
+
+    const store::LaneEvent taken{.lane = "dev/net/0xabc", .owner = "10.0.0.6:8080 pid 977", .epoch = 1};
+    event = json::parse(webhooks::event_body(taken));
+    CHECK(event["type"] == "lane.owner_changed");
+    CHECK(event["data"] == json{{"lane", "dev/net/0xabc"}, {"blockchainId", "dev/net"}, {"signerAddress", "0xabc"},
+                                {"previousOwner", nullptr}, {"owner", "10.0.0.6:8080 pid 977"}, {"epoch", 1}});
+    auto moved = taken;
+    moved.previous_owner = "10.0.0.5:8080 pid 4121";
+    CHECK(json::parse(webhooks::event_body(moved))["data"]["previousOwner"] == "10.0.0.5:8080 pid 4121");
+    // Round trip through the outbox's stored form.
+    const auto stored = store::parse_stored_event(moved.serialize());
+    CHECK(std::get<store::LaneEvent>(stored).previous_owner == moved.previous_owner);
+    CHECK(std::get<store::LaneEvent>(stored).epoch == 1);
+}

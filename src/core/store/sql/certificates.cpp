@@ -2,6 +2,7 @@
 
 #include "core/crypto/encoding.hpp"
 #include "core/store/sql/backends.hpp"
+#include "core/store/sql/outbox.hpp"
 
 namespace abci::store::sql {
 namespace {
@@ -72,12 +73,28 @@ public:
     }
 
     void set_minted(const std::string& id, std::uint64_t token_id, const std::string& tx_hash,
-                    std::uint64_t block_number, const std::string& token) override {
-        update_existing(db_, "certificate not found", "SELECT 1 FROM certificates WHERE id = ?1",
-                            "UPDATE certificates SET status = 'minted', token_id = ?2, tx_hash = ?3, "
-                            "block_number = ?4, token = ?5, updated_at = ?6 WHERE id = ?1 AND NOT (status = 'minted' "
-                            "AND token_id = ?2 AND tx_hash = ?3 AND block_number = ?4 AND token = ?5)",
-                            id, token_id, tx_hash, block_number, token, to_millis(now_millis()));
+                    std::uint64_t block_number, const std::string& token, const std::string& mint_id) override {
+        bool wrote_event = false;
+        const bool found = db_.transaction({}, [&](auto& c) {
+            wrote_event = false;
+            const bool issuing = exists(c, "SELECT 1 FROM certificates WHERE id = ?1 AND status = 'pending'", id);
+            if (execute(c,
+                        "UPDATE certificates SET status = 'minted', token_id = ?2, tx_hash = ?3, block_number = ?4, "
+                        "token = ?5, updated_at = ?6 WHERE id = ?1 AND NOT (status = 'minted' AND token_id = ?2 AND "
+                        "tx_hash = ?3 AND block_number = ?4 AND token = ?5)",
+                        id, token_id, tx_hash, block_number, token, to_millis(now_millis())) == 0)
+                return exists(c, "SELECT 1 FROM certificates WHERE id = ?1", id);
+            if (issuing)
+                wrote_event = write_event<Db>(
+                    c, EventType::certificate_issued, id,
+                    select_columns(kCertificateColumns, "FROM certificates WHERE id = ?1"),
+                    [&](const auto& row) {
+                        return CertificateEvent{.certificate = read_certificate(row), .mint_id = mint_id};
+                    });
+            return true;
+        });
+        if (!found) throw Error(ErrorKind::not_found, "certificate not found");
+        if (wrote_event) events_written();
     }
 
 private:

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/store/sql/backends.hpp"
+#include "core/store/sql/outbox.hpp"
 #include "core/store/stuck_record.hpp"
 #include "core/util/log.hpp"
 
@@ -192,15 +193,30 @@ private:
             return std::nullopt;
         }
         // A new epoch fences whoever owned it before, whatever it still believes.
-        const auto epoch = db_.run({}, [&](auto& c) {
-            return *query_one(c,
+        // The lock makes this server the lane's one writer, so rows need no more isolation.
+        bool wrote_event = false;
+        const auto epoch = db_.row_transaction({}, [&](auto& c) {
+            const auto previous = query_one(c, "SELECT owner FROM lanes WHERE lane = ?",
+                                            [](const auto& row) { return row.text("owner"); }, lane);
+            const auto taken = *query_one(c,
                               "INSERT INTO lanes (lane, epoch, owner, lease_until, halted) VALUES (?1, 1, ?2, " +
                                   Db::clock_millis() + " + ?3, '') ON CONFLICT (lane) DO UPDATE SET epoch = "
                                   "lanes.epoch + 1, owner = ?2, lease_until = " + Db::clock_millis() +
                                   " + ?3 RETURNING epoch",
                               [](const auto& row) { return row.integer("epoch"); }, lane, owner_,
                               static_cast<std::int64_t>(kLaneLease.count()));
+            // A server taking back a lane it owned last (its lease lapsed) changes no owner.
+            wrote_event = previous != owner_ &&
+                          write_event<Db>(c, EventType::lane_owner_changed, lane,
+                                          "SELECT lane, owner, epoch FROM lanes WHERE lane = ?1", [&](const auto& row) {
+                                              return LaneEvent{.lane = row.text("lane"),
+                                                               .previous_owner = previous.value_or(""),
+                                                               .owner = row.text("owner"),
+                                                               .epoch = row.integer("epoch")};
+                                          });
+            return taken;
         });
+        if (wrote_event) events_written();
         held_[lane] = epoch;
         util::log(util::LogLevel::info, "took a lane", {{"lane", lane}, {"epoch", epoch}});
         return LaneFence{lane, epoch};
