@@ -226,7 +226,7 @@ TEST_CASE("remote signer: serve starts unready while the signer cannot be reache
 }
 
 TEST_CASE("remote signer: serve refuses to start when the signer answers without remoteAddress, naming it, and "
-          "abcictl signer address prints the address it holds",
+          "abcictl signer address prints the address it holds, or fails naming a signer it cannot reach",
           "[remote][anvil]") {
     test::Anvil anvil;
     test::TempDir dir;
@@ -247,4 +247,13 @@ TEST_CASE("remote signer: serve refuses to start when the signer answers without
     INFO(address.err);
     CHECK(address.exit_code == 0);
     CHECK(address.out == remote_account().address + "\n");
+
+    // serve starts unready then; the command's address would be unverified.
+    test::RemoteSignerStandIn gone(anvil.url(), remote_account().private_key);
+    const std::string gone_url = gone.url();
+    gone.stop();
+    const auto unreachable = run_with(gone_url, remote_account().address, {"-q", "signer", "address"});
+    CHECK(unreachable.exit_code == 1);
+    CHECK(unreachable.out.empty());
+    CHECK_THAT(unreachable.err, Catch::Contains("the remote signer at " + gone_url + " cannot be reached"));
 }

@@ -86,6 +86,8 @@ void add_signer_address(CLI::App& parent, Context& ctx) {
         eth::secure_wipe(settings.signer.password.data(), settings.signer.password.size());
         eth::secure_wipe(settings.signer.pkcs11_pin.data(), settings.signer.pkcs11_pin.size());
         eth::secure_wipe(settings.signer.remote_token.data(), settings.signer.remote_token.size());
+        // A remote signer that cannot be reached opens (serve starts unready), but the address would be unverified.
+        if (auto why = signer->unavailable()) throw Error(ErrorKind::unavailable, std::move(*why));
         print_signer_address(ctx, signer->address().checksummed());
 #else
         (void)ctx;
