@@ -10,6 +10,7 @@
 
 #include "core/auth/oidc.hpp"
 #include "core/crypto/encoding.hpp"
+#include "core/util/json_members.hpp"
 #include "support/error_kind.hpp"
 #include "support/oidc_provider.hpp"
 
@@ -37,6 +38,16 @@ json claims(const std::string& client, const std::string& nonce) {
             {"aud", client},              {"email", provider().options().user.email},
             {"email_verified", true},     {"iat", now()},
             {"exp", now() + 300},         {"nonce", nonce}};
+}
+
+// `claims` with `changes` merged in (RFC 7386), or without `claim`.
+json with(json claims, const json& changes) {
+    claims.merge_patch(changes);
+    return claims;
+}
+json without(json claims, const char* claim) {
+    claims.erase(claim);
+    return claims;
 }
 
 json header(const std::string& alg, const std::string& kid) { return {{"alg", alg}, {"kid", kid}, {"typ", "JWT"}}; }
@@ -170,16 +181,8 @@ TEST_CASE("oidc: forged ID tokens are refused", "[oidc]") {
     CHECK(client.verify_id_token(op.sign({{"alg", "RS256"}}, good, Key::rsa), nonce).subject ==
           op.options().user.sub);  // no kid: the only RS256 signing key
 
-    const auto with = [&](json changes) {
-        auto c = good;
-        c.merge_patch(changes);
-        return c;
-    };
-    const auto without = [&](const char* claim) {
-        auto c = good;
-        c.erase(claim);
-        return c;
-    };
+    const auto with = [&](const json& changes) { return oidc_test::with(good, changes); };
+    const auto without = [&](const char* claim) { return oidc_test::without(good, claim); };
     const auto tampered = [&] {
         const auto token = op.sign(header("RS256", rsa), good, Key::rsa);
         const auto dot1 = token.find('.');
@@ -233,6 +236,52 @@ TEST_CASE("oidc: forged ID tokens are refused", "[oidc]") {
     for (const auto& [name, token] : forgeries) {
         INFO(name);
         CHECK(test::error_kind([&] { (void)client.verify_id_token(token, nonce); }) == ErrorKind::unauthenticated);
+    }
+}
+
+TEST_CASE("oidc: a signed ID token missing a claim or holding one of another type is refused naming it", "[oidc]") {
+    auto& op = provider();
+    auth::OidcClient client(op.settings_for("rs-client"));
+    const auto rsa = op.kid(Key::rsa);
+    const std::string nonce = "n-claims";
+    const auto good = oidc_test::claims("rs-client", nonce);
+    const auto sign = [&](const json& claims) { return op.sign(oidc_test::header("RS256", rsa), claims, Key::rsa); };
+    const auto with = [&](const json& changes) { return oidc_test::with(good, changes); };
+    const auto without = [&](const char* claim) { return oidc_test::without(good, claim); };
+    // NumericDate allows a fraction (RFC 7519 §2): such a time is no type error.
+    REQUIRE(client.verify_id_token(sign(with({{"exp", oidc_test::now() + 300.5}})), nonce).subject ==
+            op.options().user.sub);
+
+    const std::vector<std::pair<std::string, json>> tokens{
+        {"iss", without("iss")},
+        {"iss", with({{"iss", 7}})},
+        {"sub", without("sub")},
+        {"sub", with({{"sub", 7}})},
+        {"sub", with({{"sub", ""}})},
+        {"sub", with({{"sub", std::string(256, 's')}})},
+        {"aud", without("aud")},
+        {"aud", with({{"aud", 7}})},
+        {"aud", with({{"aud", {"rs-client", 7}}})},
+        {"azp", with({{"azp", 7}})},
+        {"exp", without("exp")},
+        {"exp", with({{"exp", "tomorrow"}})},
+        {"iat", without("iat")},
+        {"iat", with({{"iat", true}})},
+        {"nbf", with({{"nbf", "now"}})},
+        {"nonce", without("nonce")},
+        {"nonce", with({{"nonce", 7}})},
+        {"email", with({{"email", 7}})},
+        {"email_verified", with({{"email_verified", "yes"}})},
+    };
+    for (const auto& [claim, claims] : tokens) {
+        INFO(claim << " in " << claims.dump());
+        try {
+            (void)client.verify_id_token(sign(claims), nonce);
+            FAIL("accepted");
+        } catch (const util::MemberError& e) {
+            CHECK(e.kind() == ErrorKind::unauthenticated);
+            CHECK(e.member() == claim);
+        }
     }
 }
 

@@ -14,6 +14,7 @@
 #include "core/eth/wipe.hpp"
 #include "core/rpc/http_transport.hpp"
 #include "core/rpc/url.hpp"
+#include "core/util/json_members.hpp"
 
 namespace abci::auth {
 namespace {
@@ -116,12 +117,32 @@ json decode_part(std::string_view part, const char* what) {
     }
 }
 
-// Seconds since the epoch in a numeric claim; nullopt when absent.
-std::optional<double> time_claim(const json& claims, const char* name) {
-    const auto it = claims.find(name);
-    if (it == claims.end()) return std::nullopt;
-    if (!it->is_number()) refuse(std::string("\"") + name + "\" is not a number");
-    return it->get<double>();
+// Seconds since the epoch in a time claim: a NumericDate, which may hold a
+// fraction (RFC 7519 §2), so any JSON number.
+double numeric_date(const util::RequiredMembers& claims, std::string_view name) {
+    const auto& value = claims.any(name);
+    if (!value.is_number()) throw claims.refusal(name, "is no number");
+    return value.get<double>();
+}
+
+// A claim OpenID Connect lets the provider leave out, of its type when there.
+std::optional<std::string> optional_text(const util::RequiredMembers& claims, std::string_view name) {
+    if (!claims.has(name)) return std::nullopt;
+    return claims.text(name);
+}
+
+// Whether "aud" (one string or an array of strings, OIDC Core §2) names
+// `client_id`, and how many audiences it names.
+std::pair<bool, std::size_t> audience(const util::RequiredMembers& claims, const std::string& client_id) {
+    const auto& aud = claims.any("aud");
+    if (aud.is_string()) return {aud == client_id, 1};
+    if (!aud.is_array()) throw claims.refusal("aud", "is neither a string nor an array of strings");
+    bool ours = false;
+    for (const auto& a : aud) {
+        if (!a.is_string()) throw claims.refusal("aud", "holds a member that is no string");
+        ours = ours || a == client_id;
+    }
+    return {ours, aud.size()};
 }
 
 const auto refuse_claim = [](const std::string& why) { refuse(why); };
@@ -333,46 +354,34 @@ IdTokenClaims OidcClient::verify_id_token(std::string_view id_token,
     if (!valid) refuse("the signature does not verify");
 
     // Signed by the provider: now its claims mean something.
-    const auto claims = decode_part(jws->payload, "payload");
-    if (optional_string(claims, "iss", refuse_claim) != settings_.issuer) refuse("\"iss\" is not the configured issuer");
+    const auto payload = decode_part(jws->payload, "payload");
+    const util::RequiredMembers claims(payload, ErrorKind::unauthenticated, "ID token refused");
+    if (claims.text("iss") != settings_.issuer) refuse("\"iss\" is not the configured issuer");
 
-    const auto aud = claims.find("aud");
-    std::size_t audiences = 0;
-    bool ours = false;
-    if (aud != claims.end() && aud->is_string()) {
-        audiences = 1;
-        ours = *aud == settings_.client_id;
-    } else if (aud != claims.end() && aud->is_array()) {
-        audiences = aud->size();
-        for (const auto& a : *aud) ours = ours || (a.is_string() && a == settings_.client_id);
-    }
+    const auto [ours, audiences] = audience(claims, settings_.client_id);
     if (!ours) refuse("\"aud\" does not contain this client");
-    const auto azp = optional_string(claims, "azp", refuse_claim);
+    const auto azp = optional_text(claims, "azp");
     if ((audiences > 1 || azp) && azp != settings_.client_id) refuse("\"azp\" is not this client");
 
     const auto now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     const auto leeway = static_cast<double>(settings_.leeway.count());
-    const auto exp = time_claim(claims, "exp");
-    const auto iat = time_claim(claims, "iat");
-    if (!exp || !iat) refuse("\"exp\" and \"iat\" are required");
-    if (now > *exp + leeway) refuse("it has expired");
-    if (*iat > now + leeway) refuse("it was issued in the future");
-    if (const auto nbf = time_claim(claims, "nbf"); nbf && *nbf > now + leeway) refuse("it is not valid yet");
+    if (now > numeric_date(claims, "exp") + leeway) refuse("it has expired");
+    if (numeric_date(claims, "iat") > now + leeway) refuse("it was issued in the future");
+    if (claims.has("nbf") && numeric_date(claims, "nbf") > now + leeway) refuse("it is not valid yet");
 
-    if (expected_nonce) {
-        const auto nonce = optional_string(claims, "nonce", refuse_claim);
-        if (!nonce || !crypto::constant_time_equal(eth::as_bytes(*nonce), eth::as_bytes(*expected_nonce)))
-            refuse("\"nonce\" does not match");
-    }
+    if (expected_nonce &&
+        !crypto::constant_time_equal(eth::as_bytes(claims.text("nonce")), eth::as_bytes(*expected_nonce)))
+        refuse("\"nonce\" does not match");
 
     IdTokenClaims out;
     out.issuer = settings_.issuer;
-    out.subject = optional_string(claims, "sub", refuse_claim).value_or("");
-    if (out.subject.empty() || out.subject.size() > 255) refuse("\"sub\" is missing or longer than 255 characters");
-    out.email = optional_string(claims, "email", refuse_claim).value_or("");
-    if (const auto v = claims.find("email_verified"); v != claims.end()) {
-        if (!v->is_boolean()) refuse("\"email_verified\" is not a boolean");
-        out.email_verified = v->get<bool>();
+    out.subject = claims.nonempty_text("sub");
+    if (out.subject.size() > 255) throw claims.refusal("sub", "is longer than 255 characters");
+    out.email = optional_text(claims, "email").value_or("");
+    if (claims.has("email_verified")) {
+        const auto& verified = claims.any("email_verified");
+        if (!verified.is_boolean()) throw claims.refusal("email_verified", "is no boolean");
+        out.email_verified = verified.get<bool>();
     }
     return out;
 }

@@ -70,7 +70,8 @@ public:
     /// refetched once when the kid is unknown), iss == settings.issuer, aud
     /// contains client_id (and azp == client_id when several audiences), exp
     /// and iat within leeway, and nonce == expected_nonce when one is given.
-    /// Error(unauthenticated) naming the failed check.
+    /// Error(unauthenticated) naming the failed check; a claim missing or of
+    /// another type is a util::MemberError (unauthenticated) naming it.
     [[nodiscard]] IdTokenClaims verify_id_token(std::string_view id_token,
                                                 const std::optional<std::string>& expected_nonce);
 
