@@ -197,7 +197,7 @@ TEST_CASE("remote signer: going down in a burst of concurrent mints fails the mi
     CHECK(m.nonce() == std::to_string(minted + 1));
 }
 
-TEST_CASE("remote signer: serve starts unready while the signer cannot be reached, its mints answered 503 naming it; "
+TEST_CASE("remote signer: serve starts unready while the signer cannot be reached, its mints answered 503 naming it, "
           "ready once the signer is up, unready while it is down again, and ready after, without a restart",
           "[remote][anvil]") {
     RemoteMinting m("", false);
