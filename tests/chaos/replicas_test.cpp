@@ -96,12 +96,15 @@ std::optional<Owner> owner(const std::vector<Server*>& replicas, const std::stri
 std::optional<std::pair<Owner, Clock::time_point>> takeover(const std::vector<Server*>& replicas,
                                                             const std::string& token, std::uint64_t after,
                                                             std::optional<std::size_t> frozen = {}) {
-    for (const auto deadline = Clock::now() + kTakeoverWithin; Clock::now() < deadline;) {
-        if (const auto now = owner(replicas, token, frozen); now && now->epoch > after)
-            return std::pair{*now, Clock::now()};
-        std::this_thread::sleep_for(50ms);
-    }
-    return std::nullopt;
+    std::optional<std::pair<Owner, Clock::time_point>> taken;
+    (void)eventually(
+        [&] {
+            if (const auto now = owner(replicas, token, frozen); now && now->epoch > after)
+                taken.emplace(*now, Clock::now());
+            return taken.has_value();
+        },
+        kTakeoverWithin);
+    return taken;
 }
 
 double ms_between(Clock::time_point from, Clock::time_point to) {

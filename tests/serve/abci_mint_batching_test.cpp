@@ -14,7 +14,6 @@
 #include <map>
 #include <set>
 #include <optional>
-#include <thread>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -29,7 +28,6 @@
 namespace abci::test::abci_batching_tests {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
 constexpr const char* kRoleRoute = "/abci/contracts/mint-role-token";
@@ -77,13 +75,19 @@ std::vector<std::future<HttpResponse>> post_all(const Http& http, const std::str
 }
 
 // Posts `request` (with its Idempotency-Key) until it is settled: again while
-// there is no answer or 409 (its first attempt still waits for its receipt), for up to 20 s.
+// there is no answer or 409 (its first attempt still waits for its receipt),
+// every 250 ms so as to stay far inside the rate limit. Fails the test when
+// it is not settled within 20 s.
 HttpResponse post_until_settled(const Http& http, const std::string& token, const Request& request) {
-    auto r = http.post(request.route, request.body, token, request.headers);
-    for (const auto deadline = Clock::now() + 20s; (r.status == 0 || r.status == 409) && Clock::now() < deadline;) {
-        std::this_thread::sleep_for(250ms);
-        r = http.post(request.route, request.body, token, request.headers);
-    }
+    HttpResponse r;
+    const bool settled = eventually(
+        [&] {
+            r = http.post(request.route, request.body, token, request.headers);
+            return r.status != 0 && r.status != 409;
+        },
+        20s, 250ms);
+    INFO(r.status << " " << r.body);
+    REQUIRE(settled);
     return r;
 }
 
@@ -169,19 +173,15 @@ std::set<std::string> require_on_chain(ChainServer& chain, const std::vector<Req
 
 bool is_mint_many(ChainServer& chain, const std::string& hash) { return calldata_of(chain, hash).second; }
 
-// Returns right after the chain's next block (or after 5 s), so that the one after is a block time away.
+// Returns right after the chain's next block, so that the one after is a block time away.
 void await_next_block(ChainServer& chain) {
-    const auto block = [&] { return chain.anvil().block_number(); };
-    const auto start_block = block();
-    for (const auto deadline = Clock::now() + 5s; block() == start_block && Clock::now() < deadline;)
-        std::this_thread::sleep_for(50ms);
+    const auto start_block = chain.anvil().block_number();
+    REQUIRE(eventually([&] { return chain.anvil().block_number() != start_block; }, 5s));
 }
 
-// Returns once the signer's pending nonce has moved past `nonce` (a transaction reached the node), or after 1.5 s.
+// Returns once the signer's pending nonce has moved past `nonce`: a transaction reached the node.
 void await_sent(ChainServer& chain, std::uint64_t nonce) {
-    for (const auto deadline = Clock::now() + 1500ms;
-         chain.nonce(ChainServer::signer(), true) == nonce && Clock::now() < deadline;)
-        std::this_thread::sleep_for(20ms);
+    REQUIRE(eventually([&] { return chain.nonce(ChainServer::signer(), true) != nonce; }, 10s));
 }
 
 // How many mints whose Idempotency-Key starts with `prefix` have a transaction in the server's journal.

@@ -1,6 +1,7 @@
 #pragma once
 // Waiting on a state that another thread or process reaches: polls `done`
-// every 20 ms until it holds or `limit` passes; the result says which.
+// every `every` (20 ms unless a poll costs the server more than a read) until
+// it holds or `limit` passes; the result says which.
 
 #include <chrono>
 #include <thread>
@@ -8,11 +9,12 @@
 namespace abci::test {
 
 template <class Done>
-bool eventually(Done done, std::chrono::milliseconds limit = std::chrono::seconds(30)) {
+bool eventually(Done done, std::chrono::milliseconds limit = std::chrono::seconds(30),
+                std::chrono::milliseconds every = std::chrono::milliseconds(20)) {
     const auto deadline = std::chrono::steady_clock::now() + limit;
     while (!done()) {
         if (std::chrono::steady_clock::now() >= deadline) return done();
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        std::this_thread::sleep_for(every);
     }
     return true;
 }
