@@ -229,6 +229,15 @@ TEST_CASE("webhooks: a delivery pending when the server is killed is sent after 
     receiver.answer({500});
     REQUIRE(admin.post(webhook_path(subscription, "/test")).status == 202);
     const auto first = wait_for_deliveries(receiver, 1);
+    // Killed once the failed attempt is recorded: killed before, the delivery would stay leased to the dead
+    // process for its whole lease (the chaos suite's webhook runs kill mid-attempt).
+    json log;
+    const bool recorded = eventually([&] {
+        log = json::parse(admin.get(webhook_path(subscription, "/deliveries")).body)["data"];
+        return log.size() == 1 && log[0]["attemptLog"].size() == 1;
+    });
+    INFO(log.dump());
+    REQUIRE(recorded);
     REQUIRE(::kill(server.pid(), SIGKILL) == 0);
     CHECK(server.stop() == 128 + SIGKILL);
     server.restart();

@@ -433,7 +433,7 @@ TEST_CASE("a certificate's first minting writes certificate.issued with the cert
     CHECK(hooks.fan_out(claimed[0].id, "server-a", "body") == 1u);
 }
 
-TEST_CASE("a lane taken by another server writes lane.owner_changed with both owners and the epoch; renewals and "
+TEST_CASE("a lane taken by another server writes lane.owner_changed with both owners and the epoch, but renewals and "
           "retaking one's own lane do not",
           "[store][webhooks][lanes]") {
     using namespace webhooks_store_test;

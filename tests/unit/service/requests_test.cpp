@@ -129,7 +129,7 @@ TEST_CASE("mint requests: canonical() bytes, version 2, are fixed", "[abci][requ
     CHECK(entity.fingerprint().current == "2:1aead87e7b558fdad59aa9170feca41fc191036e77a3a0e5e8663f80c75ff7b8");
 }
 
-TEST_CASE("mint requests: the fingerprint is the request's, not its spelling; the previous release's still matches",
+TEST_CASE("mint requests: the fingerprint is the request's, not its spelling, and the previous release's still matches",
           "[abci][requests][fingerprint]") {
     const auto body = json::parse(kRoleBody);
     const auto role = parse_mint_role(body);

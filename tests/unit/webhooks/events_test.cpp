@@ -68,7 +68,7 @@ TEST_CASE("webhooks: a result that would make the body 20 kB or more is left out
 }
 
 TEST_CASE("webhooks: certificate.issued is the certificate's view with its mint, its description left out when too "
-          "long; lane.owner_changed names the chain, signer, both owners and the epoch",
+          "long, and lane.owner_changed names the chain, signer, both owners and the epoch",
           "[webhooks]") {
     store::CertificateEvent issued{.certificate = {.id = "c-1", .description = std::string(200, '\x01')},
                                    .mint_id = "m-1",
