@@ -33,6 +33,18 @@ AttemptOutcome outcome(DeliveryState state, int status, std::chrono::millisecond
                           .retry_in = retry_in};
 }
 
+// Claims the outbox's events until none is left, oldest first, showing each to
+// `visit` with the size of the batch it was claimed in, and fans each out.
+template <class Visit>
+void drain_outbox(Webhooks& hooks, Visit visit) {
+    for (auto claimed = hooks.claim_events("server-a", 60s, 10); !claimed.empty();
+         claimed = hooks.claim_events("server-a", 60s, 10))
+        for (const auto& outbox : claimed) {
+            visit(outbox.event, claimed.size());
+            CHECK(hooks.fan_out(outbox.id, "server-a", "body") == 1u);
+        }
+}
+
 }  // namespace webhooks_store_test
 
 TEST_CASE("webhook subscriptions are created, listed, changed, rotated and removed", "[store][webhooks]") {
@@ -339,15 +351,13 @@ TEST_CASE("a confirmed mint whose transaction a reorg removed is answered and co
     // One mint's events are claimed one at a time, oldest first.
     std::vector<EventType> types;
     std::vector<std::string> answers;
-    for (auto claimed = hooks.claim_events("server-a", 60s, 10); !claimed.empty();
-         claimed = hooks.claim_events("server-a", 60s, 10)) {
-        REQUIRE(claimed.size() == 1);
-        const auto& event = std::get<MintEvent>(claimed[0].event);
+    drain_outbox(hooks, [&](const StoredEvent& stored, std::size_t batch) {
+        REQUIRE(batch == 1);
+        const auto& event = std::get<MintEvent>(stored);
         CHECK(event.mint_id == mint.id);
         types.push_back(event.type);
         if (event.type == EventType::mint_confirmed) answers.push_back(event.answer);
-        CHECK(hooks.fan_out(claimed[0].id, "server-a", "body") == 1u);
-    }
+    });
     CHECK(types == std::vector<EventType>{EventType::mint_confirmed, EventType::mint_reorged, EventType::mint_confirmed});
     CHECK(answers == std::vector<std::string>{first, again});
 }
@@ -369,20 +379,17 @@ TEST_CASE("a role request's filing, approval and rejection write their events wi
     REQUIRE(requests.fail(approved.id, "refused"));  // no event type for it: nothing written
 
     std::vector<std::pair<std::string, EventType>> seen;
-    for (auto claimed = hooks.claim_events("server-a", 60s, 10); !claimed.empty();
-         claimed = hooks.claim_events("server-a", 60s, 10))
-        for (const auto& outbox : claimed) {
-            const auto& event = std::get<RoleRequestEvent>(outbox.event);
-            CHECK(event.wallet_address == kStoreWallet);
-            CHECK(event.blockchain_id == kStoreChainId);
-            CHECK(event.role_type == (event.id == approved.id ? "producer" : "verifier"));
-            CHECK(event.status == (event.type == EventType::role_request_created    ? "pending"
-                                   : event.type == EventType::role_request_approved ? "approved"
-                                                                                    : "rejected"));
-            CHECK(std::chrono::abs(event.at - std::chrono::system_clock::now()) < 5s);
-            seen.emplace_back(event.id, event.type);
-            CHECK(hooks.fan_out(outbox.id, "server-a", "body") == 1u);
-        }
+    drain_outbox(hooks, [&](const StoredEvent& stored, std::size_t) {
+        const auto& event = std::get<RoleRequestEvent>(stored);
+        CHECK(event.wallet_address == kStoreWallet);
+        CHECK(event.blockchain_id == kStoreChainId);
+        CHECK(event.role_type == (event.id == approved.id ? "producer" : "verifier"));
+        CHECK(event.status == (event.type == EventType::role_request_created    ? "pending"
+                               : event.type == EventType::role_request_approved ? "approved"
+                                                                                : "rejected"));
+        CHECK(std::chrono::abs(event.at - std::chrono::system_clock::now()) < 5s);
+        seen.emplace_back(event.id, event.type);
+    });
     CHECK(seen == std::vector<std::pair<std::string, EventType>>{{approved.id, EventType::role_request_created},
                                                                  {rejected.id, EventType::role_request_created},
                                                                  {approved.id, EventType::role_request_approved},
@@ -452,12 +459,7 @@ TEST_CASE("a lane taken by another server writes lane.owner_changed with both ow
     REQUIRE(b->hold(lane));
 
     std::vector<LaneEvent> seen;
-    for (auto claimed = hooks.claim_events("server-a", 60s, 10); !claimed.empty();
-         claimed = hooks.claim_events("server-a", 60s, 10))
-        for (const auto& outbox : claimed) {
-            seen.push_back(std::get<LaneEvent>(outbox.event));
-            CHECK(hooks.fan_out(outbox.id, "server-a", "body") == 1u);
-        }
+    drain_outbox(hooks, [&](const StoredEvent& stored, std::size_t) { seen.push_back(std::get<LaneEvent>(stored)); });
     REQUIRE(seen.size() == 2);
     CHECK(seen[0].type == EventType::lane_owner_changed);
     CHECK(seen[0].lane == lane);
