@@ -930,7 +930,7 @@ void TxSender::recover_from_reset(std::uint64_t chain_next) {
     broadcast(gap);
 }
 
-void TxSender::check_settled() {
+std::optional<TxSender::BlockCheck> TxSender::check_blocks() {
     std::map<std::uint64_t, eth::Hash32> blocks;  // each watched block and the hash its transactions were mined under
     {
         std::lock_guard lock(mutex_);
@@ -940,10 +940,9 @@ void TxSender::check_settled() {
     // once something was, a reset soon after a first mint (before the next
     // check) looked like a deep reorg, and the vanished chain's transactions
     // were sent again onto the new one.
-    std::uint64_t head = 0;
-    std::set<std::uint64_t> changed;
+    BlockCheck check;
     try {
-        if (!blocks.empty()) head = chain_.block_number();
+        if (!blocks.empty()) check.head = chain_.block_number();
         // A block at a time, not a receipt per transaction: a burst of
         // mints fills a few blocks with hundreds of transactions each.
         std::vector<rpc::Request> requests;
@@ -952,53 +951,59 @@ void TxSender::check_settled() {
         // With them the genesis block: another one means another chain (a reset), not a reorg.
         requests.push_back({"eth_getBlockByNumber", {"0x0", false}});
         const auto outcomes = chain_.rpc().batch(requests);
-        bool other_genesis = false;
         if (const auto genesis = block_hash(outcomes.back())) {
-            other_genesis = genesis_ && *genesis_ != *genesis;
+            check.other_genesis = genesis_ && *genesis_ != *genesis;
             if (options_.journal && genesis_ != genesis) options_.journal->record_genesis(*genesis);
             genesis_ = genesis;
         }
         std::size_t i = 0;
-        bool shorter = false;  // a block we saw mined is not there at all
-        std::set<std::uint64_t> gone;  // blocks not there, or there under another hash
         for (const auto& [number, hash] : blocks) {
             const auto& o = outcomes[i++];
             if (!o.ok()) continue;
             if (o.value().is_null()) {
-                shorter = true;
-                gone.insert(number);
+                check.shorter = true;
+                check.gone.insert(number);
             } else if (block_hash(o) != hash) {
-                changed.insert(number);
-                gone.insert(number);
+                check.changed.insert(number);
+                check.gone.insert(number);
             }
         }
-        // Another genesis is another chain: what it does not hold as we saw
-        // it mined (mined before the reset) is gone with the old chain; what
-        // it does (mined since) stays settled.
-        if (other_genesis) return forget_settled_blocks(gone);
-        // A reorg replaces blocks with a longer chain; a chain shorter than
-        // what we saw mined was reset (twice in a row: a lagging failover
-        // node is no reason).
-        if (!shorter) {
-            shorter_evidence_ = 0;
-        } else if (++shorter_evidence_ >= 2) {
-            shorter_evidence_ = 0;
-            return forget_settled_blocks(gone);
-        } else {
-            return;
-        }
     } catch (const std::exception&) {
-        return;  // looked at again at the next check
+        return std::nullopt;  // looked at again at the next check
+    }
+    return check;
+}
+
+void TxSender::check_settled() {
+    const auto check = check_blocks();
+    if (!check) return;
+    // Another genesis is another chain: what it does not hold as we saw it
+    // mined (mined before the reset) is gone with the old chain; what it does
+    // (mined since) stays settled.
+    if (check->other_genesis) return forget_settled_blocks(check->gone);
+    // A reorg replaces blocks with a longer chain; a chain shorter than what
+    // we saw mined was reset (twice in a row: a lagging failover node is no
+    // reason).
+    if (!check->shorter) {
+        shorter_evidence_ = 0;
+    } else if (++shorter_evidence_ >= 2) {
+        shorter_evidence_ = 0;
+        return forget_settled_blocks(check->gone);
+    } else {
+        return;
     }
     std::vector<Settled> watched;
     {
         std::lock_guard lock(mutex_);
         for (const auto& s : settled_)
-            if (changed.contains(s.block)) watched.push_back(s);
-        if (changed.empty())
-            std::erase_if(settled_, [&](const Settled& s) { return s.block + options_.reorg_watch_blocks < head; });
+            if (check->changed.contains(s.block)) watched.push_back(s);
+        if (check->changed.empty())
+            std::erase_if(settled_, [&](const Settled& s) { return s.block + options_.reorg_watch_blocks < check->head; });
     }
-    if (watched.empty()) return;
+    if (!watched.empty()) follow_reorged(watched, check->head);
+}
+
+void TxSender::follow_reorged(const std::vector<Settled>& watched, std::uint64_t head) {
     std::vector<rpc::Outcome> outcomes;
     try {
         std::vector<rpc::Request> requests;
@@ -1124,48 +1129,56 @@ void TxSender::on_mined(std::uint64_t nonce, const Receipt& receipt) {
     notify(fates);
 }
 
-void TxSender::maintain() {
-    const auto now = Clock::now();
-    std::vector<std::uint64_t> resend, contested;
-    std::vector<std::pair<std::uint64_t, eth::Hash32>> check;
-    {
-        std::lock_guard lock(mutex_);
-        auto expire = [&](const std::shared_ptr<Intent>& intent, const eth::Hash32* hash) {
-            if (!intent || intent->answered || now < intent->deadline) return;
-            intent->answered = true;
-            const auto waited = seconds_text(intent->request.timeout.value_or(options_.receipt_timeout));
-            if (hash)
-                intent->promise.set_exception(std::make_exception_ptr(
-                    Error(ErrorKind::timeout, "transaction " + eth::to_hex(*hash) + " not mined within " + waited +
-                                                  "; it is still pending and may be mined later")));
-            else
-                intent->promise.set_exception(std::make_exception_ptr(
-                    NeverMined(ErrorKind::timeout, "transaction not sent within " + waited + ": the node is unreachable")));
-        };
-        for (auto& intent : queue_) expire(intent, nullptr);
-        std::erase_if(queue_, [](const auto& intent) { return intent->answered; });
-        for (auto& [nonce, f] : inflight_) {
-            expire(f->intent, &f->hash);
-            if (f->contested && now - f->last_sent >= options_.rebroadcast_after) {
-                f->last_sent = now;
-                contested.push_back(nonce);
-            } else if (!f->broadcast_ok) {
-                resend.push_back(nonce);
-            } else if (now - f->last_sent >= options_.rebroadcast_after) {
-                check.emplace_back(nonce, f->hash);
-            }
+TxSender::Chores TxSender::expire_and_sort(Clock::time_point now) {
+    Chores chores;
+    auto expire = [&](const std::shared_ptr<Intent>& intent, const eth::Hash32* hash) {
+        if (!intent || intent->answered || now < intent->deadline) return;
+        intent->answered = true;
+        const auto waited = seconds_text(intent->request.timeout.value_or(options_.receipt_timeout));
+        if (hash)
+            intent->promise.set_exception(std::make_exception_ptr(
+                Error(ErrorKind::timeout, "transaction " + eth::to_hex(*hash) + " not mined within " + waited +
+                                              "; it is still pending and may be mined later")));
+        else
+            intent->promise.set_exception(std::make_exception_ptr(
+                NeverMined(ErrorKind::timeout, "transaction not sent within " + waited + ": the node is unreachable")));
+    };
+    for (auto& intent : queue_) expire(intent, nullptr);
+    std::erase_if(queue_, [](const auto& intent) { return intent->answered; });
+    for (auto& [nonce, f] : inflight_) {
+        expire(f->intent, &f->hash);
+        if (f->contested && now - f->last_sent >= options_.rebroadcast_after) {
+            f->last_sent = now;
+            chores.contested.push_back(nonce);
+        } else if (!f->broadcast_ok) {
+            chores.resend.push_back(nonce);
+        } else if (now - f->last_sent >= options_.rebroadcast_after) {
+            chores.look_up.emplace_back(nonce, f->hash);
         }
     }
-    if (!resend.empty()) broadcast(resend);
-    settle_contested(contested);
+    return chores;
+}
+
+void TxSender::maintain() {
+    const auto now = Clock::now();
+    Chores chores;
+    {
+        std::lock_guard lock(mutex_);
+        chores = expire_and_sort(now);
+    }
+    if (!chores.resend.empty()) broadcast(chores.resend);
+    settle_contested(chores.contested);
     if (now - last_settled_check_ >= options_.rebroadcast_after) {
         last_settled_check_ = now;
         check_settled();
     }
-    if (check.empty()) return;
+    if (!chores.look_up.empty()) look_up_unmined(chores.look_up, now);
+}
 
+void TxSender::look_up_unmined(const std::vector<std::pair<std::uint64_t, eth::Hash32>>& look_up,
+                               Clock::time_point now) {
     std::vector<rpc::Request> requests;
-    for (const auto& [nonce, hash] : check) requests.push_back({"eth_getTransactionByHash", {eth::to_hex(hash)}});
+    for (const auto& [nonce, hash] : look_up) requests.push_back({"eth_getTransactionByHash", {eth::to_hex(hash)}});
     // With the lookups: is the chain behind our oldest transaction (reset)?
     requests.push_back({"eth_getTransactionCount", {signer_->address().checksummed(), "latest"}});
     std::vector<rpc::Outcome> outcomes;
@@ -1180,35 +1193,23 @@ void TxSender::maintain() {
     } catch (const Error&) {
         chain_next.reset();
     }
-    std::vector<std::uint64_t> forgotten, stuck;
+    std::vector<std::uint64_t> resend;
     std::optional<std::uint64_t> oldest;
     {
         std::lock_guard lock(mutex_);
         if (!inflight_.empty()) oldest = inflight_.begin()->first;
-        for (std::size_t i = 0; i < check.size(); ++i) {
-            auto it = inflight_.find(check[i].first);
+        for (std::size_t i = 0; i < look_up.size(); ++i) {
+            const auto nonce = look_up[i].first;
+            auto it = inflight_.find(nonce);
             if (it == inflight_.end() || !outcomes[i].ok()) continue;
             Inflight& f = *it->second;
             const auto& known = outcomes[i].value();
             if (known.is_null()) {
-                forgotten.push_back(check[i].first);  // the node lost it (restart, eviction): send again
+                resend.push_back(nonce);  // the node lost it (restart, eviction): send again
             } else if (in_a_block(known)) {
                 f.last_sent = now;  // mined, waiting for its confirmations: nothing to resend or replace
             } else if (now - f.first_sent >= options_.replace_after && f.resignable && !f.at_fee_cap) {
-                if (f.fees.max_fee_per_gas >= f.fee_cap) {
-                    f.at_fee_cap = true;  // shows in health as stuck; it stays as it is
-                    f.last_sent = now;
-                    util::log(util::LogLevel::warning, "a transaction is unmined at the fee cap",
-                              {{"chainId", chain_.settings().chain_id}, {"nonce", check[i].first},
-                               {"hash", eth::to_hex(f.hash)}, {"maxFeePerGas", f.fees.max_fee_per_gas.to_dec()}});
-                    continue;
-                }
-                Fees fees = bumped(f.fees);
-                fees.max_fee_per_gas = std::min(fees.max_fee_per_gas, f.fee_cap);
-                fees.max_priority_fee_per_gas = std::min(fees.max_priority_fee_per_gas, fees.max_fee_per_gas);
-                replace(f, check[i].first, fees);
-                f.first_sent = now;  // the replacement gets its own time to be mined
-                stuck.push_back(check[i].first);
+                if (bump(f, nonce, now)) resend.push_back(nonce);
             } else {
                 f.last_sent = now;
             }
@@ -1224,9 +1225,25 @@ void TxSender::maintain() {
     } else {
         reset_evidence_ = 0;
     }
-    forgotten.insert(forgotten.end(), stuck.begin(), stuck.end());
-    std::sort(forgotten.begin(), forgotten.end());
-    if (!forgotten.empty()) broadcast(forgotten);
+    std::sort(resend.begin(), resend.end());
+    if (!resend.empty()) broadcast(resend);
+}
+
+bool TxSender::bump(Inflight& f, std::uint64_t nonce, Clock::time_point now) {
+    if (f.fees.max_fee_per_gas >= f.fee_cap) {
+        f.at_fee_cap = true;  // shows in health as stuck; it stays as it is
+        f.last_sent = now;
+        util::log(util::LogLevel::warning, "a transaction is unmined at the fee cap",
+                  {{"chainId", chain_.settings().chain_id}, {"nonce", nonce}, {"hash", eth::to_hex(f.hash)},
+                   {"maxFeePerGas", f.fees.max_fee_per_gas.to_dec()}});
+        return false;
+    }
+    Fees fees = bumped(f.fees);
+    fees.max_fee_per_gas = std::min(fees.max_fee_per_gas, f.fee_cap);
+    fees.max_priority_fee_per_gas = std::min(fees.max_priority_fee_per_gas, fees.max_fee_per_gas);
+    replace(f, nonce, fees);
+    f.first_sent = now;  // the replacement gets its own time to be mined
+    return true;
 }
 
 }  // namespace abci::chain

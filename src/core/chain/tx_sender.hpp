@@ -169,6 +169,22 @@ private:
     // `reprice` (the repriced ones are sent with it false).
     void broadcast(const std::vector<std::uint64_t>& nonces, bool reprice = true);
     void maintain();
+    // What maintain() does with the in-flight transactions, each list by nonce.
+    struct Chores {
+        std::vector<std::uint64_t> resend;     // the last broadcast failed
+        std::vector<std::uint64_t> contested;  // the node called the nonce used: judged again
+        std::vector<std::pair<std::uint64_t, eth::Hash32>> look_up;  // sent a while ago and not mined
+    };
+    // Fails the callers whose deadline passed and sorts the in-flight
+    // transactions into chores. Called with mutex_ held.
+    [[nodiscard]] Chores expire_and_sort(Clock::time_point now);
+    // Asks the node about `look_up`: what it lost is sent again, what waits
+    // past replace_after is bumped, and a chain behind our oldest nonce
+    // (twice in a row) is recovered from as a reset.
+    void look_up_unmined(const std::vector<std::pair<std::uint64_t, eth::Hash32>>& look_up, Clock::time_point now);
+    // Signs `f` again at bumped fees (true: to be sent), or marks it held at
+    // its fee cap (false). Called with mutex_ held.
+    [[nodiscard]] bool bump(Inflight& f, std::uint64_t nonce, Clock::time_point now);
     void sign(Inflight& f, std::uint64_t nonce) const;
     // Signs `nonce`'s call again at `fees`, keeping the earlier version among
     // its versions (it may still be mined) and watched. Called with mutex_ held.
@@ -218,6 +234,17 @@ private:
     // Looks again at the recently mined transactions: a block hash that
     // changed means a reorg deeper than the confirmations.
     void check_settled();
+    // What check_settled() found of the watched blocks on the chain now.
+    struct BlockCheck {
+        std::uint64_t head = 0;
+        std::set<std::uint64_t> changed;  // there under another hash
+        std::set<std::uint64_t> gone;     // changed, or not there at all
+        bool shorter = false;             // a block we saw mined is not there at all
+        bool other_genesis = false;       // the chain was replaced (a reset)
+    };
+    // The watched blocks and the genesis block, read in one batch; nothing
+    // when the node could not answer (looked at again at the next check).
+    [[nodiscard]] std::optional<BlockCheck> check_blocks();
     // The chain itself was replaced (a devnet reset): what it held in the
     // `gone` blocks is not sent again; the journal says dropped, and new
     // nonces follow the new chain.
@@ -249,6 +276,10 @@ private:
         std::string purpose;
     };
     std::deque<Settled> settled_;
+    // Follows the transactions in the blocks a deep reorg changed (`watched`,
+    // at chain head `head`): one moved to another block is settled there and
+    // its mint answered anew; one gone is sent again from its bytes.
+    void follow_reorged(const std::vector<Settled>& watched, std::uint64_t head);
     std::optional<eth::Hash32> genesis_;  // of the chain the settled transactions are on (sender thread only)
     unsigned shorter_evidence_ = 0;       // consecutive checks that missed a settled block (sender thread only)
     Clock::time_point last_settled_check_{};
