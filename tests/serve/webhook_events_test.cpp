@@ -10,6 +10,7 @@
 #include "serve/expect.hpp"
 #include "support/chain_server.hpp"
 #include "support/eventually.hpp"
+#include "support/metrics_scrape.hpp"
 #include "support/postgres.hpp"
 #include "support/random.hpp"
 #include "support/webhook_receiver.hpp"
@@ -394,6 +395,48 @@ TEST_CASE("webhooks: on PostgreSQL an async mint's events are written with its t
     CHECK(received.by_mint.at(mint_id) == std::vector<std::string>{"mint.submitted", "mint.confirmed"});
     CHECK(event_of(received, mint_id, "mint.confirmed")["data"]["result"] == status["result"]);
     CHECK(pg.psql("events", "SELECT count(*) FROM webhook_outbox") == "0\n");
+}
+
+TEST_CASE("webhooks: a signer falling below minSignerBalanceGwei sends signer.balance_low once, and again only "
+          "after it was funded and fell again",
+          "[serve][webhooks][anvil]") {
+    ChainServer chain({.devnet_keys = "minSignerBalanceGwei = 1000000000\n",  // 1 ether
+                       .extra_config = local_webhooks(),
+                       .env = metrics_env()});
+    const auto http = chain.http();
+    const Http metrics(metrics_url(chain.server()));
+    const auto admin = chain.server().login_admin();
+    WebhookReceiver receiver;
+    subscribe_to(http, admin.token, receiver, {"signer.balance_low"});
+    // The lane's owner reads the balance every few seconds; the gauge shows when it read `ether`.
+    const auto set_balance_read = [&](const char* wei_hex, const std::string& ether) {
+        (void)chain.node_rpc("anvil_setBalance", {ChainServer::signer(), wei_hex});
+        const std::string series = R"(abcictl_signer_balance_ether{chain="devnet"} )" + ether + "\n";
+        REQUIRE(eventually([&] { return metrics.get("/metrics").body.find(series) != std::string::npos; }));
+    };
+
+    set_balance_read("0x6f05b59d3b20000", "0.5");
+    auto received = until_acknowledged(receiver, 1);
+    REQUIRE(received.size() == 1);
+    CHECK(received[0]["verifiedWith"] == json::array({0}));
+    const auto event = json::parse(received[0]["body"].get<std::string>());
+    INFO(event.dump());
+    CHECK(event["type"] == "signer.balance_low");
+    const auto& data = event["data"];
+    CHECK(data["blockchainId"] == ChainServer::blockchain_id);
+    CHECK(data["address"] == ChainServer::signer());
+    CHECK(data["balance"] == "500000000000000000");
+    CHECK(data["minimumBalance"] == "1000000000000000000");
+    CHECK(data["estimatedMints"].is_number_unsigned());
+
+    set_balance_read("0x3782dace9d90000", "0.25");  // lower still: the same fall
+    CHECK(receiver.received().size() == 1);
+    set_balance_read("0x1bc16d674ec80000", "2");
+    set_balance_read("0x1bc16d674ec8000", "0.125");
+    received = until_acknowledged(receiver, 2);
+    REQUIRE(received.size() == 2);
+    CHECK(received[1]["id"] != received[0]["id"]);
+    CHECK(json::parse(received[1]["body"].get<std::string>())["data"]["balance"] == "125000000000000000");
 }
 
 }  // namespace abci::test::webhook_event_tests

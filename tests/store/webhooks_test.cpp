@@ -471,3 +471,53 @@ TEST_CASE("a lane taken by another server writes lane.owner_changed with both ow
     CHECK(seen[1].epoch == 3);
     CHECK(std::chrono::abs(seen[1].at - std::chrono::system_clock::now()) < 5s);
 }
+
+TEST_CASE("a lane's signer falling below its floor writes signer.balance_low once, again only after it recovered, "
+          "and not anew for the lane's next owner",
+          "[store][webhooks][lanes]") {
+    using namespace webhooks_store_test;
+    FreshStore f;
+    auto& lanes = f.store->lanes();
+    const std::string lane = "chain/0xabc";
+    (void)subscribe(*f.store, "wh_a", {"signer.balance_low"});
+    const auto reading = [](const std::string& balance, bool low) {
+        return SignerBalance{.blockchain_id = "chain",
+                             .address = "0xAbC",
+                             .balance = balance,
+                             .minimum_balance = "1000",
+                             .estimated_mints = 7,
+                             .low = low};
+    };
+    const auto a = f.store->open_lane_election("server-a");
+    const auto fence = a->hold(lane);
+    REQUIRE(fence);
+    CHECK_FALSE(lanes.record_signer_balance(*fence, reading("5000", false)));
+    CHECK(lanes.record_signer_balance(*fence, reading("900", true)));
+    CHECK_FALSE(lanes.record_signer_balance(*fence, reading("800", true)));  // still low
+    CHECK_FALSE(lanes.record_signer_balance(*fence, reading("1000", false)));  // recovered
+    CHECK(lanes.record_signer_balance(*fence, reading("700", true)));
+    a->release(lane);
+
+    // The lane's next owner (a restart, another replica) reads the latch, not its own memory.
+    const auto b = f.store->open_lane_election("server-b");
+    const auto taken = b->hold(lane);
+    REQUIRE(taken);
+    CHECK_FALSE(lanes.record_signer_balance(*taken, reading("600", true)));
+    // A fence the lane moved on from flips nothing.
+    CHECK_FALSE(lanes.record_signer_balance(*fence, reading("2000", false)));
+    CHECK_FALSE(lanes.record_signer_balance(*taken, reading("500", true)));
+
+    std::vector<SignerBalanceEvent> seen;
+    drain_outbox(f.store->webhooks(),
+                 [&](const StoredEvent& stored, std::size_t) { seen.push_back(std::get<SignerBalanceEvent>(stored)); });
+    REQUIRE(seen.size() == 2);
+    CHECK(seen[0].type == EventType::signer_balance_low);
+    CHECK(seen[0].lane == lane);
+    CHECK(seen[0].reading.blockchain_id == "chain");
+    CHECK(seen[0].reading.address == "0xAbC");
+    CHECK(seen[0].reading.balance == "900");
+    CHECK(seen[0].reading.minimum_balance == "1000");
+    CHECK(seen[0].reading.estimated_mints == 7);
+    CHECK(seen[1].reading.balance == "700");
+    CHECK(std::chrono::abs(seen[1].at - std::chrono::system_clock::now()) < 5s);
+}

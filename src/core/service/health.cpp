@@ -44,15 +44,12 @@ HealthCheck signer_check(Network& network, store::Store& store) {
     HealthCheck check{.name = "signer:" + c.id, .address = signer.checksummed()};
     try {
         check.stuck = stuck_transactions(network, store);
-        const auto [balance, per_mint] = read_signer_funds(network, network.probe());
-        const eth::U256 floor = c.min_signer_balance_gwei != 0
-                                    ? eth::U256(c.min_signer_balance_gwei) * eth::U256(1'000'000'000)
-                                    : eth::U256(kMintsInReserve) * per_mint;
-        check.balance = balance;
-        check.minimum_balance = floor;
-        check.healthy = balance >= floor && check.stuck.empty();
-        if (balance < floor)
-            check.message = "the signer holds " + balance.to_dec() + " wei, less than the " + floor.to_dec() +
+        const auto funds = read_signer_funds(network, network.probe());
+        check.balance = funds.balance;
+        check.minimum_balance = funds.floor;
+        check.healthy = funds.balance >= funds.floor && check.stuck.empty();
+        if (funds.balance < funds.floor)
+            check.message = "the signer holds " + funds.balance.to_dec() + " wei, less than the " + funds.floor.to_dec() +
                             " wei it needs for the next mints: fund it";
     } catch (const Error& e) {
         check.message = e.what();
@@ -209,6 +206,8 @@ HealthReport collect(std::vector<std::future<HealthCheck>> checks) {
 SignerFunds read_signer_funds(Network& network, chain::ChainClient& client) {
     SignerFunds funds{.balance = client.balance(network.signer_address()),
                       .per_mint = eth::U256(kMintGas) * client.fee_tiers().expected_price(chain::FeeTier::standard)};
+    const auto gwei = network.config().min_signer_balance_gwei;
+    funds.floor = gwei != 0 ? eth::U256(gwei) * eth::U256(1'000'000'000) : eth::U256(kMintsInReserve) * funds.per_mint;
     // What a scrape shows is the last reading: no call of its own.
     network.lane_metrics().signer_funds(funds.balance, funds.per_mint);
     return funds;

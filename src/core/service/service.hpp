@@ -251,6 +251,9 @@ private:
     // The owner's stuck transactions written to its lane when they changed,
     // so that every server's health shows them.
     void report_stuck(Network& network, Network::Term& term);
+    // Reads the signer's balance for the metrics and records it against its
+    // floor, which writes signer.balance_low when it falls below.
+    void watch_signer_balance(Network& network, const store::LaneFence& fence);
     void settle_pending_mints(const std::function<bool(const std::string& blockchain_id)>& ours);
 
     store::Store& store_;

@@ -123,10 +123,12 @@ public:
 /// A role token's metadata: its name, the description every role token has, and `attributes`.
 [[nodiscard]] EntityMetadata role_metadata(const TokenKind& kind, Attributes attributes);
 
-/// The signer's balance and about what one mint costs at the current fee.
+/// The signer's balance, about what one mint costs at the current fee, and
+/// the floor below which the signer is unhealthy and signer.balance_low is sent.
 struct SignerFunds {
     eth::U256 balance;
     eth::U256 per_mint;
+    eth::U256 floor;  // minSignerBalanceGwei, or enough for kMintsInReserve mints
 };
 /// Reads them through `client` (health.cpp) and hands them to the lane's
 /// metrics: the health check's reading, and the lane owner's every few seconds.

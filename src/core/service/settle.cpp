@@ -5,6 +5,7 @@
 // settle_abandoned() at start for what a crash left unsettled and what an
 // operator gave up that the chain mined anyway.
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -258,12 +259,7 @@ bool AbciService::signer_nonce_agrees(Network& network, const store::LaneFence& 
     if (status && !status->halted.empty()) return refuse(status->halted);
     reported_halts_.erase(fence.lane);
     const auto& signer = network.signer_address();
-    try {
-        // For the metrics, fresh on the owner whether or not anything polls its health.
-        (void)read_signer_funds(network, network.probe());
-    } catch (const Error&) {
-        // The metrics keep the last reading; the signer's health check says why.
-    }
+    watch_signer_balance(network, fence);
     std::uint64_t chain_next = 0, chain_latest = 0;
     try {
         chain_next = network.client().pending_nonce(signer);
@@ -293,6 +289,31 @@ bool AbciService::signer_nonce_agrees(Network& network, const store::LaneFence& 
                             fence.lane + "`";
     store_.lanes().halt(fence, why);
     return refuse(why);
+}
+
+void AbciService::watch_signer_balance(Network& network, const store::LaneFence& fence) {
+    SignerFunds funds;
+    try {
+        // Fresh on the owner for the metrics whether or not anything polls its health.
+        funds = read_signer_funds(network, network.probe());
+    } catch (const Error&) {
+        // The metrics keep the last reading; the signer's health check says why.
+        return;
+    }
+    const auto mints = funds.per_mint.is_zero() ? funds.balance : funds.balance / funds.per_mint;
+    try {
+        (void)store_.lanes().record_signer_balance(
+            fence, {.blockchain_id = network.config().id,
+                    .address = network.signer_address().checksummed(),
+                    .balance = funds.balance.to_dec(),
+                    .minimum_balance = funds.floor.to_dec(),
+                    .estimated_mints = mints.fits_u64() ? mints.to_u64() : std::numeric_limits<std::uint64_t>::max(),
+                    .low = funds.balance < funds.floor});
+    } catch (const Error& e) {
+        // The next round records it: the latch still says what was last recorded.
+        util::log(util::LogLevel::warning, "could not record the signer's balance",
+                  {{"lane", fence.lane}, {"error", e.what()}});
+    }
 }
 
 void AbciService::take_over(Network& network, const store::LaneFence& fence) {

@@ -45,6 +45,17 @@ struct LaneStatus {
     std::string genesis;
 };
 
+/// The signer's balance as the lane's owner read it, against the floor its
+/// health check holds it to (service/health.cpp).
+struct SignerBalance {
+    std::string blockchain_id;
+    std::string address;          // checksummed
+    std::string balance;          // wei, decimal
+    std::string minimum_balance;  // wei, decimal
+    std::uint64_t estimated_mints = 0;  // what the balance pays for at the current fee
+    bool low = false;                   // balance < minimum_balance
+};
+
 /// A server's claim on a lane: the epoch it writes under.
 struct LaneFence {
     std::string lane;
@@ -78,6 +89,12 @@ public:
     virtual void report_stuck(const LaneFence& fence, const std::vector<StuckTransaction>& stuck) = 0;
     /// Records the hash of the chain's block 0 the lane sends to, under `fence`.
     virtual void record_genesis(const LaneFence& fence, const std::string& genesis) = 0;
+    /// Records whether the signer's balance is below its floor, under
+    /// `fence`. The lane's row remembers it, so that a balance going low
+    /// writes signer.balance_low once (in the same transaction), and again
+    /// only after it recovered: not once per reading, per restart or per
+    /// replica. True when this reading crossed below.
+    virtual bool record_signer_balance(const LaneFence& fence, const SignerBalance& reading) = 0;
 };
 
 /// One server's bids for lanes. Not thread-safe: one thread of the server

@@ -431,11 +431,17 @@ CREATE INDEX webhook_deliveries_in_order ON webhook_deliveries(subscription_id, 
 CREATE INDEX webhook_outbox_in_order ON webhook_outbox(ordering_key);
 )sql";
 
-constexpr std::array<const char*, 13> kMigrations = {kInitialSchema, kChainState,   kEntityPerTransaction,
+// Whether each lane's signer was last read below its floor, so that
+// signer.balance_low is written once per fall (lanes.hpp).
+constexpr const char* kSignerBalanceLow = R"sql(
+ALTER TABLE lanes ADD COLUMN balance_low INTEGER NOT NULL DEFAULT FALSE;
+)sql";
+
+constexpr std::array<const char*, 14> kMigrations = {kInitialSchema, kChainState,   kEntityPerTransaction,
                                                      kMintRecords,   kAuditByActor, kRefusedAuditRows,
                                                      kSharedState,   kMintJobs,     kLaneStuck,
                                                      kLaneGenesis,   kRoleRequestFailures, kWebhooks,
-                                                     kWebhookOrdering};
+                                                     kWebhookOrdering, kSignerBalanceLow};
 
 }  // namespace
 

@@ -119,6 +119,18 @@ std::string LaneEvent::serialize() const {
         .dump();
 }
 
+std::string SignerBalanceEvent::serialize() const {
+    return json{{"type", to_string(type)},
+                {"lane", lane},
+                {"blockchainId", reading.blockchain_id},
+                {"address", reading.address},
+                {"balance", reading.balance},
+                {"minimumBalance", reading.minimum_balance},
+                {"estimatedMints", reading.estimated_mints},
+                {"at", millis_of(at)}}
+        .dump();
+}
+
 StoredEvent parse_stored_event(const std::string& stored) {
     try {
         const json j = json::parse(stored);
@@ -147,6 +159,16 @@ StoredEvent parse_stored_event(const std::string& stored) {
                              .owner = j.at("owner").get<std::string>(),
                              .epoch = j.at("epoch").get<std::int64_t>(),
                              .at = time_at(j, "at")};
+        case EventType::signer_balance_low:
+            return SignerBalanceEvent{.type = *type,
+                                      .lane = j.at("lane").get<std::string>(),
+                                      .reading = {.blockchain_id = j.at("blockchainId").get<std::string>(),
+                                                  .address = j.at("address").get<std::string>(),
+                                                  .balance = j.at("balance").get<std::string>(),
+                                                  .minimum_balance = j.at("minimumBalance").get<std::string>(),
+                                                  .estimated_mints = j.at("estimatedMints").get<std::uint64_t>(),
+                                                  .low = true},
+                                      .at = time_at(j, "at")};
         default: return MintEvent::parse(stored);
         }
     } catch (const json::exception& e) {

@@ -4,7 +4,8 @@
 // transaction journaled (mint.submitted), its outcome (mint.confirmed,
 // mint.failed), its block leaving the chain (mint.reorged); a role request
 // filed or decided; a certificate minted (certificate.issued); a lane taken
-// by a new owner (lane.owner_changed). What is stored is
+// by a new owner (lane.owner_changed); a lane's signer falling below its
+// floor (signer.balance_low). What is stored is
 // the event's facts, not the body a receiver gets: the body's `result` is the
 // mint's 200 answer as the API renders it, which the front end knows and the
 // store does not, so the delivery worker renders the body when it fans the
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "core/store/certificates.hpp"
+#include "core/store/lanes.hpp"
 #include "core/store/records.hpp"
 
 namespace abci::store {
@@ -101,9 +103,19 @@ struct LaneEvent {
     [[nodiscard]] std::string serialize() const;
 };
 
+/// signer.balance_low: a lane's signer fell below its floor (Lanes::record_signer_balance).
+struct SignerBalanceEvent {
+    EventType type = EventType::signer_balance_low;
+    std::string lane;
+    SignerBalance reading;
+    TimePoint at;
+
+    [[nodiscard]] std::string serialize() const;
+};
+
 /// An outbox event's stored form read back, told by its type.
 /// Error(internal) when it is none of these.
-using StoredEvent = std::variant<MintEvent, RoleRequestEvent, CertificateEvent, LaneEvent>;
+using StoredEvent = std::variant<MintEvent, RoleRequestEvent, CertificateEvent, LaneEvent, SignerBalanceEvent>;
 [[nodiscard]] StoredEvent parse_stored_event(const std::string& stored);
 [[nodiscard]] EventType type_of(const StoredEvent& event) noexcept;
 

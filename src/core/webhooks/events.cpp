@@ -80,6 +80,19 @@ std::string event_body(const store::LaneEvent& event) {
         .dump();
 }
 
+std::string event_body(const store::SignerBalanceEvent& event) {
+    const auto& r = event.reading;
+    return json{{"type", to_string(event.type)},
+                {"timestamp", util::format_iso8601_utc(event.at)},
+                {"data",
+                 {{"blockchainId", r.blockchain_id},
+                  {"address", r.address},
+                  {"balance", r.balance},
+                  {"minimumBalance", r.minimum_balance},
+                  {"estimatedMints", r.estimated_mints}}}}
+        .dump();
+}
+
 std::string event_body(const store::StoredEvent& event, const EventViews& views) {
     return std::visit(
         [&](const auto& e) {

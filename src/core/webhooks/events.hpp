@@ -5,7 +5,8 @@
 // data.transactionHash (mint.submitted, mint.reorged), data.result (the
 // mint's 200 answer, mint.confirmed), data.error ({kind,message}, mint.failed);
 // a role request's, the request as it stood once changed; a certificate's,
-// its route view and mintId; a lane's, its chain, signer, owners and epoch.
+// its route view and mintId; a lane's, its chain, signer, owners and epoch;
+// a signer's low balance, the balance and its floor.
 
 #include <cstddef>
 #include <functional>
@@ -47,6 +48,11 @@ struct EventViews {
 /// lane.owner_changed: data is the lane, blockchainId, signerAddress,
 /// previousOwner (null when no server held it), owner and epoch.
 [[nodiscard]] std::string event_body(const store::LaneEvent& event);
+/// signer.balance_low: data is the blockchainId, the signer's address, its
+/// balance and the minimumBalance it fell below (wei, decimal strings, as
+/// wei outgrow a JSON number's exact range) and estimatedMints, how many
+/// mints the balance still pays for at the current fee.
+[[nodiscard]] std::string event_body(const store::SignerBalanceEvent& event);
 /// Any kind, as the outbox holds it.
 [[nodiscard]] std::string event_body(const store::StoredEvent& event, const EventViews& views);
 /// What an event is about, as one log field: ["mintId", id], ["roleRequestId", id], ….

@@ -337,6 +337,8 @@ const std::array kSchema{
                   "CREATE INDEX webhook_deliveries_in_order ON webhook_deliveries(subscription_id, ordering_key, state)",
                   "CREATE INDEX webhook_outbox_in_order ON webhook_outbox(ordering_key)",
               }},
+    // A lane's signer below its floor: SQLite's kSignerBalanceLow.
+    Migration{9, {"ALTER TABLE lanes ADD COLUMN balance_low BOOLEAN NOT NULL DEFAULT FALSE"}},
 };
 
 }  // namespace

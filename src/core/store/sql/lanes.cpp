@@ -73,6 +73,29 @@ public:
         });
     }
 
+    bool record_signer_balance(const LaneFence& fence, const SignerBalance& reading) override {
+        bool wrote_event = false;
+        // The compare-and-set flips the latch once per crossing, whoever reads
+        // the balance how often; the event commits with the flip or not at all.
+        const bool crossed = db_.row_transaction({}, [&](auto& c) {
+            if (!reading.low) {
+                execute(c, "UPDATE lanes SET balance_low = FALSE WHERE lane = ? AND epoch = ? AND balance_low = TRUE",
+                        fence.lane, fence.epoch);
+                return false;
+            }
+            if (execute(c, "UPDATE lanes SET balance_low = TRUE WHERE lane = ? AND epoch = ? AND balance_low = FALSE",
+                        fence.lane, fence.epoch) != 1)
+                return false;
+            wrote_event = write_event<Db>(c, EventType::signer_balance_low, fence.lane,
+                                          "SELECT lane FROM lanes WHERE lane = ?1", [&](const auto& row) {
+                                              return SignerBalanceEvent{.lane = row.text("lane"), .reading = reading};
+                                          });
+            return true;
+        });
+        if (wrote_event) events_written();
+        return crossed;
+    }
+
 private:
     Db& db_;
 };
