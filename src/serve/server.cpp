@@ -22,6 +22,7 @@
 #include "core/metrics/registry.hpp"
 #include "core/util/log.hpp"
 #include "core/util/text.hpp"
+#include "core/webhooks/cleanup.hpp"
 #include "core/webhooks/delivery.hpp"
 #include "core/webhooks/subscriptions.hpp"
 #include "serve/limited_server.hpp"
@@ -141,6 +142,7 @@ struct Server::State {
     // and the store it uses are destroyed.
     std::unique_ptr<webhooks::SecretBox> webhook_secrets;
     std::unique_ptr<webhooks::DeliveryWorker> webhook_worker;
+    std::unique_ptr<webhooks::DeliveryCleanup> webhook_cleanup;
     std::unique_ptr<webhooks::Subscriptions> webhooks;
     std::unique_ptr<Services> services;
     std::unique_ptr<httplib::Server> http;
@@ -215,6 +217,7 @@ Server::Server(Settings settings, const std::string& revision) : state_(std::mak
             .mint_result =
                 [](const std::string& answer) { return mint_result_view(service::MintResult::parse(answer)); },
             .certificate = [](const store::Certificate& certificate) { return certificate_view(certificate); }});
+    s.webhook_cleanup = std::make_unique<webhooks::DeliveryCleanup>(*s.store, s.settings.webhook_cleanup);
     s.webhooks = std::make_unique<webhooks::Subscriptions>(*s.store, *s.webhook_secrets, s.settings.webhooks.policy,
                                                            [&worker = *s.webhook_worker] { worker.wake(); });
     s.services = std::make_unique<Services>(s.settings, *s.counters, *s.store, *s.auth, *s.content, *s.registry, *s.abci,

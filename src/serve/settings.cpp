@@ -427,6 +427,20 @@ const std::vector<Entry<Settings>>& server_entries() {
              }
          },
          [](const Settings& s) { return text(webhooks::schedule_text(s.webhooks.schedule)); }},
+        {{"webhooks.disableAfter", "seconds, 1 to 31536000", "", "432000 (5 days)",
+          "A webhook subscription none of whose attempts succeeded for this long is disabled by its next failed "
+          "attempt (it says when and why); an admin enables it again."},
+         [](const Value& v, Settings& s) { s.webhooks.disable_after = v.duration<std::chrono::seconds>(1, 365LL * 24 * 3600); },
+         [](const Settings& s) {
+             return text(std::int64_t{std::chrono::duration_cast<std::chrono::seconds>(s.webhooks.disable_after).count()});
+         }},
+        {{"webhooks.keepDeliveries", "seconds, 60 to 315360000", "", "2592000 (30 days)",
+          "How long a webhook delivery that succeeded or failed is kept (to list and replay) after its last attempt; "
+          "then it is removed with its attempts. Pending deliveries are kept until they finish."},
+         [](const Value& v, Settings& s) {
+             s.webhook_cleanup.keep_deliveries = v.duration<std::chrono::seconds>(60, 10 * 365LL * 24 * 3600);
+         },
+         [](const Settings& s) { return text(std::int64_t{s.webhook_cleanup.keep_deliveries.count()}); }},
         {{"strict", "boolean", "", "false",
           "Refuse to start when a start-up check fails (node, chain id, contract, minter role, signer funds); also --strict."},
          [](const Value& v, Settings& s) { s.strict = v.boolean(); }, [](const Settings& s) { return text(s.strict); }},

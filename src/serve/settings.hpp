@@ -17,6 +17,7 @@
 #include "core/content/content_store.hpp"
 #include "core/limits/rate_limiter.hpp"
 #include "core/store/store.hpp"
+#include "core/webhooks/cleanup.hpp"
 #include "core/webhooks/delivery.hpp"
 
 namespace abci::serve {
@@ -88,6 +89,7 @@ struct Settings {
     ConnectionLimits connections;
     MetricsSettings metrics;
     webhooks::DeliverySettings webhooks;  // [webhooks]
+    webhooks::CleanupSettings webhook_cleanup;  // [webhooks] keepDeliveries
     bool strict = false;         // a failing start-up check (AbciService::readiness) refuses the start
     // ABCI_BENCH_REFERENCE_ROUTE=1 (loopback only; in no settings table or
     // help, named in the man page as the benchmark's): GET /_bench/reference

@@ -249,3 +249,62 @@ TEST_CASE("webhooks: a delivery pending when the server is killed is sent after 
 }
 
 }  // namespace abci::test
+
+namespace abci::test {
+
+TEST_CASE("webhooks: a subscription failing for disableAfter is disabled, says when and why, health counts it, "
+          "and enabling it resumes its deliveries",
+          "[serve][webhooks]") {
+    Server server({.config = R"toml(
+[webhooks]
+allowInsecureTargets = true
+allowPrivateTargets = true
+retrySchedule = "0s, 1s, 1s, 1s, 1s, 1s, 1s, 1s, 1s, 1s"
+disableAfter = 3
+)toml"});
+    const Admin admin(server);
+    WebhookReceiver receiver;
+    const auto subscription = admin.subscribe(receiver.url());
+    receiver.verify_with({subscription["secret"].get<std::string>()});
+    receiver.answer(json(std::vector<int>(10, 500)));
+    REQUIRE(admin.post(webhook_path(subscription, "/test")).status == 202);
+
+    json shown;
+    CHECK(eventually([&] {
+        shown = json::parse(admin.get(webhook_path(subscription)).body)["data"];
+        return shown["enabled"] == false;
+    }, std::chrono::seconds(20), std::chrono::milliseconds(250)));  // slower than the admin's rate limit
+    INFO(shown.dump());
+    CHECK_FALSE(shown["disabledAt"].is_null());
+    CHECK(shown["disabledReason"].get<std::string>().starts_with("failing since " +
+                                                                 shown["failingSince"].get<std::string>()));
+    // At least disableAfter between the first failed attempt and the one that disabled it, and nothing sent since.
+    const auto sent = receiver.received().size();
+    CHECK(sent >= 4);
+    CHECK(sent < 10);
+    const auto listed = json::parse(admin.get("/api/admin/webhooks").body)["data"];
+    CHECK(listed[0]["disabledAt"] == shown["disabledAt"]);
+    auto health = json::parse(admin.get("/abci/health").body)["checks"]["webhooks"];
+    CHECK(health["healthy"] == true);
+    CHECK(health["disabledSubscriptions"] == 1);
+    CHECK(health["message"].get<std::string>().starts_with("1 webhook subscription(s) disabled"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    CHECK(receiver.received().size() == sent);
+
+    receiver.answer(json::array());
+    const auto enabled = admin.patch(webhook_path(subscription), {{"enabled", true}});
+    REQUIRE(enabled.status == 200);
+    const auto data = json::parse(enabled.body)["data"];
+    CHECK(data["enabled"] == true);
+    CHECK(data["disabledAt"].is_null());
+    CHECK(data["disabledReason"].is_null());
+    CHECK(data["failingSince"].is_null());
+    const auto received = wait_for_deliveries(receiver, sent + 1);
+    CHECK(received[sent]["answered"] == 200);
+    CHECK(received[sent]["id"] == received[0]["id"]);
+    health = json::parse(admin.get("/abci/health").body)["checks"]["webhooks"];
+    CHECK(health["disabledSubscriptions"] == 0);
+    CHECK_FALSE(health.contains("message"));
+}
+
+}  // namespace abci::test

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "core/util/time.hpp"
 #include "support/error_kind.hpp"
 #include "support/store_helpers.hpp"
 
@@ -520,4 +521,126 @@ TEST_CASE("a lane's signer falling below its floor writes signer.balance_low onc
     CHECK(seen[0].reading.estimated_mints == 7);
     CHECK(seen[1].reading.balance == "700");
     CHECK(std::chrono::abs(seen[1].at - std::chrono::system_clock::now()) < 5s);
+}
+
+namespace webhooks_store_test {
+
+// A failed attempt (500) made at `at`, retried at once, under `disable_after`.
+AttemptOutcome failed_at(TimePoint at, std::chrono::milliseconds disable_after) {
+    auto failed = outcome(DeliveryState::pending, 500);
+    failed.attempt.attempted_at = at;
+    failed.disable_after = disable_after;
+    return failed;
+}
+
+// Claims the subscription's one due delivery and records `attempt` for it.
+void attempt(Webhooks& hooks, const AttemptOutcome& attempt) {
+    const auto claimed = hooks.claim_due("server-a", 60s, 1);
+    REQUIRE(claimed.size() == 1);
+    REQUIRE(hooks.record_attempt(claimed[0].id, "server-a", attempt));
+}
+
+}  // namespace webhooks_store_test
+
+TEST_CASE("a webhook subscription failing for disableAfter is disabled by the attempt that finds it, and enabling "
+          "it clears that",
+          "[store][webhooks]") {
+    using namespace webhooks_store_test;
+    FreshStore f;
+    auto& hooks = f.store->webhooks();
+    (void)subscribe(*f.store, "wh_a");
+    const auto t0 = millis_from_now(-1h);
+    (void)hooks.enqueue("wh_a", "webhook.test", "{}");
+    attempt(hooks, failed_at(t0, 3s));
+    auto shown = hooks.find_subscription("wh_a");
+    REQUIRE(shown);
+    CHECK(shown->failing_since == t0);
+    CHECK(shown->enabled);
+
+    // A success ends the failing spell: the next failure starts another.
+    auto success = outcome(DeliveryState::succeeded, 204);
+    success.disable_after = 3s;
+    attempt(hooks, success);
+    CHECK_FALSE(hooks.find_subscription("wh_a")->failing_since);
+    (void)hooks.enqueue("wh_a", "webhook.test", "{}");
+    const auto t1 = t0 + 10s;
+    attempt(hooks, failed_at(t1, 3s));
+    attempt(hooks, failed_at(t1 + 2999ms, 3s));
+    shown = hooks.find_subscription("wh_a");
+    CHECK(shown->failing_since == t1);
+    CHECK(shown->enabled);
+    CHECK_FALSE(shown->disabled_at);
+
+    const auto before = millis_from_now(0ms);
+    attempt(hooks, failed_at(t1 + 3s, 3s));
+    shown = hooks.find_subscription("wh_a");
+    CHECK_FALSE(shown->enabled);
+    REQUIRE(shown->disabled_at);
+    CHECK(*shown->disabled_at >= before);
+    INFO(shown->disabled_reason);
+    CHECK(shown->disabled_reason.starts_with("failing since " + util::format_iso8601_utc(t1)));
+    CHECK(shown->disabled_reason.find("HTTP 500") != std::string::npos);
+    CHECK(hooks.claim_due("server-a", 60s, 10).empty());
+
+    const auto enabled = hooks.update_subscription("wh_a", {.enabled = true});
+    REQUIRE(enabled);
+    CHECK(enabled->enabled);
+    CHECK(enabled->disabled_reason.empty());
+    CHECK_FALSE(enabled->disabled_at);
+    CHECK_FALSE(enabled->failing_since);
+    // Failing again starts a new spell rather than disabling it at once.
+    attempt(hooks, failed_at(t1 + 1h, 3s));
+    CHECK(hooks.find_subscription("wh_a")->enabled);
+
+    // A 410 disables at once, with when and why.
+    (void)subscribe(*f.store, "wh_b");
+    (void)hooks.enqueue("wh_b", "webhook.test", "{}");
+    (void)hooks.claim_due("server-a", 60s, 10);  // wh_a's retry and wh_b's delivery
+    const auto to_b = hooks.deliveries("wh_b", 1).at(0);
+    auto gone = outcome(DeliveryState::failed, 410);
+    gone.disable_reason = "the receiver answered 410 Gone";
+    REQUIRE(hooks.record_attempt(to_b.id, "server-a", gone));
+    const auto b = hooks.find_subscription("wh_b");
+    CHECK_FALSE(b->enabled);
+    CHECK(b->disabled_at);
+    CHECK(b->disabled_reason == "the receiver answered 410 Gone");
+}
+
+TEST_CASE("finished webhook deliveries are removed with their attempts in bounded batches, pending ones kept",
+          "[store][webhooks]") {
+    using namespace webhooks_store_test;
+    FreshStore f;
+    auto& hooks = f.store->webhooks();
+    (void)subscribe(*f.store, "wh_a");
+    std::vector<std::string> finished;
+    for (int i = 0; i < 5; ++i) {
+        const auto queued = hooks.enqueue("wh_a", "webhook.test", "{}");
+        REQUIRE(hooks.claim_due("server-a", 60s, 1).size() == 1);
+        REQUIRE(hooks.record_attempt(queued.id, "server-a",
+                                     outcome(i == 0 ? DeliveryState::failed : DeliveryState::succeeded,
+                                             i == 0 ? 500 : 200)));
+        finished.push_back(queued.id);
+    }
+    const auto retrying = hooks.enqueue("wh_a", "webhook.test", "{}");
+    REQUIRE(hooks.claim_due("server-a", 60s, 1).size() == 1);
+    REQUIRE(hooks.record_attempt(retrying.id, "server-a", outcome(DeliveryState::pending, 500, 1h)));
+    const auto leased = hooks.enqueue("wh_a", "webhook.test", "{}");
+    REQUIRE(hooks.claim_due("server-a", 60s, 1).size() == 1);
+    const auto waiting = hooks.enqueue("wh_a", "webhook.test", "{}");
+    // Replayed: pending again, however old its last change.
+    REQUIRE(hooks.replay("wh_a", finished[4]));
+
+    CHECK(hooks.remove_finished_deliveries(millis_from_now(-1h), 100) == 0);  // all recent
+    const auto cutoff = millis_from_now(1s);
+    CHECK(hooks.remove_finished_deliveries(cutoff, 3) == 3);
+    CHECK(hooks.remove_finished_deliveries(cutoff, 3) == 1);
+    CHECK(hooks.remove_finished_deliveries(cutoff, 3) == 0);
+    for (int i = 0; i < 4; ++i) {
+        CHECK_FALSE(hooks.find_delivery(finished[static_cast<std::size_t>(i)]));
+        CHECK(hooks.attempts(finished[static_cast<std::size_t>(i)]).empty());
+    }
+    for (const auto& kept : {finished[4], retrying.id, leased.id, waiting.id}) CHECK(hooks.find_delivery(kept));
+    CHECK(hooks.attempts(finished[4]).size() == 1);
+    CHECK(hooks.attempts(retrying.id).size() == 1);
+    CHECK(hooks.deliveries("wh_a", 100).size() == 4);
 }

@@ -51,6 +51,8 @@ Record subscription_record(const json& s, std::string essential) {
                      {"description", cell(s["description"])},
                      {"enabled", cell(s["enabled"])},
                      {"disabledReason", cell(s["disabledReason"])},
+                     {"disabledAt", cell(s["disabledAt"])},
+                     {"failingSince", cell(s["failingSince"])},
                      {"previousSecretUntil", cell(s["previousSecretUntil"])},
                      {"createdAt", cell(s["createdAt"])}};
     if (s.contains("secret")) record.fields.emplace_back("secret", cell(s["secret"]));
@@ -78,12 +80,13 @@ void list(Context& ctx) {
     std::vector<std::vector<std::string>> rows;
     for (const auto& s : answer.at("data"))
         rows.push_back({cell(s["id"]), cell(s["url"]), joined(s["events"]), s["enabled"] == true ? "yes" : "no",
-                        cell(s["description"])});
+                        cell(s["disabledAt"]), cell(s["failingSince"]), cell(s["description"])});
     if (rows.empty() && !ctx.options.json && !ctx.options.quiet) {
         std::cout << "no webhook subscriptions: add one with abcictl webhooks add --url URL --event TYPE\n";
         return;
     }
-    ctx.print_table({"ID", "URL", "EVENTS", "ENABLED", "DESCRIPTION"}, rows, data_and_metadata(answer));
+    ctx.print_table({"ID", "URL", "EVENTS", "ENABLED", "DISABLED BY SERVER", "FAILING SINCE", "DESCRIPTION"}, rows,
+                    data_and_metadata(answer));
 }
 
 void deliveries(Context& ctx, const std::string& id, int limit) {

@@ -194,6 +194,25 @@ HealthCheck database_check(store::Store& store) {
     }
 }
 
+// Healthy however many subscriptions the server disabled: their receivers
+// failing says nothing of this server, and a probe must not take it out of
+// service for them (docs/decisions.md). The count and the message say it.
+HealthCheck webhooks_check(store::Store& store) {
+    HealthCheck check{.name = "webhooks", .healthy = true};
+    try {
+        const auto subscriptions = store.webhooks().list_subscriptions();
+        check.disabled_subscriptions = static_cast<std::uint64_t>(std::count_if(
+            subscriptions.begin(), subscriptions.end(), [](const auto& s) { return !s.enabled && s.disabled_at; }));
+        if (*check.disabled_subscriptions > 0)
+            check.message = std::to_string(*check.disabled_subscriptions) +
+                            " webhook subscription(s) disabled for failing: `abcictl webhooks list` shows which and "
+                            "why; `abcictl webhooks update ID --enable` resumes one";
+    } catch (const Error& e) {
+        check.message = "the webhook subscriptions cannot be read: " + std::string(e.what());
+    }
+    return check;
+}
+
 HealthReport collect(std::vector<std::future<HealthCheck>> checks) {
     HealthReport report;
     for (auto& check : checks) report.checks.push_back(check.get());
@@ -223,6 +242,7 @@ HealthReport AbciService::health() {
         return HealthCheck{.name = "contentStorage", .healthy = result.healthy, .message = result.message};
     }));
     checks.push_back(std::async(std::launch::async, [this] { return database_check(store_); }));
+    checks.push_back(std::async(std::launch::async, [this] { return webhooks_check(store_); }));
     return collect(std::move(checks));
 }
 

@@ -15,7 +15,7 @@ namespace abci::service {
 
 /// One check's finding, with what it read (each field where its check reads it).
 struct HealthCheck {
-    std::string name;  // network:<id>, contract:<id>, minter:<id>, signer:<id>, lane:<id>, contentStorage, database
+    std::string name;  // network:<id>, contract:<id>, minter:<id>, signer:<id>, lane:<id>, contentStorage, database, webhooks
     bool healthy = false;
     std::optional<std::string> message;  // what to fix when unhealthy; the content store says it always
     std::optional<std::uint64_t> chain_id;      // network: the configured one
@@ -35,6 +35,7 @@ struct HealthCheck {
     std::optional<std::uint64_t> journal_nonce;          // lane: the signer's next nonce as the journal holds it
     std::optional<std::uint64_t> chain_latest_nonce;     // lane: the signer's account nonce at the latest block
     std::optional<std::uint64_t> chain_pending_nonce;    // lane: the same with the node's pending transactions
+    std::optional<std::uint64_t> disabled_subscriptions;  // webhooks: the subscriptions the server disabled
 };
 
 struct HealthReport {

@@ -437,11 +437,20 @@ constexpr const char* kSignerBalanceLow = R"sql(
 ALTER TABLE lanes ADD COLUMN balance_low INTEGER NOT NULL DEFAULT FALSE;
 )sql";
 
-constexpr std::array<const char*, 14> kMigrations = {kInitialSchema, kChainState,   kEntityPerTransaction,
+// A subscription failing for [webhooks] disableAfter is disabled (issue 34
+// item 4): since when it fails and when the server disabled it; finished
+// deliveries are removed by their last change ([webhooks] keepDeliveries).
+constexpr const char* kWebhookFailing = R"sql(
+ALTER TABLE webhook_subscriptions ADD COLUMN failing_since INTEGER;
+ALTER TABLE webhook_subscriptions ADD COLUMN disabled_at INTEGER;
+CREATE INDEX webhook_deliveries_finished ON webhook_deliveries(state, updated_at);
+)sql";
+
+constexpr std::array<const char*, 15> kMigrations = {kInitialSchema, kChainState,   kEntityPerTransaction,
                                                      kMintRecords,   kAuditByActor, kRefusedAuditRows,
                                                      kSharedState,   kMintJobs,     kLaneStuck,
                                                      kLaneGenesis,   kRoleRequestFailures, kWebhooks,
-                                                     kWebhookOrdering, kSignerBalanceLow};
+                                                     kWebhookOrdering, kSignerBalanceLow, kWebhookFailing};
 
 }  // namespace
 

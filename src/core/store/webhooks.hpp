@@ -28,6 +28,9 @@ struct WebhookSubscription {
     std::string description;
     bool enabled = true;
     std::string disabled_reason;  // why it was disabled, when it was by the server (410, …); else empty
+    std::optional<TimePoint> disabled_at;  // when the server disabled it; none when an admin did or it is enabled
+    /// The first failed attempt since its last success: none while its deliveries succeed.
+    std::optional<TimePoint> failing_since;
     std::string sealed_secret;    // the signing secret, sealed (webhooks/secret_box.hpp), never shown
     /// The secret it had before its last rotation, still signing beside the
     /// new one until previous_secret_until; empty when none.
@@ -50,7 +53,7 @@ struct WebhookSubscriptionChange {
     std::optional<std::string> url;
     std::optional<std::vector<std::string>> events;
     std::optional<std::string> description;
-    std::optional<bool> enabled;  // enabling again clears disabled_reason
+    std::optional<bool> enabled;  // enabling or disabling clears disabled_reason, disabled_at and failing_since
 };
 
 enum class DeliveryState { pending, succeeded, failed };
@@ -83,12 +86,18 @@ struct OutboxEvent {
     StoredEvent event;
 };
 
+/// Standard Webhooks' advice: a subscription failing for 5 days is disabled.
+inline constexpr std::chrono::hours kDefaultDisableAfter{24 * 5};
+
 /// What an attempt leads to.
 struct AttemptOutcome {
     WebhookAttempt attempt;
     DeliveryState state = DeliveryState::pending;
     std::chrono::milliseconds retry_in{0};  // when state is pending: how long until the next attempt
     std::string disable_reason;             // non-empty: disable the subscription too (a 410)
+    /// A failed attempt disables the subscription when it has been failing
+    /// (failing_since, by the attempts' times) at least this long ([webhooks] disableAfter).
+    std::chrono::milliseconds disable_after = kDefaultDisableAfter;
 };
 
 class Webhooks {
@@ -145,7 +154,10 @@ public:
                                                                  std::size_t limit) = 0;
     /// Records an attempt of a delivery `owner` claimed and applies its
     /// outcome, releasing the lease; false (nothing written) when the lease
-    /// was lost, to another server or by a replay.
+    /// was lost, to another server or by a replay. In the same transaction, a
+    /// success clears the subscription's failing_since, a failure sets it if
+    /// unset and disables the subscription (disabled_at, a reason) for a 410
+    /// or once it is `outcome.disable_after` old.
     [[nodiscard]] virtual bool record_attempt(const std::string& delivery_id, const std::string& owner,
                                               const AttemptOutcome& outcome) = 0;
     /// Queues a delivery again, due now, with its message id and body; its
@@ -156,6 +168,11 @@ public:
     /// due (zero when one is due now), of those claim_due() would take;
     /// nothing when none is pending.
     [[nodiscard]] virtual std::optional<std::chrono::milliseconds> next_due() = 0;
+
+    /// Removes up to `limit` deliveries that succeeded or failed (never a
+    /// pending one) and last changed before `finished_before`, oldest first,
+    /// with their attempts, in one transaction; how many it removed.
+    [[nodiscard]] virtual std::size_t remove_finished_deliveries(TimePoint finished_before, std::size_t limit) = 0;
 };
 
 }  // namespace abci::store

@@ -176,7 +176,7 @@ bool DeliveryWorker::fan_out(milliseconds lease) {
 void DeliveryWorker::deliver(const store::WebhookDelivery& delivery) {
     const auto subscription = store_.webhooks().find_subscription(delivery.subscription_id);
     if (!subscription) return;  // removed since the claim: its deliveries went with it
-    store::AttemptOutcome outcome;
+    store::AttemptOutcome outcome{.disable_after = settings_.disable_after};
     outcome.attempt.attempted_at = std::chrono::system_clock::now();
     std::optional<milliseconds> retry_after;
     const auto started = std::chrono::steady_clock::now();

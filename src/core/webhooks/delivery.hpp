@@ -33,6 +33,8 @@ struct DeliverySettings {
     /// How often a worker with nothing due looks at the store anyway: other
     /// replicas queue deliveries it is not woken for.
     std::chrono::milliseconds idle_check{5'000};
+    /// A subscription none of whose attempts succeeded for this long is disabled ([webhooks] disableAfter).
+    std::chrono::milliseconds disable_after = store::kDefaultDisableAfter;
 
     [[nodiscard]] static std::vector<std::chrono::milliseconds> default_schedule();
 };

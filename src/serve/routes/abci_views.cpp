@@ -91,6 +91,7 @@ json check_view(const service::HealthCheck& check) {
     if (check.owned_here) out["ownedHere"] = *check.owned_here;
     if (check.pending) out["pendingTransactions"] = *check.pending;
     if (check.oldest_pending_seconds) out["oldestPendingSeconds"] = *check.oldest_pending_seconds;
+    if (check.disabled_subscriptions) out["disabledSubscriptions"] = *check.disabled_subscriptions;
     if (const auto& f = check.in_flight)
         out["pendingByState"] = {{"queued", f->queued}, {"signed", f->signed_unsent}, {"sent", f->sent}, {"stuck", f->stuck}};
     if (check.journal_nonce) {

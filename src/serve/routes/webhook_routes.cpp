@@ -22,6 +22,8 @@ json subscription_view(const store::WebhookSubscription& s) {
             {"description", s.description},
             {"enabled", s.enabled},
             {"disabledReason", s.disabled_reason.empty() ? json(nullptr) : json(s.disabled_reason)},
+            {"disabledAt", s.disabled_at ? json(iso_time(*s.disabled_at)) : json(nullptr)},
+            {"failingSince", s.failing_since ? json(iso_time(*s.failing_since)) : json(nullptr)},
             {"previousSecretUntil", rotating ? json(iso_time(*s.previous_secret_until)) : json(nullptr)},
             {"createdAt", iso_time(s.created_at)},
             {"updatedAt", iso_time(s.updated_at)}};

@@ -339,6 +339,13 @@ const std::array kSchema{
               }},
     // A lane's signer below its floor: SQLite's kSignerBalanceLow.
     Migration{9, {"ALTER TABLE lanes ADD COLUMN balance_low BOOLEAN NOT NULL DEFAULT FALSE"}},
+    // A failing subscription disabled, finished deliveries removed: SQLite's kWebhookFailing.
+    Migration{10,
+              {
+                  "ALTER TABLE webhook_subscriptions ADD COLUMN failing_since BIGINT",
+                  "ALTER TABLE webhook_subscriptions ADD COLUMN disabled_at BIGINT",
+                  "CREATE INDEX webhook_deliveries_finished ON webhook_deliveries(state, updated_at)",
+              }},
 };
 
 }  // namespace

@@ -1,16 +1,20 @@
 // Webhook subscriptions, deliveries and their attempts.
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "core/crypto/encoding.hpp"
 #include "core/store/sql/backends.hpp"
+#include "core/util/log.hpp"
+#include "core/util/time.hpp"
 
 namespace abci::store::sql {
 namespace {
 
 constexpr const char* kSubscriptionColumns =
-    "id, url, events, description, enabled, disabled_reason, secret, previous_secret, previous_secret_until, "
-    "created_at, updated_at";
+    "id, url, events, description, enabled, disabled_reason, disabled_at, failing_since, secret, previous_secret, "
+    "previous_secret_until, created_at, updated_at";
 constexpr auto read_subscription = [](const auto& row) {
     return WebhookSubscription{.id = row.text("id"),
                                .url = row.text("url"),
@@ -18,6 +22,8 @@ constexpr auto read_subscription = [](const auto& row) {
                                .description = row.text("description"),
                                .enabled = row.boolean("enabled"),
                                .disabled_reason = row.text("disabled_reason"),
+                               .disabled_at = row.optional_time_at("disabled_at"),
+                               .failing_since = row.optional_time_at("failing_since"),
                                .sealed_secret = row.text("secret"),
                                .sealed_previous_secret = row.text("previous_secret"),
                                .previous_secret_until = row.optional_time_at("previous_secret_until"),
@@ -119,12 +125,15 @@ public:
             change.events ? std::optional(string_list_to_json(*change.events, "webhook event types")) : std::nullopt;
         return db_.transaction({}, [&](auto& c) -> std::optional<WebhookSubscription> {
             // COALESCE keeps a column whose new value is NULL (not given);
-            // enabling clears the reason the server disabled it for.
+            // an admin's enabling clears why and since when the server
+            // disabled it, and since when it failed: a fresh start.
             if (execute(c,
                         "UPDATE webhook_subscriptions SET url = COALESCE(?2, url), events = COALESCE(?3, events), "
                         "description = COALESCE(?4, description), enabled = COALESCE(CAST(?5 AS BOOLEAN), enabled), "
-                        "disabled_reason = CASE WHEN CAST(?5 AS BOOLEAN) IS NULL THEN disabled_reason ELSE '' END, updated_at = ?6 "
-                        "WHERE id = ?1",
+                        "disabled_reason = CASE WHEN CAST(?5 AS BOOLEAN) IS NULL THEN disabled_reason ELSE '' END, "
+                        "disabled_at = CASE WHEN CAST(?5 AS BOOLEAN) IS NULL THEN disabled_at ELSE NULL END, "
+                        "failing_since = CASE WHEN CAST(?5 AS BOOLEAN) IS NULL THEN failing_since ELSE NULL END, "
+                        "updated_at = ?6 WHERE id = ?1",
                         id, change.url, events, change.description, change.enabled, to_millis(now_millis())) != 1)
                 return std::nullopt;
             return find(c, id);
@@ -266,7 +275,11 @@ public:
                         const AttemptOutcome& outcome) override {
         const std::string clock = Db::clock_millis();
         const auto& a = outcome.attempt;
-        return db_.transaction({}, [&](auto& c) {
+        std::string disabled;  // the subscription, when this attempt disabled it
+        std::string reason;
+        const bool recorded = db_.transaction({}, [&](auto& c) {
+            disabled.clear();
+            reason.clear();
             if (execute(c,
                         "UPDATE webhook_deliveries SET attempts = attempts + 1, state = ?3, next_attempt_at = " +
                             clock + " + ?4, lease_owner = '', lease_until = 0, updated_at = ?5 "
@@ -278,13 +291,37 @@ public:
                     "INSERT INTO webhook_attempts (delivery_id, attempted_at, status, latency_ms, error) "
                     "VALUES (?, ?, ?, ?, ?)",
                     delivery_id, to_millis(a.attempted_at), a.status, a.latency_ms, recordable_text(a.error));
-            if (!outcome.disable_reason.empty())
+            const auto subscription = *query_one(
+                c, "SELECT subscription_id FROM webhook_deliveries WHERE id = ?",
+                [](const auto& row) { return row.text("subscription_id"); }, delivery_id);
+            if (outcome.state == DeliveryState::succeeded) {
                 execute(c,
-                        "UPDATE webhook_subscriptions SET enabled = FALSE, disabled_reason = ?2, updated_at = ?3 "
-                        "WHERE id = (SELECT subscription_id FROM webhook_deliveries WHERE id = ?1)",
-                        delivery_id, outcome.disable_reason, to_millis(now_millis()));
+                        "UPDATE webhook_subscriptions SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL",
+                        subscription);
+                return true;
+            }
+            const auto failing_since = *query_one(
+                c,
+                "UPDATE webhook_subscriptions SET failing_since = COALESCE(failing_since, ?2) WHERE id = ?1 "
+                "RETURNING failing_since",
+                [](const auto& row) { return row.time_at("failing_since"); }, subscription, to_millis(a.attempted_at));
+            reason = outcome.disable_reason;
+            if (reason.empty() && a.attempted_at - failing_since >= outcome.disable_after)
+                reason = fmt::format("failing since {}: no attempt succeeded for [webhooks] disableAfter (the last: {})",
+                                     util::format_iso8601_utc(failing_since), a.error);
+            if (reason.empty()) return true;
+            // Not one an admin disabled meanwhile: that stays the admin's, without a reason.
+            if (execute(c,
+                        "UPDATE webhook_subscriptions SET enabled = FALSE, disabled_reason = ?2, disabled_at = ?3, "
+                        "updated_at = ?3 WHERE id = ?1 AND enabled = TRUE",
+                        subscription, recordable_text(reason), to_millis(now_millis())) == 1)
+                disabled = subscription;
             return true;
         });
+        if (!disabled.empty())
+            util::log(util::LogLevel::warning, "webhook subscription disabled: its deliveries wait until an admin enables it",
+                      {{"subscription", disabled}, {"reason", reason}});
+        return recorded;
     }
 
     std::optional<WebhookDelivery> replay(const std::string& subscription_id, const std::string& delivery_id) override {
@@ -315,6 +352,19 @@ public:
         });
         if (!wait || !*wait) return std::nullopt;
         return std::chrono::milliseconds(std::max<std::int64_t>(0, **wait));
+    }
+
+    std::size_t remove_finished_deliveries(TimePoint finished_before, std::size_t limit) override {
+        // The same rows twice in one transaction: the attempts first, which refer to their delivery.
+        const std::string finished =
+            "SELECT id FROM webhook_deliveries WHERE state <> 'pending' AND updated_at < ?1 "
+            "ORDER BY updated_at, id LIMIT ?2";
+        return db_.transaction({}, [&](auto& c) {
+            execute(c, "DELETE FROM webhook_attempts WHERE delivery_id IN (" + finished + ")", to_millis(finished_before),
+                    static_cast<std::int64_t>(limit));
+            return static_cast<std::size_t>(execute(c, "DELETE FROM webhook_deliveries WHERE id IN (" + finished + ")",
+                                                    to_millis(finished_before), static_cast<std::int64_t>(limit)));
+        });
     }
 
 private:
