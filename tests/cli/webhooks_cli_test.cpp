@@ -28,6 +28,12 @@ TEST_CASE("client webhooks: add prints the secret once, test delivers, deliverie
     const auto listed = admin.ok({"webhooks", "list"});
     CHECK(listed.find(id) != std::string::npos);
     CHECK(listed.find(secret) == std::string::npos);
+    // Whether and since when the server disabled it, and since when it fails: none yet.
+    CHECK(listed.find("DISABLED BY SERVER") != std::string::npos);
+    CHECK(listed.find("FAILING SINCE") != std::string::npos);
+    const auto shown = admin.ok({"webhooks", "show", id});
+    CHECK(shown.find("disabledAt:") != std::string::npos);
+    CHECK(shown.find("failingSince:") != std::string::npos);
     CHECK(admin.ok({"-q", "webhooks", "show", id}) == "true\n");
 
     const auto delivery = admin.ok({"-q", "webhooks", "test", id});
