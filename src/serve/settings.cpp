@@ -441,6 +441,24 @@ const std::vector<Entry<Settings>>& server_entries() {
              s.webhook_cleanup.keep_deliveries = v.duration<std::chrono::seconds>(60, 10 * 365LL * 24 * 3600);
          },
          [](const Settings& s) { return text(std::int64_t{s.webhook_cleanup.keep_deliveries.count()}); }},
+        {{"webhooks.timeout", "wait, 1ms to 60s", "", "15s",
+          "A webhook attempt's connection, and each of its reads and writes, give up after this (units ms, s, m); "
+          "a delivery is leased for three times it and 10 s."},
+         [](const Value& v, Settings& s) {
+             const auto refused = [&] { return bad_setting(v.where(), "must be a wait from 1ms to 60s, such as 15s or 500ms"); };
+             try {
+                 s.webhooks.timeout = webhooks::parse_wait(v.string());
+             } catch (const Error&) {
+                 throw refused();
+             }
+             if (s.webhooks.timeout <= std::chrono::milliseconds(0) || s.webhooks.timeout > std::chrono::seconds(60))
+                 throw refused();
+         },
+         [](const Settings& s) { return text(webhooks::wait_text(s.webhooks.timeout)); }},
+        {{"webhooks.concurrency", "integer, 1 to 64", "", "8",
+          "Webhook deliveries sent at once, each to another subscription: a subscription is sent one at a time."},
+         [](const Value& v, Settings& s) { s.webhooks.concurrency = static_cast<std::size_t>(v.integer(1, 64)); },
+         [](const Settings& s) { return text(static_cast<std::int64_t>(s.webhooks.concurrency)); }},
         {{"strict", "boolean", "", "false",
           "Refuse to start when a start-up check fails (node, chain id, contract, minter role, signer funds); also --strict."},
          [](const Value& v, Settings& s) { s.strict = v.boolean(); }, [](const Settings& s) { return text(s.strict); }},

@@ -2,6 +2,7 @@
 // 6) against a real `abcictl serve` and a receiver that verifies every
 // delivery with the specification's reference library (standardwebhooks).
 
+#include <algorithm>
 #include <csignal>
 #include <thread>
 
@@ -162,6 +163,59 @@ TEST_CASE("webhooks: a receiver's 500 is retried with the same webhook-id, a 410
     REQUIRE(enabled.status == 200);
     CHECK(json::parse(enabled.body)["data"]["disabledReason"].is_null());
     (void)wait_for_deliveries(receiver, 9);
+}
+
+TEST_CASE("webhooks: a receiver that hangs holds up its own subscription's deliveries only, each subscription's "
+          "sent one at a time",
+          "[serve][webhooks]") {
+    Server server({.config = std::string(kLocalWebhooks) + "timeout = \"3s\"\n"});
+    const Admin admin(server);
+    WebhookReceiver hanging;
+    WebhookReceiver slow;
+    const auto stuck = admin.subscribe(hanging.url());
+    const auto other = admin.subscribe(slow.url());
+    hanging.answer(json::array({"hang", "hang", "hang", "hang"}));
+    slow.policy({{"delayMs", 150}});
+    REQUIRE(admin.post(webhook_path(stuck, "/test")).status == 202);
+    REQUIRE(admin.post(webhook_path(stuck, "/test")).status == 202);
+    (void)wait_for_deliveries(hanging, 1);
+    constexpr std::size_t kEvents = 5;
+    for (std::size_t i = 0; i < kEvents; ++i) REQUIRE(admin.post(webhook_path(other, "/test")).status == 202);
+
+    json delivered;
+    const bool all_ended = eventually([&] {
+        delivered = slow.received();
+        return delivered.size() == kEvents &&
+               std::all_of(delivered.begin(), delivered.end(), [](const json& d) { return !d["endedAt"].is_null(); });
+    });
+    const auto held = hanging.received();
+    INFO(delivered.dump() << "\nhanging: " << held.dump());
+    REQUIRE(all_ended);
+    // All of them while the hanging receiver still held the first attempt (3 s), and its second event not beside it.
+    REQUIRE(held.size() == 1);
+    CHECK(held[0]["endedAt"].is_null());
+    for (std::size_t i = 1; i < delivered.size(); ++i)
+        CHECK(delivered[i]["arrivedAt"].get<double>() >= delivered[i - 1]["endedAt"].get<double>());
+}
+
+TEST_CASE("webhooks: serve refuses a bad [webhooks] timeout or concurrency with one line naming it",
+          "[serve][webhooks]") {
+    CleanHome home;
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {"[webhooks]\ntimeout = \"0s\"\n", "config key webhooks.timeout: must be a wait from 1ms to 60s"},
+        {"[webhooks]\ntimeout = \"61s\"\n", "config key webhooks.timeout: must be a wait from 1ms to 60s"},
+        {"[webhooks]\ntimeout = \"fast\"\n", "config key webhooks.timeout: must be a wait from 1ms to 60s"},
+        {"[webhooks]\nconcurrency = 0\n", "config key webhooks.concurrency: must be an integer from 1 to 64"},
+    };
+    for (const auto& [config, says] : cases) {
+        INFO(config << "\nexpected: " << says);
+        const auto path = home.write("serve.toml", config);
+        const auto result = run_abcictl({"serve", "--config", path, "--data-dir", home / "data"}, {}, home.env());
+        INFO("stderr: " << result.err);
+        CHECK(result.exit_code == 2);
+        CHECK(result.err.find(says) != std::string::npos);
+        CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
+    }
 }
 
 TEST_CASE("webhooks: after a secret's rotation both the old and the new secret verify each delivery for 24 hours",

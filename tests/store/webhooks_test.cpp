@@ -195,6 +195,40 @@ TEST_CASE("a 410 disables the webhook subscription, whose deliveries then wait u
     CHECK(resumed[0].id == second.id);
 }
 
+TEST_CASE("claim_due takes the oldest due delivery of each webhook subscription, none of one with a delivery in flight",
+          "[store][webhooks]") {
+    using namespace webhooks_store_test;
+    FreshStore f;
+    auto& hooks = f.store->webhooks();
+    (void)subscribe(*f.store, "wh_a");
+    (void)subscribe(*f.store, "wh_b");
+    const auto a1 = hooks.enqueue("wh_a", "webhook.test", "{\"n\":1}");
+    const auto a2 = hooks.enqueue("wh_a", "webhook.test", "{\"n\":2}");
+    const auto b1 = hooks.enqueue("wh_b", "webhook.test", "{\"n\":3}");
+
+    auto claimed = hooks.claim_due("server-a", 60s, 10);
+    REQUIRE(claimed.size() == 2);
+    CHECK(claimed[0].id == a1.id);
+    CHECK(claimed[1].id == b1.id);
+    // a2 waits while a1 is in flight, whoever holds it, and is not called due.
+    CHECK(hooks.claim_due("server-b", 60s, 10).empty());
+    REQUIRE(hooks.next_due());
+    CHECK(*hooks.next_due() > 50s);
+
+    REQUIRE(hooks.record_attempt(a1.id, "server-a", outcome(DeliveryState::succeeded, 200)));
+    CHECK(*hooks.next_due() == 0ms);
+    claimed = hooks.claim_due("server-b", 200ms, 10);
+    REQUIRE(claimed.size() == 1);
+    CHECK(claimed[0].id == a2.id);
+    // Its holder died: once the lease ran out another server takes that delivery, still one at a time.
+    (void)hooks.enqueue("wh_a", "webhook.test", "{\"n\":4}");
+    CHECK(hooks.claim_due("server-a", 60s, 10).empty());
+    std::this_thread::sleep_for(300ms);
+    claimed = hooks.claim_due("server-a", 60s, 10);
+    REQUIRE(claimed.size() == 1);
+    CHECK(claimed[0].id == a2.id);
+}
+
 namespace webhooks_store_test {
 
 MintRequest new_mint(const std::string& key) {

@@ -148,7 +148,9 @@ public:
     /// Claims for `owner`, for `lease`, up to `limit` pending deliveries that
     /// are due and whose lease (anyone's) has run out, oldest due first, of
     /// enabled subscriptions only, and none while an older delivery of the
-    /// same mint to the same subscription is still pending.
+    /// same mint to the same subscription is still pending. At most one of a
+    /// subscription, and none of one whose delivery is leased (in flight) to
+    /// any server: a subscription is sent one delivery at a time.
     [[nodiscard]] virtual std::vector<WebhookDelivery> claim_due(const std::string& owner,
                                                                  std::chrono::milliseconds lease,
                                                                  std::size_t limit) = 0;

@@ -43,6 +43,17 @@ std::vector<milliseconds> DeliverySettings::default_schedule() {
     return {0ms, 5s, 5min, 30min, 2h, 5h, 10h, 14h, 20h, 24h};
 }
 
+milliseconds parse_wait(const std::string& text) {
+    std::int64_t value = -1;
+    const auto [rest, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    const std::string_view unit(rest, static_cast<std::size_t>(text.data() + text.size() - rest));
+    const std::int64_t scale = unit == "ms" ? 1 : unit == "s" ? 1000 : unit == "m" ? 60'000 : unit == "h" ? 3'600'000 : 0;
+    if (ec != std::errc() || value < 0 || scale == 0 || value > 7 * 86'400'000 / scale)
+        throw Error(ErrorKind::invalid_input,
+                    fmt::format("'{}' is not a wait such as 0s, 500ms, 5m or 2h (at most 7 days)", text));
+    return milliseconds(value * scale);
+}
+
 std::vector<milliseconds> parse_schedule(const std::string& text) {
     std::vector<milliseconds> schedule;
     std::size_t start = 0;
@@ -51,31 +62,27 @@ std::vector<milliseconds> parse_schedule(const std::string& text) {
         std::string entry = text.substr(start, end - start);
         entry.erase(0, entry.find_first_not_of(' '));
         entry.erase(entry.find_last_not_of(' ') + 1);
-        std::int64_t value = -1;
-        const auto [rest, ec] = std::from_chars(entry.data(), entry.data() + entry.size(), value);
-        const std::string_view unit(rest, static_cast<std::size_t>(entry.data() + entry.size() - rest));
-        const std::int64_t scale = unit == "ms" ? 1 : unit == "s" ? 1000 : unit == "m" ? 60'000 : unit == "h" ? 3'600'000 : 0;
-        if (ec != std::errc() || value < 0 || scale == 0 || value > 7 * 86'400'000 / scale)
-            throw Error(ErrorKind::invalid_input,
-                        fmt::format("retry schedule entry '{}' is not a wait such as 0s, 500ms, 5m or 2h (at most "
-                                    "7 days)",
-                                    entry));
-        schedule.emplace_back(value * scale);
+        try {
+            schedule.push_back(parse_wait(entry));
+        } catch (const Error& e) {
+            throw Error(ErrorKind::invalid_input, fmt::format("retry schedule entry {}", e.what()));
+        }
         start = end + 1;
     }
     return schedule;
 }
 
+std::string wait_text(milliseconds wait) {
+    const auto ms = wait.count();
+    if (ms % 3'600'000 == 0 && ms > 0) return std::to_string(ms / 3'600'000) + "h";
+    if (ms % 60'000 == 0 && ms > 0) return std::to_string(ms / 60'000) + "m";
+    if (ms % 1000 == 0) return std::to_string(ms / 1000) + "s";
+    return std::to_string(ms) + "ms";
+}
+
 std::string schedule_text(const std::vector<milliseconds>& schedule) {
     std::string text;
-    for (const auto wait : schedule) {
-        const auto ms = wait.count();
-        text += text.empty() ? "" : ", ";
-        if (ms % 3'600'000 == 0 && ms > 0) text += std::to_string(ms / 3'600'000) + "h";
-        else if (ms % 60'000 == 0 && ms > 0) text += std::to_string(ms / 60'000) + "m";
-        else if (ms % 1000 == 0) text += std::to_string(ms / 1000) + "s";
-        else text += std::to_string(ms) + "ms";
-    }
+    for (const auto wait : schedule) text += (text.empty() ? "" : ", ") + wait_text(wait);
     return text;
 }
 
@@ -86,9 +93,12 @@ DeliveryWorker::DeliveryWorker(store::Store& store, const SecretBox& box, Delive
       settings_(std::move(settings)),
       owner_(std::move(owner)),
       views_(std::move(views)),
-      random_(std::random_device{}()),
-      thread_([this] { run(); }),
-      events_written_(store::on_events_written([this] { wake(); })) {}
+      random_(std::random_device{}()) {
+    for (std::size_t i = 0; i < settings_.concurrency; ++i)
+        senders_.emplace_back([this] { send(); });
+    thread_ = std::thread([this] { run(); });
+    events_written_ = store::on_events_written([this] { wake(); });
+}
 
 DeliveryWorker::~DeliveryWorker() {
     events_written_.reset();
@@ -98,6 +108,13 @@ DeliveryWorker::~DeliveryWorker() {
     }
     changed_.notify_all();
     thread_.join();
+    // Only now: a claim the worker made while stopping is still sent, not left leased to no one.
+    {
+        const std::lock_guard lock(mutex_);
+        closed_ = true;
+    }
+    handed_.notify_all();
+    for (auto& sender : senders_) sender.join();
 }
 
 void DeliveryWorker::wake() {
@@ -112,36 +129,71 @@ milliseconds DeliveryWorker::with_jitter(milliseconds wait) {
     // Up to a tenth more, so that deliveries failed together by one outage
     // do not all come back in the same second.
     if (wait < 10ms) return wait;
+    const std::lock_guard lock(mutex_);
     return wait + milliseconds(std::uniform_int_distribution<std::int64_t>(0, wait.count() / 10)(random_));
 }
 
 void DeliveryWorker::run() {
     // Long enough for one attempt (connect, send, answer), which it covers alone.
     const milliseconds lease = 3 * settings_.timeout + 10s;
+    const std::size_t senders = senders_.size();
     milliseconds wait = 0ms;
     for (;;) {
+        std::size_t free = 0;
         {
             std::unique_lock lock(mutex_);
             changed_.wait_for(lock, wait, [&] { return woken_ || stopping_; });
             if (stopping_) return;
             woken_ = false;
+            free = senders - busy_;
         }
         try {
             if (!fan_out(kOutboxLease)) return;
-            for (;;) {
-                const auto claimed = store_.webhooks().claim_due(owner_, lease, 1);
-                if (claimed.empty()) break;
-                deliver(claimed.front());
-                const std::lock_guard lock(mutex_);
-                if (stopping_) return;
+            // Claimed only for a free sender: what is claimed is sent now, not left leased in a queue.
+            if (free > 0) {
+                auto claimed = store_.webhooks().claim_due(owner_, lease, free);
+                {
+                    const std::lock_guard lock(mutex_);
+                    busy_ += claimed.size();
+                    for (auto& delivery : claimed) handed_over_.push_back(std::move(delivery));
+                    free -= claimed.size();
+                }
+                handed_.notify_all();
             }
-            const auto due = store_.webhooks().next_due();
+            // Every sender busy: the first to finish wakes the worker, before anything due could be sent.
+            const auto due = free > 0 ? store_.webhooks().next_due() : std::nullopt;
             wait = due ? std::min(*due, settings_.idle_check) : settings_.idle_check;
         } catch (const Error& e) {
             util::log(util::LogLevel::warning, "webhook deliveries paused: the store failed",
                       {{"error", e.what()}, {"kind", to_string(e.kind())}});
             wait = 1s;
         }
+    }
+}
+
+void DeliveryWorker::send() {
+    for (;;) {
+        store::WebhookDelivery delivery;
+        {
+            std::unique_lock lock(mutex_);
+            handed_.wait(lock, [&] { return !handed_over_.empty() || closed_; });
+            if (handed_over_.empty()) return;
+            delivery = std::move(handed_over_.front());
+            handed_over_.pop_front();
+        }
+        try {
+            deliver(delivery);
+        } catch (const Error& e) {
+            // Left leased: sent again when its lease runs out.
+            util::log(util::LogLevel::warning, "a webhook attempt was not recorded: the store failed",
+                      {{"delivery", delivery.id}, {"error", e.what()}, {"kind", to_string(e.kind())}});
+        }
+        {
+            const std::lock_guard lock(mutex_);
+            --busy_;
+            woken_ = true;  // the subscription's next delivery, or another's, can go now
+        }
+        changed_.notify_all();
     }
 }
 

@@ -6,9 +6,14 @@
 // a delivery queued (wake()) or the next retry is due, never polling per
 // request; with replicas on one database each event and each delivery is
 // handled by one of them at a time, under a lease (store/webhooks.hpp).
+// A pool of senders sends deliveries of different subscriptions at once, so a
+// receiver that hangs holds up its own subscription only; the store hands out
+// one delivery per subscription at a time (claim_due), which keeps a mint's
+// events in order and a receiver from being sent two at once.
 
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <mutex>
 #include <random>
 #include <string>
@@ -27,8 +32,11 @@ struct DeliverySettings {
     /// at once), then one per retry; after the last, the delivery has failed.
     /// Standard Webhooks' schedule by default ([webhooks] retrySchedule).
     std::vector<std::chrono::milliseconds> schedule = default_schedule();
-    /// A request's connection, and each read and write, time out after this.
+    /// A request's connection, and each read and write, time out after this
+    /// ([webhooks] timeout).
     std::chrono::milliseconds timeout{15'000};
+    /// Deliveries sent at once, each to another subscription ([webhooks] concurrency).
+    std::size_t concurrency = 8;
     TargetPolicy policy;
     /// How often a worker with nothing due looks at the store anyway: other
     /// replicas queue deliveries it is not woken for.
@@ -39,17 +47,22 @@ struct DeliverySettings {
     [[nodiscard]] static std::vector<std::chrono::milliseconds> default_schedule();
 };
 
-/// "0s, 5s, 5m, 30m, 2h": a schedule from its text form (each a number and
-/// a unit, ms, s, m or h). Error(invalid_input) naming the bad entry.
+/// "500ms", "5s", "5m", "2h": a wait of at most 7 days from its text form
+/// (a number and a unit, ms, s, m or h). Error(invalid_input) naming the text.
+[[nodiscard]] std::chrono::milliseconds parse_wait(const std::string& text);
+/// "0s, 5s, 5m, 30m, 2h": a schedule from its text form, each entry a wait
+/// (parse_wait). Error(invalid_input) naming the bad entry.
 [[nodiscard]] std::vector<std::chrono::milliseconds> parse_schedule(const std::string& text);
+/// A wait as parse_wait reads it, in its largest whole unit.
+[[nodiscard]] std::string wait_text(std::chrono::milliseconds wait);
 [[nodiscard]] std::string schedule_text(const std::vector<std::chrono::milliseconds>& schedule);
 
 class DeliveryWorker {
 public:
-    /// Starts the worker's thread; `owner` names this server in the leases.
+    /// Starts the worker's thread and its senders; `owner` names this server in the leases.
     DeliveryWorker(store::Store& store, const SecretBox& box, DeliverySettings settings, std::string owner,
                    EventViews views);
-    /// Stops it: an attempt in flight finishes (at most `timeout`), what is
+    /// Stops it: the attempts in flight finish (at most `timeout`), what is
     /// left is due for whichever server runs next.
     ~DeliveryWorker();
     DeliveryWorker(const DeliveryWorker&) = delete;
@@ -59,7 +72,11 @@ public:
     void wake();
 
 private:
+    /// The worker's thread: fans out, claims as many deliveries as senders are
+    /// free and hands them over.
     void run();
+    /// A sender's thread: sends what it is handed until the worker has stopped.
+    void send();
     /// Fans out what the outbox holds; false when the worker is stopping.
     bool fan_out(std::chrono::milliseconds lease);
     void deliver(const store::WebhookDelivery& delivery);
@@ -70,11 +87,16 @@ private:
     const DeliverySettings settings_;
     const std::string owner_;
     const EventViews views_;
+    std::mutex mutex_;  // guards what follows, up to the threads
     std::mt19937_64 random_;
-    std::mutex mutex_;
-    std::condition_variable changed_;
+    std::condition_variable changed_;  // for the worker: woken_, stopping_
+    std::condition_variable handed_;   // for the senders: handed_over_, closed_
     bool woken_ = true;
     bool stopping_ = false;
+    bool closed_ = false;  // the worker has stopped: nothing more is handed over
+    std::deque<store::WebhookDelivery> handed_over_;  // claimed, not yet taken by a sender
+    std::size_t busy_ = 0;  // deliveries handed over and not yet recorded
+    std::vector<std::thread> senders_;
     std::thread thread_;
     std::shared_ptr<void> events_written_;  // wake() while registered: last, gone first
 };

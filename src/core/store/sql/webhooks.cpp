@@ -60,6 +60,12 @@ constexpr const char* kDueAt =
 constexpr const char* kInOrder =
     "(d.ordering_key = '' OR NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.subscription_id = "
     "d.subscription_id AND e.ordering_key = d.ordering_key AND e.state = 'pending' AND e.rowid < d.rowid))";
+// A subscription is sent one delivery at a time, by whichever server: none
+// while another of its deliveries is leased (in flight).
+std::string alone_in_flight(const std::string& clock) {
+    return "NOT EXISTS (SELECT 1 FROM webhook_deliveries f WHERE f.subscription_id = d.subscription_id AND "
+           "f.state = 'pending' AND f.lease_until > " + clock + " AND f.rowid <> d.rowid)";
+}
 
 // Leases to `owner` each of `due` (ids of rows of `table` that `condition`
 // also holds for) whose lease has run out, and reads those it got with
@@ -254,11 +260,14 @@ public:
                                            std::size_t limit) override {
         const std::string clock = Db::clock_millis();
         auto claimed = db_.transaction({}, [&](auto& c) {
+            // The oldest due of each subscription: its others wait until that one is recorded.
             const auto due = query_all(
                 c,
-                "SELECT d.id AS id FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id "
-                "WHERE d.state = 'pending' AND s.enabled = TRUE AND " + std::string(kDueAt) + " <= " + clock +
-                    " AND " + kInOrder + " ORDER BY d.next_attempt_at, d.rowid LIMIT ?",
+                "SELECT id FROM (SELECT d.id AS id, d.next_attempt_at AS due_at, d.rowid AS seq, ROW_NUMBER() OVER "
+                "(PARTITION BY d.subscription_id ORDER BY d.next_attempt_at, d.rowid) AS n FROM webhook_deliveries d "
+                "JOIN webhook_subscriptions s ON s.id = d.subscription_id WHERE d.state = 'pending' AND s.enabled = "
+                "TRUE AND " + std::string(kDueAt) + " <= " + clock + " AND " + kInOrder + " AND " +
+                    alone_in_flight(clock) + ") oldest WHERE n = 1 ORDER BY due_at, seq LIMIT ?",
                 [](const auto& row) { return row.text("id"); }, static_cast<std::int64_t>(limit));
             return lease_each<Db>(c, "webhook_deliveries", " AND state = 'pending'", due, owner, lease,
                                   [&](const std::string& id) {
@@ -344,7 +353,7 @@ public:
                              "SELECT MIN(" + std::string(kDueAt) + ") - " + Db::clock_millis() +
                                  " AS wait FROM webhook_deliveries d JOIN webhook_subscriptions s "
                                  "ON s.id = d.subscription_id WHERE d.state = 'pending' AND s.enabled = TRUE AND " +
-                                 kInOrder,
+                                 kInOrder + " AND " + alone_in_flight(Db::clock_millis()),
                              [](const auto& row) {
                                  return row.is_null("wait") ? std::optional<std::int64_t>()
                                                             : std::optional(row.integer("wait"));
