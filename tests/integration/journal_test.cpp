@@ -111,10 +111,13 @@ std::string claim_entity_mint(Node& node, const std::string& key) {
     return cid;
 }
 
-// `record` as journaled before mints had ids: no mint id, no version.
+// The entity mint `record` as journaled before mints had ids: no mint id,
+// no version, its route where the kind is now.
 json legacy_record(json record) {
     record.erase("mintId");
     record.erase("version");
+    record.erase("kind");
+    record["route"] = kEntityRoute;
     return record;
 }
 

@@ -375,6 +375,13 @@ TEST_CASE("workflow role approval: pending → minted on chain → verifier, a r
     const auto first = approve(http, id, users.admin.token);
     const auto hash = require_approved_and_minted(chain, first, users.admin, id);
     CHECK(chain.chain_balance(wallet, kVerifierToken) == "1");
+    // The workflow's own kind of mint, whose status names the route of a role mint.
+    const auto mint = chain.server().open_store()->mints().find_by_key(
+        {"workflow:role-request", store::MintKind::workflow_role, id});
+    REQUIRE(mint);
+    const auto status = http.get("/abci/contracts/mints/" + mint->id, users.admin.token);
+    INFO(status.status << " " << status.body);
+    CHECK(status.json["data"]["route"] == "POST /abci/contracts/mint-role-token");
     CHECK(platform_role(http, users.farmer) == "verifier");
     CHECK(platform_role(http, users.other) == "farmer");
     CHECK(listed_request(http, users.admin, id, "pending").is_null());
@@ -495,7 +502,7 @@ TEST_CASE("workflow role approval begun by the previous release: the mint it cla
     store::MintRequest claimed;
     claimed.id = crypto::random_uuid();
     claimed.actor = "workflow:role-request";
-    claimed.kind = store::MintKind::role;
+    claimed.kind = store::MintKind::workflow_role;  // what the schema migration made of its role route
     claimed.blockchain_id = ChainServer::blockchain_id;
     claimed.idempotency_key = id;
     claimed.fingerprint = crypto::sha256_hex(body.dump());
@@ -570,6 +577,16 @@ TEST_CASE("workflow certificates: certifier role required, the certificate token
     const auto cid = token["ipfsHash"].get<std::string>();
     CHECK(token["metadataUri"] == "ipfs://" + cid);
     CHECK(token["blockchain"] == nlohmann::json{{"name", ChainServer::blockchain_name}, {"chainId", 31337}});
+
+    // A certificate's kind of mint, under its user and the certificate's key;
+    // its status names the route of an entity mint.
+    const auto mint = chain.server().open_store()->mints().find_by_key(
+        {certifier.id(), store::MintKind::certificate, "certificate:" + certificate["id"].get<std::string>()});
+    REQUIRE(mint);
+    const auto status = http.get("/abci/contracts/mints/" + mint->id, users.admin.token);
+    INFO(status.status << " " << status.body);
+    CHECK(status.json["data"]["route"] == "POST /abci/contracts/mint-entity-token");
+    CHECK(status.json["data"]["state"] == "mined");
 
     // The chain agrees.
     CHECK(chain.chain_balance(recipient, kCertificateToken) == "1");

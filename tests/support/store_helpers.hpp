@@ -22,6 +22,21 @@ std::string& backend_under_test();
 /// Fails the test for a backend this build does not know.
 std::unique_ptr<Store> open_store_under_test(const test::TempDir& dir);
 
+/// A schema version of each backend: SQLite's user_version, PostgreSQL's
+/// schema_version (their numbers differ: PostgreSQL's first script is
+/// SQLite's first several).
+struct SchemaVersion {
+    int sqlite;
+    int postgresql;
+};
+
+/// A store of the backend under test as an earlier release left it: its
+/// schema migrated up to `version` only, then `statements` (that schema's
+/// SQL, the same text on both backends) run, then opened by this release,
+/// which applies the migrations after `version`.
+std::unique_ptr<Store> open_store_under_test_from(const test::TempDir& dir, SchemaVersion version,
+                                                  const std::vector<std::string>& statements);
+
 struct FreshStore {
     test::TempDir dir;
     std::unique_ptr<Store> store = open_store_under_test(dir);

@@ -38,7 +38,7 @@ Error role_held(const eth::Address& to, const TokenKind& kind) {
 
 MintResult AbciService::mint_role(const MintRoleRequest& request, const MintOptions& options) {
     Mint m;
-    m.mint_kind = store::MintKind::role;
+    m.mint_kind = options.origin == MintOrigin::workflow ? store::MintKind::workflow_role : store::MintKind::role;
     m.to = request.user_address;
     m.kind = request.kind;
     m.metadata = role_metadata(request.kind, request.attributes());
@@ -48,7 +48,7 @@ MintResult AbciService::mint_role(const MintRoleRequest& request, const MintOpti
 
 MintResult AbciService::mint_entity(const MintEntityRequest& request, const MintOptions& options) {
     Mint m;
-    m.mint_kind = store::MintKind::entity;
+    m.mint_kind = options.origin == MintOrigin::workflow ? store::MintKind::certificate : store::MintKind::entity;
     m.to = request.user_address;
     m.kind = request.kind;
     m.amount = request.amount;

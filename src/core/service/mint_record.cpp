@@ -18,13 +18,32 @@ util::RequiredMembers members_of(const json& record) {
     return util::RequiredMembers(record, ErrorKind::internal, kUnreadable);
 }
 
-MintRecord record_from_version_1(const util::RequiredMembers& record) {
+// The kind of a version 1 record, which named the route (its "route"): the
+// rule by which the schema migration made kinds of the routes in
+// mint_requests (core/store/migrations.cpp, kMintKinds), so that a record
+// without a mint id still names its mint by actor, kind and key.
+store::MintKind kind_of_route(const util::RequiredMembers& record, const std::string& actor, const std::string& key) {
+    const auto route = record.text("route");
+    if (route == "POST /abci/contracts/mint-role-token")
+        return actor == "workflow:role-request" ? store::MintKind::workflow_role : store::MintKind::role;
+    if (route == "POST /abci/contracts/mint-entity-token")
+        return key.starts_with("certificate:") ? store::MintKind::certificate : store::MintKind::entity;
+    throw record.refusal("route", "names no kind of mint this release knows: '" + route + "'");
+}
+
+store::MintKind kind_by_name(const util::RequiredMembers& record) {
+    const auto name = record.text("kind");
+    const auto kind = store::parse_mint_kind(name);
+    if (!kind) throw record.refusal("kind", "names no kind of mint this release knows: '" + name + "'");
+    return *kind;
+}
+
+MintRecord read_record(const util::RequiredMembers& record, std::uint64_t version) {
     MintRecord r;
     if (record.has("mintId")) r.mint_id = record.text("mintId");
-    const auto route = record.text("route");
-    const auto kind = store::parse_mint_kind(route);
-    if (!kind) throw record.refusal("route", "names no kind of mint this release knows: '" + route + "'");
-    r.kind = *kind;
+    r.actor = record.text("actor");
+    r.key = record.text("key");
+    r.kind = version == 1 ? kind_of_route(record, r.actor, r.key) : kind_by_name(record);
     const auto to = record.text("to");
     try {
         r.to = eth::Address::parse(to);
@@ -36,8 +55,6 @@ MintRecord record_from_version_1(const util::RequiredMembers& record) {
     r.cid = record.text("cid");
     r.entity_type = record.text("entityType");
     r.entity_id = record.text("entityId");
-    r.actor = record.text("actor");
-    r.key = record.text("key");
     r.role_request_id = record.text("roleRequestId");
     return r;
 }
@@ -48,7 +65,7 @@ json MintRecord::to_json() const {
     return {{"op", kMint},
             {"version", kVersion},
             {"mintId", mint_id},
-            {"route", store::to_string(kind)},
+            {"kind", store::to_string(kind)},
             {"to", to.lower()},
             {"tokenId", token_id},
             {"amount", amount},
@@ -63,8 +80,7 @@ json MintRecord::to_json() const {
 MintRecord MintRecord::from_json(const json& record) {
     const auto members = members_of(record);
     if (record.value("op", "") != kMint) throw members.refusal("op", "is not \"mint\"");
-    (void)members.version(kVersion);  // version 1 is the only one so far
-    return record_from_version_1(members);
+    return read_record(members, members.version(kVersion));
 }
 
 std::string combine_mint_records(const std::vector<std::string>& records) {

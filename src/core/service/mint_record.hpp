@@ -9,7 +9,12 @@
 //   1  {"op":"mint","mintId","route","to","tokenId","amount","cid",
 //      "entityType","entityId","actor","key","roleRequestId"}; "mintId" is
 //      absent in rows written before mints had ids. Version 1 rows were
-//      written without "version" until this module wrote it.
+//      written without "version" until this module wrote it. "route" is a
+//      route's name; read as the kind the schema migration kMintKinds
+//      (core/store/migrations.cpp) makes of it: a role request's approval (actor
+//      "workflow:role-request") a workflow-role mint, an entity mint keyed
+//      "certificate:…" a certificate's.
+//   2  as 1 with "kind" (store::MintKind's stored name) for "route".
 // A batch (one mintMany transaction) is {"op":"mintMany","items":[record, ...]},
 // each item a record of its own version.
 //
@@ -30,10 +35,10 @@ namespace abci::service {
 
 struct MintRecord {
     /// The version to_json() writes.
-    static constexpr int kVersion = 1;
+    static constexpr int kVersion = 2;
 
     std::string mint_id;          // "" in rows written before mints had ids: actor, kind and key name it then
-    store::MintKind kind = store::MintKind::role;  // "route": its stored name (store::to_string)
+    store::MintKind kind = store::MintKind::role;  // "kind": its stored name (store::to_string)
     eth::Address to;              // the beneficiary
     std::uint64_t token_id = 0;
     std::uint64_t amount = 0;

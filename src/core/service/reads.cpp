@@ -87,7 +87,7 @@ MintStatus AbciService::mint_status(const std::string& mint_id, const std::strin
 
 MintStatus AbciService::mint_status_by_key(const std::string& key, const std::string& actor) {
     validate_idempotency_key(key);
-    for (const auto kind : {store::MintKind::role, store::MintKind::entity})
+    for (const auto kind : store::all_mint_kinds())
         if (auto mint = store_.mints().find_by_key({actor, kind, key})) {
             auto transactions = store_.journal().of_mint(mint->id);
             return {std::move(*mint), std::move(transactions)};

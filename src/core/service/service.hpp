@@ -68,11 +68,17 @@ enum class MintWait {
     no,
 };
 
+/// Who asks for a mint: a caller of the mint routes, or a workflow (a role
+/// request's approval mints a role, a certificate's issue an entity). With
+/// what it makes, it is the mint's kind in the store (store::MintKind).
+enum class MintOrigin { route, workflow };
+
 struct MintOptions {
-    std::string actor;  // who asks (user id or apikey:<id>); Idempotency-Keys are per actor
+    std::string actor;  // who asks (user id or apikey:<id>); Idempotency-Keys are per actor and kind
     std::optional<std::string> idempotency_key;
     std::string role_request_id;  // set by the role-approval workflow: marked minted with the mint
     MintWait wait = MintWait::yes;
+    MintOrigin origin = MintOrigin::route;
 };
 
 /// The Idempotency-Key rules: 1–255 printable ASCII characters.

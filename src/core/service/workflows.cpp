@@ -138,6 +138,7 @@ RoleApproval Workflows::approve_role_request(const std::string& id, const std::s
         options.actor = "workflow:role-request";
         options.idempotency_key = mint_key(request);
         options.role_request_id = request.id;
+        options.origin = MintOrigin::workflow;
         try {
             mint = abci_.mint_role(approval_mint(request), options);
         } catch (const MintUnsettled&) {
@@ -192,6 +193,7 @@ store::Certificate Workflows::issue_certificate(const std::string& user_id, cons
     MintOptions options;
     options.actor = user_id;
     options.idempotency_key = "certificate:" + certificate.id;
+    options.origin = MintOrigin::workflow;
     const auto minted = abci_.mint_entity(mint, options);
     store_.certificates().set_minted(certificate.id, minted.token_id, minted.transaction_hash, minted.block_number,
                                      CertificateToken::of(minted).serialize(), minted.mint_id);

@@ -446,11 +446,31 @@ ALTER TABLE webhook_subscriptions ADD COLUMN disabled_at INTEGER;
 CREATE INDEX webhook_deliveries_finished ON webhook_deliveries(state, updated_at);
 )sql";
 
-constexpr std::array<const char*, 15> kMigrations = {kInitialSchema, kChainState,   kEntityPerTransaction,
+// A mint's kind by its name, no longer the name of a route (issue 33 item
+// 2): a role request's approval and a certificate were recorded as mints
+// of the routes they never came through, known by their actor and key. A
+// key takes its mint's kind.
+// substr, not LIKE: LIKE ignores case in SQLite, not in PostgreSQL, whose
+// schema (postgresql/schema.cpp) runs the same statements. The journal's
+// version 1 mint records are read by the same rule (service::MintRecord).
+constexpr const char* kMintKinds = R"sql(
+ALTER TABLE mint_requests RENAME COLUMN route TO kind;
+ALTER TABLE idempotency_keys RENAME COLUMN route TO kind;
+UPDATE mint_requests SET kind = CASE
+    WHEN kind = 'POST /abci/contracts/mint-role-token' AND actor = 'workflow:role-request' THEN 'workflow-role'
+    WHEN kind = 'POST /abci/contracts/mint-role-token' THEN 'role'
+    WHEN kind = 'POST /abci/contracts/mint-entity-token' AND substr(idempotency_key, 1, 12) = 'certificate:' THEN 'certificate'
+    WHEN kind = 'POST /abci/contracts/mint-entity-token' THEN 'entity'
+    ELSE kind END;
+UPDATE idempotency_keys SET kind = coalesce((SELECT m.kind FROM mint_requests m WHERE m.id = idempotency_keys.mint_id), kind);
+)sql";
+
+constexpr std::array<const char*, 16> kMigrations = {kInitialSchema, kChainState,   kEntityPerTransaction,
                                                      kMintRecords,   kAuditByActor, kRefusedAuditRows,
                                                      kSharedState,   kMintJobs,     kLaneStuck,
                                                      kLaneGenesis,   kRoleRequestFailures, kWebhooks,
-                                                     kWebhookOrdering, kSignerBalanceLow, kWebhookFailing};
+                                                     kWebhookOrdering, kSignerBalanceLow, kWebhookFailing,
+                                                     kMintKinds};
 
 }  // namespace
 

@@ -15,13 +15,17 @@ enum class MintState { pending, done, failed };
 [[nodiscard]] const char* to_string(MintState state) noexcept;
 [[nodiscard]] std::optional<MintState> parse_mint_state(std::string_view name) noexcept;
 
-/// What a mint makes. Stored (mint_requests.route, idempotency_keys.route,
-/// the journal's mint record) under the name of the route that took the
-/// first mints of each kind, which rows written before the kind was an enum
-/// hold.
-enum class MintKind { role, entity };
+/// What a mint makes and who asked for it: a role or entity token through
+/// its route, a role token for an approved role request, a certificate's
+/// entity token. Stored by its name (mint_requests.kind,
+/// idempotency_keys.kind, the journal's mint record): "role", "entity",
+/// "workflow-role", "certificate". Rows written before the kind was stored
+/// held a route's name; a schema migration made them kinds.
+enum class MintKind { role, entity, workflow_role, certificate };
 [[nodiscard]] const char* to_string(MintKind kind) noexcept;
 [[nodiscard]] std::optional<MintKind> parse_mint_kind(std::string_view name) noexcept;
+/// Every kind, in the order of the enum.
+[[nodiscard]] const std::vector<MintKind>& all_mint_kinds();
 
 /// An Idempotency-Key header as the service scopes it: per caller and kind of mint.
 struct IdempotencyKey {

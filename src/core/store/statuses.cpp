@@ -3,6 +3,7 @@
 #include <array>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "core/store/certificates.hpp"
 #include "core/store/mints.hpp"
@@ -28,6 +29,13 @@ std::optional<Enum> value_of(const std::array<std::pair<Enum, const char*>, N>& 
     return std::nullopt;
 }
 
+template <class Enum, std::size_t N>
+std::vector<Enum> values_in(const std::array<std::pair<Enum, const char*>, N>& names) {
+    std::vector<Enum> values;
+    for (const auto& [e, name] : names) values.push_back(e);
+    return values;
+}
+
 constexpr std::array<std::pair<RoleRequestStatus, const char*>, 5> kRoleRequestStatuses{{
     {RoleRequestStatus::pending, "pending"},
     {RoleRequestStatus::approved, "approved"},
@@ -40,9 +48,11 @@ constexpr std::array<std::pair<MintState, const char*>, 3> kMintStates{{
     {MintState::done, "done"},
     {MintState::failed, "failed"},
 }};
-constexpr std::array<std::pair<MintKind, const char*>, 2> kMintKinds{{
-    {MintKind::role, "POST /abci/contracts/mint-role-token"},
-    {MintKind::entity, "POST /abci/contracts/mint-entity-token"},
+constexpr std::array<std::pair<MintKind, const char*>, 4> kMintKinds{{
+    {MintKind::role, "role"},
+    {MintKind::entity, "entity"},
+    {MintKind::workflow_role, "workflow-role"},
+    {MintKind::certificate, "certificate"},
 }};
 constexpr std::array<std::pair<CertificateStatus, const char*>, 2> kCertificateStatuses{{
     {CertificateStatus::pending, "pending"},
@@ -86,6 +96,10 @@ const char* to_string(MintState state) noexcept { return name_of(kMintStates, st
 std::optional<MintState> parse_mint_state(std::string_view name) noexcept { return value_of(kMintStates, name); }
 const char* to_string(MintKind kind) noexcept { return name_of(kMintKinds, kind); }
 std::optional<MintKind> parse_mint_kind(std::string_view name) noexcept { return value_of(kMintKinds, name); }
+const std::vector<MintKind>& all_mint_kinds() {
+    static const auto kinds = values_in(kMintKinds);
+    return kinds;
+}
 const char* to_string(CertificateStatus status) noexcept { return name_of(kCertificateStatuses, status); }
 std::optional<CertificateStatus> parse_certificate_status(std::string_view name) noexcept {
     return value_of(kCertificateStatuses, name);
@@ -102,11 +116,7 @@ std::optional<DeliveryState> parse_delivery_state(std::string_view name) noexcep
 const char* to_string(EventType type) noexcept { return name_of(kEventTypes, type); }
 std::optional<EventType> parse_event_type(std::string_view name) noexcept { return value_of(kEventTypes, name); }
 const std::vector<EventType>& all_event_types() {
-    static const std::vector<EventType> types = [] {
-        std::vector<EventType> all;
-        for (const auto& [type, name] : kEventTypes) all.push_back(type);
-        return all;
-    }();
+    static const auto types = values_in(kEventTypes);
     return types;
 }
 

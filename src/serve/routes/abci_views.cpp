@@ -26,11 +26,15 @@ json gas_prices_view(const std::optional<service::GasPrices>& prices) {
     return {{"low", prices->low.to_dec()}, {"standard", prices->standard.to_dec()}, {"fast", prices->fast.to_dec()}};
 }
 
-/// The route that takes mints of `kind`, as a mint's status names it.
+/// The route that takes mints of `kind`, as a mint's status names it. A
+/// workflow's mint names the route of what it makes, as the status of one
+/// did when the store kept a route for it (docs/api.md).
 const char* mint_route(store::MintKind kind) {
     switch (kind) {
-    case store::MintKind::role: return "POST /abci/contracts/mint-role-token";
-    case store::MintKind::entity: return "POST /abci/contracts/mint-entity-token";
+    case store::MintKind::role:
+    case store::MintKind::workflow_role: return "POST /abci/contracts/mint-role-token";
+    case store::MintKind::entity:
+    case store::MintKind::certificate: return "POST /abci/contracts/mint-entity-token";
     }
     return "";  // unreachable: every enumerator is a case above (-Wswitch)
 }

@@ -30,6 +30,7 @@ constexpr const char* kRoleRoute = "POST /abci/contracts/mint-role-token";
 constexpr const char* kEntityRoute = "POST /abci/contracts/mint-entity-token";
 constexpr auto kRole = abci::store::MintKind::role;
 constexpr auto kEntity = abci::store::MintKind::entity;
+constexpr auto kWorkflowRole = abci::store::MintKind::workflow_role;
 constexpr const char* kAdmin = "80f430cb-569a-4f28-9ad1-d64c241a1ea8";
 constexpr const char* kRoleRequest = "ba22612a-fca7-4e0c-b862-103f338ee852";
 
@@ -103,7 +104,7 @@ TEST_CASE("mint record: reads every field of the journal rows version 1 wrote (f
                  "bafkreiepk2rm7hlczh5n5qclv2c6hd222h4mzpvby7tfp75xkw7wdo44ie", "certificate", "cert-2", kAdmin,
                  "entity-key-1", "")}},
         {"mint",
-         {v1_record("297c01bf-d850-4e61-a9ab-c850a06d45e5", kRole, "0x15d34aaf54267db7d7c367839aaf71a00a2c6a65", 10300, 1,
+         {v1_record("297c01bf-d850-4e61-a9ab-c850a06d45e5", kWorkflowRole, "0x15d34aaf54267db7d7c367839aaf71a00a2c6a65", 10300, 1,
                  "bafkreidfc6ufhaq3p5lux3ql4nowlen7ues2sshdmlmqwk57tjbitxoabi", "", "", "workflow:role-request",
                  kRoleRequest, kRoleRequest)}},
         {"mintMany",
@@ -158,7 +159,7 @@ TEST_CASE("mint record: a purpose that is no mint carries none", "[mint_record]"
 TEST_CASE("mint record: a record it cannot read whole is refused, naming why", "[mint_record]") {
     auto newer = entity_v1();
     newer["version"] = journal::MintRecord::kVersion + 1;
-    CHECK_THAT(v1_refusal(newer.dump()), Catch::Contains("is version 2, this release reads versions up to 1"));
+    CHECK_THAT(v1_refusal(newer.dump()), Catch::Contains("is version 3, this release reads versions up to 2"));
 
     for (const char* member : {"route", "to", "tokenId", "amount", "cid", "entityType", "entityId", "actor", "key",
                                "roleRequestId"}) {
@@ -197,12 +198,40 @@ TEST_CASE("mint record: a record it cannot read whole is refused, naming why", "
     CHECK(read.mints[0].key == "k-1");
 }
 
-TEST_CASE("mint record: a mint's kind is stored under the route names rows written before the enum hold", "[mint_record]") {
+TEST_CASE("mint record: version 2 names the kind, version 1's route is read as the kind the schema migration made of it",
+          "[mint_record]") {
     using abci::store::MintKind;
-    for (const auto& [kind, name] : {std::pair{MintKind::role, kRoleRoute}, std::pair{MintKind::entity, kEntityRoute}}) {
-        CHECK(std::string(abci::store::to_string(kind)) == name);
-        CHECK(abci::store::parse_mint_kind(name) == kind);
+    // Version 1, with and without its version member: the route and who
+    // asked name the kind, as the migration of mint_requests reads them.
+    const auto kind_read = [](const json& record) { return journal::MintRecord::from_json(record).kind; };
+    for (const bool versioned : {false, true}) {
+        auto v1 = entity_v1();
+        if (versioned) v1["version"] = 1;
+        CHECK(kind_read(v1) == kEntity);
+        v1["key"] = "certificate:c-1";
+        CHECK(kind_read(v1) == MintKind::certificate);
+        v1["key"] = "Certificate:c-1";
+        CHECK(kind_read(v1) == kEntity);
+        v1["route"] = kRoleRoute;
+        CHECK(kind_read(v1) == kRole);
+        v1["actor"] = "workflow:role-request";
+        CHECK(kind_read(v1) == kWorkflowRole);
     }
-    CHECK_FALSE(abci::store::parse_mint_kind("role"));
-    CHECK_FALSE(abci::store::parse_mint_kind("POST /abci/contracts/mint-role-token "));
+    // Version 2 writes the kind's name, and no route.
+    for (const auto kind : abci::store::all_mint_kinds()) {
+        auto record = journal::MintRecord::from_json(entity_v1());
+        record.kind = kind;
+        const auto written = record.to_json();
+        CHECK(written["version"] == 2);
+        CHECK(written["kind"] == abci::store::to_string(kind));
+        CHECK_FALSE(written.contains("route"));
+        CHECK(journal::MintRecord::from_json(written) == record);
+    }
+    auto v2 = journal::MintRecord::from_json(entity_v1()).to_json();
+    v2["kind"] = kEntityRoute;
+    CHECK_THAT(v1_refusal(v2.dump()),
+               Catch::Contains("\"kind\" names no kind of mint this release knows: 'POST /abci/contracts/mint-entity-token'"));
+    v2.erase("kind");
+    v2["route"] = kEntityRoute;
+    CHECK_THAT(v1_refusal(v2.dump()), Catch::Contains("it has no \"kind\""));
 }

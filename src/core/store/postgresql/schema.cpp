@@ -346,6 +346,20 @@ const std::array kSchema{
                   "ALTER TABLE webhook_subscriptions ADD COLUMN disabled_at BIGINT",
                   "CREATE INDEX webhook_deliveries_finished ON webhook_deliveries(state, updated_at)",
               }},
+    // A mint's kind by its name: SQLite's kMintKinds.
+    Migration{11,
+              {
+                  "ALTER TABLE mint_requests RENAME COLUMN route TO kind",
+                  "ALTER TABLE idempotency_keys RENAME COLUMN route TO kind",
+                  R"sql(UPDATE mint_requests SET kind = CASE
+    WHEN kind = 'POST /abci/contracts/mint-role-token' AND actor = 'workflow:role-request' THEN 'workflow-role'
+    WHEN kind = 'POST /abci/contracts/mint-role-token' THEN 'role'
+    WHEN kind = 'POST /abci/contracts/mint-entity-token' AND substr(idempotency_key, 1, 12) = 'certificate:' THEN 'certificate'
+    WHEN kind = 'POST /abci/contracts/mint-entity-token' THEN 'entity'
+    ELSE kind END)sql",
+                  "UPDATE idempotency_keys SET kind = coalesce((SELECT m.kind FROM mint_requests m WHERE m.id = "
+                  "idempotency_keys.mint_id), kind)",
+              }},
 };
 
 }  // namespace

@@ -9,11 +9,11 @@ namespace abci::store::sql {
 namespace {
 
 constexpr const char* kMintColumns =
-    "id, actor, route, blockchain_id, idempotency_key, fingerprint, state, answer, created_at, updated_at";
+    "id, actor, kind, blockchain_id, idempotency_key, fingerprint, state, answer, created_at, updated_at";
 constexpr auto read_mint = [](const auto& row) {
     return MintRequest{.id = row.text("id"),
                        .actor = row.text("actor"),
-                       .kind = row.enum_at("route", parse_mint_kind),
+                       .kind = row.enum_at("kind", parse_mint_kind),
                        .blockchain_id = row.text("blockchain_id"),
                        .idempotency_key = row.text("idempotency_key"),
                        .fingerprint = row.text("fingerprint"),
@@ -29,7 +29,7 @@ std::optional<MintRequest> mint_by_key(Connection& c, const IdempotencyKey& key)
     return query_one(c,
                      select_columns(kMintColumns,
                                     "FROM mint_requests WHERE id = (SELECT mint_id FROM idempotency_keys "
-                                    "WHERE actor = ? AND route = ? AND key = ?)"),
+                                    "WHERE actor = ? AND kind = ? AND key = ?)"),
                      read_mint, key.actor, to_string(key.kind), key.key);
 }
 
@@ -58,14 +58,14 @@ public:
             std::optional<MintRequest> existing;
             if (!mint.idempotency_key.empty() &&
                 execute(c,
-                        "INSERT INTO idempotency_keys (actor, route, key, mint_id, created_at) VALUES (?, ?, ?, ?, ?) "
+                        "INSERT INTO idempotency_keys (actor, kind, key, mint_id, created_at) VALUES (?, ?, ?, ?, ?) "
                         "ON CONFLICT DO NOTHING",
                         mint.actor, to_string(mint.kind), mint.idempotency_key, mint.id, now) == 0) {
                 existing = mint_by_key(c, {mint.actor, mint.kind, mint.idempotency_key});
                 if (!existing) throw Error(ErrorKind::internal, "an idempotency key names no mint");
             } else {
                 execute(c,
-                        "INSERT INTO mint_requests (id, actor, route, blockchain_id, idempotency_key, fingerprint, "
+                        "INSERT INTO mint_requests (id, actor, kind, blockchain_id, idempotency_key, fingerprint, "
                         "state, answer, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', '', ?7, ?7)",
                         mint.id, mint.actor, to_string(mint.kind), mint.blockchain_id, mint.idempotency_key, mint.fingerprint,
                         now);
@@ -141,7 +141,7 @@ public:
                 return false;
             }
             execute(c,
-                    "INSERT INTO idempotency_keys (actor, route, key, mint_id, created_at) SELECT actor, route, "
+                    "INSERT INTO idempotency_keys (actor, kind, key, mint_id, created_at) SELECT actor, kind, "
                     "idempotency_key, id, ? FROM mint_requests WHERE id = ? AND idempotency_key != '' ON CONFLICT DO NOTHING",
                     now, id);
             return true;
