@@ -3,11 +3,14 @@
 // the server check, each as one assertion helper.
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "support/cli_runner.hpp"
 #include "support/serve.hpp"
 
 namespace abci::test {
@@ -105,6 +108,21 @@ inline void require_log_free_of(const Server& server, const std::vector<std::str
     for (const auto& secret : secrets) {
         INFO("secret starting " << secret.substr(0, 6) << " is in the server log");
         CHECK(log.find(secret) == std::string::npos);
+    }
+}
+
+/// `abcictl serve` refuses to start with each config file: exit code 2 and
+/// one line saying what its pair expects (the setting named, and why).
+inline void require_refused_configs(const std::vector<std::pair<std::string, std::string>>& cases) {
+    CleanHome home;
+    for (const auto& [config, says] : cases) {
+        INFO(config << "\nexpected: " << says);
+        const auto path = home.write("serve.toml", config);
+        const auto result = run_abcictl({"serve", "--config", path, "--data-dir", home / "data"}, {}, home.env());
+        INFO("stderr: " << result.err);
+        CHECK(result.exit_code == 2);
+        CHECK(result.err.find(says) != std::string::npos);
+        CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
     }
 }
 
