@@ -175,7 +175,9 @@ Server::Server(Settings settings, const std::string& revision) : state_(std::mak
                                     ? auth::load_or_create_shared_secret(s.store->shared_secrets())
                                     : auth::load_or_create_secret(s.settings.jwt_secret_file));
         s.auth = std::make_unique<auth::AuthService>(*s.store, secret.view(), s.settings.auth, s.metrics, *s.counters);
-        s.webhook_secrets = std::make_unique<webhooks::SecretBox>(secret.view());
+        s.webhook_secrets = std::make_unique<webhooks::SecretBox>(
+            secret.view(), s.settings.jwt_secret_file.empty() ? webhooks::SecretBox::KeyPlace::in_database
+                                                              : webhooks::SecretBox::KeyPlace::apart_from_database);
     }
     if (!s.settings.admin_email.empty() && !s.settings.admin_password.empty()) {
         if (const auto admin = auth::bootstrap_admin(*s.store, s.settings.admin_email, s.settings.admin_password))

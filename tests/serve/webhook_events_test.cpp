@@ -380,7 +380,10 @@ TEST_CASE("webhooks: mint events written before a kill -9 are delivered after th
 TEST_CASE("webhooks: on PostgreSQL an async mint's events are written with its transitions and delivered in order",
           "[serve][webhooks][postgres][anvil][async]") {
     const Postgres pg;
-    ChainServer chain({.extra_config = local_webhooks(), .env = {{"ABCI_DATABASE_URL", pg.create_database("events")}}});
+    const TempDir secrets;
+    auto env = jwt_secret_file_env(secrets.path() / "jwt.secret");
+    env.emplace("ABCI_DATABASE_URL", pg.create_database("events"));
+    ChainServer chain({.extra_config = local_webhooks(), .env = env});
     const auto http = chain.http();
     const auto admin = chain.server().login_admin();
     WebhookReceiver receiver;
@@ -395,6 +398,49 @@ TEST_CASE("webhooks: on PostgreSQL an async mint's events are written with its t
     CHECK(received.by_mint.at(mint_id) == std::vector<std::string>{"mint.submitted", "mint.confirmed"});
     CHECK(event_of(received, mint_id, "mint.confirmed")["data"]["result"] == status["result"]);
     CHECK(pg.psql("events", "SELECT count(*) FROM webhook_outbox") == "0\n");
+}
+
+TEST_CASE("webhooks: on PostgreSQL without auth.jwtSecretFile creating a subscription or rotating its secret is a 422 "
+          "naming the setting, which health tells; with the file, created",
+          "[serve][webhooks][postgres]") {
+    const Postgres pg;
+    const Env env{{"ABCI_DATABASE_URL", pg.create_database("sealing")}};
+    std::string id;
+    {
+        const TempDir secrets;
+        Server server({.config = local_webhooks(), .env = [&] {
+                           auto with_file = env;
+                           with_file.merge(jwt_secret_file_env(secrets.path() / "jwt.secret"));
+                           return with_file;
+                       }()});
+        const auto created = server.http().post("/api/admin/webhooks",
+                                                {{"url", "http://127.0.0.1:9/in"}, {"events", {"mint.confirmed"}}},
+                                                server.login_admin().token);
+        INFO(created.body);
+        REQUIRE(created.status == 201);
+        id = created.json["data"]["id"].get<std::string>();
+    }
+    Server server({.config = local_webhooks(), .env = env});
+    const auto http = server.http();
+    const auto token = server.login_admin().token;
+    const auto refused = [](const HttpResponse& r) {
+        INFO(r.status << " " << r.body);
+        CHECK(r.status == 422);
+        CHECK(r.json["error"] == "unprocessable");
+        CHECK(r.body.find("auth.jwtSecretFile") != std::string::npos);
+    };
+    refused(http.post("/api/admin/webhooks", {{"url", "http://127.0.0.1:9/in"}, {"events", {"mint.confirmed"}}},
+                      token));
+    refused(http.post("/api/admin/webhooks/" + id + "/rotate-secret", json::object(), token));
+    // A bad body is still its 400.
+    CHECK(http.post("/api/admin/webhooks", {{"events", {"mint.confirmed"}}}, token).status == 400);
+    CHECK(http.get("/api/admin/webhooks", token).json["data"].size() == 1);
+
+    const auto health = http.get("/abci/health", token);
+    INFO(health.body);
+    const auto& check = health.json["checks"]["webhookSecrets"];
+    CHECK(check["healthy"] == true);
+    CHECK(check.value("message", "").find("auth.jwtSecretFile") != std::string::npos);
 }
 
 TEST_CASE("webhooks: a signer falling below minSignerBalanceGwei sends signer.balance_low once, and again only "

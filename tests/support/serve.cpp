@@ -23,6 +23,8 @@
 
 #include <fmt/format.h>
 
+#include "core/crypto/encoding.hpp"
+#include "core/os/private_file.hpp"
 #include "core/store/data_dir.hpp"
 #include "support/haproxy.hpp"
 #include "support/password_cost.hpp"
@@ -256,6 +258,11 @@ bool names_a_database(const std::string& config) {
     return std::regex_search(config, table);
 }
 }  // namespace
+
+Env jwt_secret_file_env(const fs::path& path) {
+    (void)os::write_private_file(path, crypto::random_bytes(32), os::WriteMode::create_new);
+    return {{"ABCI_JWT_SECRET_FILE", path.string()}};
+}
 
 bool replicas_topology() {
     const char* topology = std::getenv("ABCI_TEST_TOPOLOGY");

@@ -5,6 +5,7 @@
 // is failing the tail of the server's log is printed first.
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -82,6 +83,11 @@ struct Session {
 /// restart() act on every replica. port(), pid(), log() and data_dir() remain
 /// the first replica's. Unset: one server on SQLite, exactly as before.
 [[nodiscard]] bool replicas_topology();
+
+/// ABCI_JWT_SECRET_FILE naming `path`, a new secret written there (0600)
+/// unless one is: a server on PostgreSQL needs one to create webhook
+/// subscriptions (docs/webhooks.md), and replicas given the same share it.
+[[nodiscard]] Env jwt_secret_file_env(const std::filesystem::path& path);
 
 /// Whether the suite runs in the openapi topology: ABCI_TEST_TOPOLOGY=openapi
 /// (tests/CMakeLists.txt runs the release tree's serve and cli suites with it,

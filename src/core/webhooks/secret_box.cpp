@@ -31,7 +31,7 @@ int length(std::size_t n) { return static_cast<int>(n); }
 
 }  // namespace
 
-SecretBox::SecretBox(eth::ByteView server_secret) {
+SecretBox::SecretBox(eth::ByteView server_secret, KeyPlace place) : place_(place) {
     std::unique_ptr<EVP_PKEY_CTX, decltype(&EVP_PKEY_CTX_free)> ctx(EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, nullptr),
                                                                      &EVP_PKEY_CTX_free);
     std::size_t out = key_.size();
@@ -45,7 +45,16 @@ SecretBox::SecretBox(eth::ByteView server_secret) {
 
 SecretBox::~SecretBox() { eth::secure_wipe(key_.data(), key_.size()); }
 
+std::optional<std::string> SecretBox::why_not_sealing() const {
+    if (place_ == KeyPlace::apart_from_database) return std::nullopt;
+    return "webhook subscriptions cannot be created or their secrets rotated on this server: without "
+           "auth.jwtSecretFile the key that seals their secrets is kept in the database, so a dump of it alone "
+           "could sign deliveries. Set auth.jwtSecretFile (ABCI_JWT_SECRET_FILE) to a file only the server can "
+           "read, the same on every replica, and restart the server";
+}
+
 std::string SecretBox::seal(std::string_view secret, std::string_view owner) const {
+    if (auto why = why_not_sealing()) throw Error(ErrorKind::unprocessable, std::move(*why));
     eth::Bytes out = crypto::random_bytes(kNonceBytes);
     out.resize(kNonceBytes + secret.size() + kTagBytes);
     auto ctx = new_context();

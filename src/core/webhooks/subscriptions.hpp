@@ -64,6 +64,9 @@ public:
     [[nodiscard]] std::vector<DeliveryRecord> deliveries(const std::string& id, const std::optional<std::string>& limit);
     /// Queues the delivery again with its message id and body.
     [[nodiscard]] store::WebhookDelivery replay(const std::string& id, const std::string& delivery_id);
+    /// Why create() and rotate_secret() are refused on this server (422), or
+    /// nothing: SecretBox::why_not_sealing(), for its health to tell.
+    [[nodiscard]] std::optional<std::string> why_not_creating() const { return box_.why_not_sealing(); }
 
 private:
     [[nodiscard]] std::string checked_url(const std::string& url) const;

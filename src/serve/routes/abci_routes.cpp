@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/service/service.hpp"
+#include "core/webhooks/subscriptions.hpp"
 #include "core/wire/requests.hpp"
 #include "serve/log.hpp"
 #include "serve/prefer.hpp"
@@ -99,7 +100,10 @@ Reply token_metadata(RequestContext& ctx) {
 }
 
 Reply health(RequestContext& ctx) {
-    const auto report = ctx.services.abci.health();
+    auto report = ctx.services.abci.health();
+    // Healthy all the same: what is there is delivered; only new secrets wait for the setting.
+    if (auto why = ctx.services.webhooks.why_not_creating())
+        report.checks.push_back({.name = "webhookSecrets", .healthy = true, .message = std::move(why)});
     return Reply::json(health_status(report), health_view(report, "healthy", "degraded"));
 }
 

@@ -38,7 +38,7 @@ TEST_CASE("webhooks: an outbox event whose body could not be rendered is fanned 
         },
         .certificate = [](const store::Certificate&) { return nlohmann::json::object(); }};
     const std::vector<std::uint8_t> server_secret(32, 7);
-    const webhooks::SecretBox box(server_secret);
+    const webhooks::SecretBox box(server_secret, webhooks::SecretBox::KeyPlace::apart_from_database);
     webhooks::DeliverySettings settings;
     settings.idle_check = 500ms;
     const auto started = std::chrono::steady_clock::now();
