@@ -49,6 +49,56 @@ Db::Db(const std::string& path) : pool_(path, kPoolCapacity) {
     run({}, [](Database& db) { migrate(db); });
 }
 
+namespace {
+// The Db whose commit this thread is running: a transaction begun from a
+// work in it would wait for that commit, which waits for the work.
+thread_local const void* committing_on = nullptr;
+}  // namespace
+
+void Db::take_turn(Turn& turn) {
+    if (committing_on == this) {
+        turn.error = std::make_exception_ptr(Error(ErrorKind::internal, "a transaction was begun inside another"));
+        return;
+    }
+    std::unique_lock lock(turns_mutex_);
+    queued_.push_back(&turn);
+    for (;;) {
+        committed_.wait(lock, [&] { return turn.done || !committing_; });
+        if (turn.done) return;
+        committing_ = true;
+        std::vector<Turn*> turns;
+        turns.swap(queued_);
+        lock.unlock();
+        commit(turns);
+        lock.lock();
+        for (auto* t : turns) t->done = true;
+        committing_ = false;
+        committed_.notify_all();
+    }
+}
+
+void Db::commit(const std::vector<Turn*>& turns) {
+    committing_on = this;
+    try {
+        run({}, [&](Database& db) {
+            SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+            for (auto* turn : turns) {
+                try {
+                    turn->run(turn->attempt, db);
+                } catch (...) {
+                    turn->error = std::current_exception();
+                }
+            }
+            tx.commit();
+        });
+    } catch (...) {
+        // Nothing of the transaction is written, what any work did included.
+        const auto error = std::current_exception();
+        for (auto* turn : turns) turn->error = error;
+    }
+    committing_on = nullptr;
+}
+
 }  // namespace abci::store::sqlite
 
 namespace abci::store {

@@ -9,14 +9,17 @@
 #include <SQLiteCpp/Transaction.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <exception>
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "core/error.hpp"
@@ -156,20 +159,42 @@ public:
     }
 
     /// `work` in an IMMEDIATE transaction: SQLite runs one writer at a time.
+    /// Writers that arrive while one commits are committed together, in the
+    /// order they came, by whichever of them finds no commit under way (the
+    /// others sleep until theirs is done): each work in a savepoint of one
+    /// transaction, so that a work that fails is undone alone and its error
+    /// is its caller's. Each writer taking SQLite's lock by itself woke every
+    /// waiting writer at every commit to race for it, and under a burst of
+    /// mints a writer preempted while holding the lock stalled all of them.
+    /// A commit that fails is the error of every work in it. Never called
+    /// from inside another transaction's work (Error(internal)).
     template <class Work>
     auto transaction(const Meaning& meaning, Work&& work) {
         const TransactionTimer timer(metrics());
-        return run(meaning, [&](Database& db) {
-            SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
-            if constexpr (std::is_void_v<decltype(work(db))>) {
-                work(db);
-                tx.commit();
-            } else {
-                auto result = work(db);
-                tx.commit();
-                return result;
+        using Result = std::invoke_result_t<Work&, Database&>;
+        [[maybe_unused]] std::conditional_t<std::is_void_v<Result>, std::monostate, std::optional<Result>> result;
+        auto attempt = [&](Database& db) {
+            SQLite::Savepoint savepoint(db, "turn");
+            try {
+                if constexpr (std::is_void_v<Result>) {
+                    work(db);
+                } else {
+                    result.emplace(work(db));
+                }
+                savepoint.release();
+            } catch (const SQLite::Exception& e) {
+                savepoint.rollback();
+                throw translate(e, meaning);
+            } catch (...) {
+                savepoint.rollback();
+                throw;
             }
-        });
+        };
+        using Attempt = decltype(attempt);
+        Turn turn{[](void* self, Database& db) { (*static_cast<Attempt*>(self))(db); }, &attempt};
+        take_turn(turn);
+        if (turn.error) std::rethrow_exception(turn.error);
+        if constexpr (!std::is_void_v<Result>) return std::move(*result);
     }
 
     /// As transaction(): SQLite's one writer at a time is serializable anyway
@@ -187,7 +212,24 @@ public:
     }
 
 private:
+    // One transaction()'s work, queued for a commit.
+    struct Turn {
+        void (*run)(void* attempt, Database& db);  // the work in its savepoint; throws its error
+        void* attempt;
+        std::exception_ptr error;  // the work's, or the commit's
+        bool done = false;
+    };
+    // Queues `turn` and returns once it is committed or failed: commits the
+    // queue itself when no other caller is committing.
+    void take_turn(Turn& turn);
+    // Runs `turns` in one IMMEDIATE transaction and commits it.
+    void commit(const std::vector<Turn*>& turns);
+
     ConnectionPool pool_;
+    std::mutex turns_mutex_;  // guards the three below
+    std::vector<Turn*> queued_;
+    bool committing_ = false;
+    std::condition_variable committed_;
     std::atomic<StoreMetrics*> metrics_{nullptr};  // the audit writer's thread reads it too
 };
 
