@@ -337,6 +337,13 @@ void TxSender::run() {
             }
         }
         try {
+            // The first maintenance comes before the first send: it reads the
+            // genesis block, so that a reset right after a first mint is told
+            // from a reorg however late this thread runs after the send.
+            if (last_maintenance_ == Clock::time_point{}) {
+                last_maintenance_ = Clock::now();
+                maintain();
+            }
             if (!round.empty()) sign_round(std::move(round));
             if (Clock::now() - last_maintenance_ >= options_.maintenance_interval) {
                 last_maintenance_ = Clock::now();
