@@ -401,7 +401,7 @@ TEST_CASE("webhooks: on PostgreSQL an async mint's events are written with its t
 }
 
 TEST_CASE("webhooks: on PostgreSQL without auth.jwtSecretFile creating a subscription or rotating its secret is a 422 "
-          "naming the setting, which health tells; with the file, created",
+          "naming the setting, which health tells, and with the file it is created",
           "[serve][webhooks][postgres]") {
     const Postgres pg;
     const Env env{{"ABCI_DATABASE_URL", pg.create_database("sealing")}};
