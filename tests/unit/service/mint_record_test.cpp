@@ -8,9 +8,10 @@
 // which drives a real `serve --devnet`: a role mint without and one with an
 // Idempotency-Key, an entity mint without and one with, a role request's
 // approval, then with [mint_batching] on three concurrent entity mints (one
-// mintMany). The next version of the record keeps this file, adds the
-// journal its predecessor writes (journal_v2.db, made the same way) and a
-// test case reading it.
+// mintMany). Each new version of the record keeps the files before it and
+// adds the journal its predecessor writes, made the same way:
+// journal_v1_versioned.db by main at fd8672e, the last release writing
+// version 1 with a "version" member (version 2 names the kind).
 
 #include <catch2/catch.hpp>
 
@@ -52,9 +53,9 @@ journal::MintRecord v1_record(std::string mint_id, abci::store::MintKind kind, c
     return r;
 }
 
-// The purposes of journal_v1.db by nonce, as the fixture's run wrote them.
-std::vector<std::string> fixture_purposes() {
-    SQLite::Database db(std::string(ABCI_SOURCE_DIR) + "/tests/fixtures/mint_records/journal_v1.db", SQLite::OPEN_READONLY);
+// The purposes of a fixture journal by nonce, as the fixture's run wrote them.
+std::vector<std::string> fixture_purposes(const std::string& file = "journal_v1.db") {
+    SQLite::Database db(std::string(ABCI_SOURCE_DIR) + "/tests/fixtures/mint_records/" + file, SQLite::OPEN_READONLY);
     SQLite::Statement rows(db, "SELECT nonce, purpose FROM tx_journal ORDER BY nonce");
     std::vector<std::string> purposes;
     while (rows.executeStep()) {
@@ -123,6 +124,30 @@ TEST_CASE("mint record: reads every field of the journal rows version 1 wrote (f
         const auto read = journal::parse_mint_purpose(purposes[i]);
         CHECK(read.op == expected[i].first);
         CHECK(read.mints == expected[i].second);
+    }
+}
+
+TEST_CASE("mint record: reads the journal rows the last release of version 1 wrote (fixture journal_v1_versioned.db)",
+          "[mint_record]") {
+    const auto purposes = fixture_purposes("journal_v1_versioned.db");
+    REQUIRE(purposes.size() == 6);
+    // The kind each row's mints are read as: the route, and for the approval's mint its workflow actor.
+    const std::vector<std::vector<abci::store::MintKind>> kinds = {
+        {kRole}, {kRole}, {kEntity}, {kEntity}, {kWorkflowRole}, {kEntity, kEntity, kEntity}};
+    for (std::size_t i = 0; i < purposes.size(); ++i) {
+        INFO("nonce " << i + 1 << ": " << purposes[i]);
+        const auto written = json::parse(purposes[i]);
+        const auto read = journal::parse_mint_purpose(purposes[i]);
+        CHECK(read.op == written["op"]);
+        const auto items = written.contains("items") ? written["items"] : json::array({written});
+        REQUIRE(read.mints.size() == kinds[i].size());
+        for (std::size_t j = 0; j < items.size(); ++j) {
+            const auto& w = items[j];
+            CHECK(w["version"] == 1);
+            CHECK(read.mints[j] == v1_record(w["mintId"], kinds[i][j], w["to"].get<std::string>().c_str(), w["tokenId"],
+                                             w["amount"], w["cid"], w["entityType"], w["entityId"], w["actor"], w["key"],
+                                             w["roleRequestId"]));
+        }
     }
 }
 
