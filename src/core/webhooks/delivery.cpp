@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
 
 #include "core/error.hpp"
 #include "core/rpc/http_transport.hpp"
@@ -30,6 +31,9 @@ std::string host_of(const rpc::Url& url) {
     const auto& host = url.host;
     return host.size() >= 2 && host.front() == '[' ? host.substr(1, host.size() - 2) : host;
 }
+
+// Long enough for one attempt (connect, send, answer), which it covers alone.
+milliseconds lease_for(const DeliverySettings& settings) { return 3 * settings.timeout + 10s; }
 
 std::int64_t unix_seconds() {
     return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -134,8 +138,7 @@ milliseconds DeliveryWorker::with_jitter(milliseconds wait) {
 }
 
 void DeliveryWorker::run() {
-    // Long enough for one attempt (connect, send, answer), which it covers alone.
-    const milliseconds lease = 3 * settings_.timeout + 10s;
+    const milliseconds lease = lease_for(settings_);
     const std::size_t senders = senders_.size();
     milliseconds wait = 0ms;
     for (;;) {
@@ -173,20 +176,33 @@ void DeliveryWorker::run() {
 
 void DeliveryWorker::send() {
     for (;;) {
-        store::WebhookDelivery delivery;
+        std::optional<store::WebhookDelivery> next;
         {
             std::unique_lock lock(mutex_);
             handed_.wait(lock, [&] { return !handed_over_.empty() || closed_; });
             if (handed_over_.empty()) return;
-            delivery = std::move(handed_over_.front());
+            next = std::move(handed_over_.front());
             handed_over_.pop_front();
         }
-        try {
-            deliver(delivery);
-        } catch (const Error& e) {
-            // Left leased: sent again when its lease runs out.
-            util::log(util::LogLevel::warning, "a webhook attempt was not recorded: the store failed",
-                      {{"delivery", delivery.id}, {"error", e.what()}, {"kind", to_string(e.kind())}});
+        // Then on to the next due delivery while there is one: a backlog costs a claim and a
+        // record each, as with one sender, not a hand-over through the worker's fan-out too.
+        while (next) {
+            const auto delivery = std::move(*next);
+            next.reset();
+            try {
+                deliver(delivery);
+                const bool stopping = [&] {
+                    const std::lock_guard lock(mutex_);
+                    return stopping_;
+                }();
+                if (stopping) break;
+                auto claimed = store_.webhooks().claim_due(owner_, lease_for(settings_), 1);
+                if (!claimed.empty()) next = std::move(claimed.front());
+            } catch (const Error& e) {
+                // Left leased: sent again when its lease runs out.
+                util::log(util::LogLevel::warning, "webhook deliveries paused: the store failed",
+                          {{"delivery", delivery.id}, {"error", e.what()}, {"kind", to_string(e.kind())}});
+            }
         }
         {
             const std::lock_guard lock(mutex_);

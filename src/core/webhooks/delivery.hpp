@@ -75,7 +75,8 @@ private:
     /// The worker's thread: fans out, claims as many deliveries as senders are
     /// free and hands them over.
     void run();
-    /// A sender's thread: sends what it is handed until the worker has stopped.
+    /// A sender's thread: sends what it is handed, then whatever is due next
+    /// until nothing is, until the worker has stopped.
     void send();
     /// Fans out what the outbox holds; false when the worker is stopping.
     bool fan_out(std::chrono::milliseconds lease);
@@ -95,7 +96,7 @@ private:
     bool stopping_ = false;
     bool closed_ = false;  // the worker has stopped: nothing more is handed over
     std::deque<store::WebhookDelivery> handed_over_;  // claimed, not yet taken by a sender
-    std::size_t busy_ = 0;  // deliveries handed over and not yet recorded
+    std::size_t busy_ = 0;  // senders handed a delivery and not idle again
     std::vector<std::thread> senders_;
     std::thread thread_;
     std::shared_ptr<void> events_written_;  // wake() while registered: last, gone first
