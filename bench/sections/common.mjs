@@ -3,7 +3,7 @@
 // commands, the anvil + contract + serve stack, and the table's number formats.
 
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as lib from '../lib.mjs';
 
@@ -120,4 +120,10 @@ export function atLeast(measurement, ours, peer, oursText, peerText, target, raw
 export function atMost(measurement, ours, peer, oursText, peerText, target, raw = {}) {
   const ratio = ours / peer;
   return { measurement, ours: oursText, peer: peerText, ratio, target: `≤ ${target.toFixed(1)}×`, met: ratio <= target, raw };
+}
+
+/** The CPU time process `pid` has used, in milliseconds (utime + stime, in clock ticks of 10 ms). */
+export function cpuMillis(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }

@@ -14,6 +14,7 @@ import { request as httpRequest, Agent } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { median, nextBlock, percentile, rpc } from '../lib.mjs';
+import { cpuMillis } from './common.mjs';
 
 const N = Number(process.env.ABCICTL_BENCH_MINTS || 1000);
 // Batching mode is compared on a burst that one transaction per mint cannot
@@ -73,8 +74,8 @@ async function verify(lib, url, contract, { hashes, recipients, signer, firstNon
   return problems;
 }
 
-async function fundedChain(lib) {
-  const anvil = await lib.startAnvil({ blockTime: BLOCK_TIME });
+async function fundedChain(lib, blockTime = BLOCK_TIME) {
+  const anvil = await lib.startAnvil({ blockTime });
   const contract = await lib.deployContract(anvil.url);
   return { anvil, contract };
 }
@@ -120,7 +121,8 @@ export async function ethersPeer(lib, N) {
   const minter = new Contract(contract, token, signer);
   const recipients = lib.randomAddresses(N, 12);
   const first = Number(await rpc(anvil.url, 'eth_getTransactionCount', [lib.devAddresses[0], 'pending']));
-  await nextBlock(anvil.url);
+  if (blockTime) await nextBlock(anvil.url);
+  const cpuBefore = cpuMillis(serve.pid);
   const start = performance.now();
   const latencies = [];
   let failures = 0;
@@ -172,8 +174,9 @@ export function post(agent, url, path, token, body, extra = {}) {
 }
 
 // abcictl serve: N concurrent mint requests, each its own connection.
-export async function ours(lib, ctx, N, { extraToml = '', seed }) {
-  const { anvil, contract } = await fundedChain(lib);
+// `blockTime` null: anvil mines each transaction as it comes (automine).
+export async function ours(lib, ctx, N, { extraToml = '', seed, blockTime = BLOCK_TIME }) {
+  const { anvil, contract } = await fundedChain(lib, blockTime);
   const serve = await lib.startServe(ctx.abcictl, { anvilUrl: anvil.url, contract, extraToml });
   const recipients = lib.randomAddresses(N + 1, seed);
   lib.addWalletUsers(ctx.abcictl, serve.dataDir, recipients);
@@ -185,7 +188,8 @@ export async function ours(lib, ctx, N, { extraToml = '', seed }) {
   if (warm.status !== 200) throw new Error(`warm-up mint: ${warm.status} ${warm.text}`);
   const targets = recipients.slice(0, N);
   const first = Number(await rpc(anvil.url, 'eth_getTransactionCount', [lib.devAddresses[0], 'latest']));
-  await nextBlock(anvil.url);
+  if (blockTime) await nextBlock(anvil.url);
+  const cpuBefore = cpuMillis(serve.pid);
   const start = performance.now();
   const latencies = [];
   const answers = await Promise.all(
@@ -197,6 +201,7 @@ export async function ours(lib, ctx, N, { extraToml = '', seed }) {
     }),
   );
   const end = performance.now();
+  const serverCpuMs = cpuMillis(serve.pid) - cpuBefore;
   agent.destroy();
   const ok = answers.filter((a) => a.status === 200).map((a) => JSON.parse(a.text).data);
   const failures = N - ok.length;
@@ -226,7 +231,7 @@ export async function ours(lib, ctx, N, { extraToml = '', seed }) {
   );
   await serve.stop();
   await anvil.stop();
-  return { rate: (N * 1000) / (end - start), latencies, failures, problems, transactions: sent, blocks, n: N };
+  return { rate: (N * 1000) / (end - start), latencies, failures, problems, transactions: sent, blocks, n: N, serverCpuMs };
 }
 
 const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
