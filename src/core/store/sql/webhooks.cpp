@@ -61,10 +61,15 @@ constexpr const char* kInOrder =
     "(d.ordering_key = '' OR NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.subscription_id = "
     "d.subscription_id AND e.ordering_key = d.ordering_key AND e.state = 'pending' AND e.rowid < d.rowid))";
 // A subscription is sent one delivery at a time, by whichever server: none
-// while another of its deliveries is leased (in flight).
+// while another of its deliveries is leased (in flight); the one in flight
+// is due when its lease runs out. The subscriptions in flight are read once,
+// from the pending rows: asked per candidate row, the question read every
+// delivery the subscription ever had, for each of them (a burst's 1,000
+// deliveries to one receiver took 70 s instead of 3).
 std::string alone_in_flight(const std::string& clock) {
-    return "NOT EXISTS (SELECT 1 FROM webhook_deliveries f WHERE f.subscription_id = d.subscription_id AND "
-           "f.state = 'pending' AND f.lease_until > " + clock + " AND f.rowid <> d.rowid)";
+    return "(d.lease_until > " + clock +
+           " OR d.subscription_id NOT IN (SELECT f.subscription_id FROM webhook_deliveries f WHERE f.state = "
+           "'pending' AND f.lease_until > " + clock + "))";
 }
 
 // Leases to `owner` each of `due` (ids of rows of `table` that `condition`
