@@ -259,8 +259,8 @@ TEST_CASE("hostile text: a 20,000-request 403 flood with the /abci rate limit of
     INFO("figures: " << kRequests << " requests in " << seconds << " s wrote " << rows << " audit rows");
     WARN("403 flood: " << kRequests << " requests in " << seconds << " s, " << rows << " audit rows");
     // One row per (principal, route, client address, minute): a handful, whatever the volume.
+    // How long the flood took is printed, not bounded: it measures the machine as much as the server.
     CHECK(rows <= 12);
-    CHECK(seconds < 120);
 }
 
 }  // namespace abci::test::hostile_text_tests
