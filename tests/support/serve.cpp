@@ -20,6 +20,7 @@
 #include <mutex>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -481,12 +482,15 @@ bool Server::launch() {
     const auto deadline = Clock::now() + std::chrono::seconds(20);
     while (Clock::now() < deadline) {
         if (!process_->running()) return false;  // e.g. the port was taken meanwhile
-        // Its own "serving" line too, not an open port alone: a process another test started may have
+        // Its own "serving" line first, not an open port alone: a process another test started may have
         // taken the port between its choice and this server's bind, and would answer in its place
         // (a login got no answer while this server's log was still empty, in a parallel sanitized run).
-        if (os::wait_for_port(port_, std::chrono::milliseconds(100)) &&
-            log().find(R"("msg":"serving")") != std::string::npos)
-            return true;
+        // Then one connection, as before: each probe counts against the server's per-client cap.
+        if (log().find(R"("msg":"serving")") == std::string::npos) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            continue;
+        }
+        if (os::wait_for_port(port_, std::chrono::milliseconds(100))) return true;
     }
     return false;
 }
